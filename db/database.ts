@@ -1,0 +1,74 @@
+/**
+ * Opens the database: real PostgreSQL through pg when a URL is given, otherwise the embedded PGlite (Kysely's own
+ * dialect), and applies the migrations under Kysely's migration lock (a PostgreSQL advisory lock), so several
+ * processes starting at once migrate exactly once.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { migrations } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  /** postgres:// URL of a real server; absent: embedded PGlite. */
+  url?: string | null;
+  /** Embedded: the directory of the database files; absent: in memory (tests). */
+  dataDir?: string | null;
+  /** Real PostgreSQL: the schema to work in (tests isolate each file in its own); default public. */
+  schema?: string;
+  /** Real PostgreSQL: pool size; default 10. */
+  poolSize?: number;
+}
+
+export interface OpenedDatabase {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
+  if (options.url) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      // The search path is set per connection so unqualified names resolve in the chosen schema.
+      ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
+    });
+    // An idle client that loses its server must not crash the process (pg emits 'error' on the pool).
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  let dir: string | undefined;
+  if (options.dataDir) {
+    dir = join(options.dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  const pglite = await PGlite.create(dir);
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrate(db: Db, schema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Invalid schema name ${name}`);
+  return name;
+}

@@ -1,0 +1,25 @@
+// Lint: typescript-eslint's recommended rules plus the project's own habits (type-only imports, no console in src).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'data/', 'bench/results/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'machines/**/*.ts', 'db/**/*.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
+    files: ['src/main.ts', 'src/cli.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

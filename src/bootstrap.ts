@@ -1,0 +1,28 @@
+/** First start on an empty embedded database: a workspace and its owner, whose token is printed this once. */
+import type { AccountsService, CreatedWorkspace } from './accounts/accounts-service.ts';
+
+export const FIRST_WORKSPACE = { name: 'My workspace', ownerEmail: 'owner@example.com' } as const;
+
+export async function createFirstWorkspace(accounts: AccountsService): Promise<CreatedWorkspace | null> {
+  if (!(await accounts.isEmpty())) return null;
+  return accounts.createWorkspace({ name: FIRST_WORKSPACE.name, ownerEmail: FIRST_WORKSPACE.ownerEmail });
+}
+
+export function firstStartMessage(created: CreatedWorkspace, url: string, publicUrl: string): string {
+  return [
+    '',
+    'Botlink: first start on an empty database, so a workspace was created for you.',
+    `  workspace:   ${created.workspace.name} (${created.workspace.id})`,
+    `  owner:       ${created.owner.email}`,
+    `  owner token: ${created.owner.token}`,
+    '  This token is shown once; keep it somewhere safe (it is stored only as a hash).',
+    '',
+    `  Dashboard API: ${publicUrl}/v1  (description: ${publicUrl}/openapi.json)`,
+    '  Next: connect your endpoint and press Test:',
+    `    export TOKEN=${created.owner.token}`,
+    `    curl -X PUT ${url}/v1/integration -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\`,
+    `         -d '{"endpoint_url":"https://your-system.example.com/botlink/channel"}'`,
+    `    curl -X POST ${url}/v1/integration/test -H "Authorization: Bearer $TOKEN"`,
+    '',
+  ].join('\n');
+}

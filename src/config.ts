@@ -1,0 +1,126 @@
+/**
+ * Configuration: read from the environment once at start, validated with Ajv (fastify's initial-config-validation
+ * style), defaults in one place, then frozen. A wrong setting stops the start with one sentence that names it.
+ */
+import { Ajv } from 'ajv';
+import { ConfigError } from './errors.ts';
+
+/** Each setting: its JSON Schema over the raw string and the sentence shown when it is wrong. */
+const settings = {
+  PORT: { schema: { type: 'string', pattern: '^[0-9]{1,5}$' }, must: 'be a whole number from 0 to 65535' },
+  HOST: { schema: { type: 'string', minLength: 1 }, must: 'be a host name or IP address to listen on' },
+  DATABASE_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL' },
+  DATA_DIR: { schema: { type: 'string', minLength: 1 }, must: 'be a directory path' },
+  PUBLIC_URL: { schema: { type: 'string', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' }, must: 'be the service\'s own base URL, like https://botlink.example.com' },
+  MASTER_KEY: { schema: { type: 'string', pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$' }, must: 'be 32 random bytes as 64 hex characters or base64 (openssl rand -base64 32)' },
+  ADMIN_TOKEN: { schema: { type: 'string', minLength: 32 }, must: 'be at least 32 characters' },
+  LLM_BASE_URL: { schema: { type: 'string', pattern: '^https?://' }, must: 'be an http(s) URL of an OpenAI-compatible API' },
+  LLM_API_KEY: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
+  LLM_MODEL: { schema: { type: 'string', minLength: 1 }, must: 'name a model' },
+  WHATSAPP_APP_SECRET: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
+  WHATSAPP_VERIFY_TOKEN: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
+  WHATSAPP_GRAPH_URL: { schema: { type: 'string', pattern: '^https://' }, must: 'be an https URL' },
+  TWILIO_AUTH_TOKEN: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
+  BRIDGE_TOKEN: { schema: { type: 'string', minLength: 32 }, must: 'be at least 32 characters' },
+  OUTBOUND_ALLOW: { schema: { type: 'string' }, must: 'be a comma list of CIDRs or host names' },
+  LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
+} as const;
+
+type SettingName = keyof typeof settings;
+
+export interface Config {
+  /** Listen port; default 8080. */
+  readonly port: number;
+  /** Listen address; default 0.0.0.0. */
+  readonly host: string;
+  /** Real PostgreSQL; null: embedded PGlite in `dataDir`. */
+  readonly databaseUrl: string | null;
+  /** Embedded database and generated local secrets; default ./data. */
+  readonly dataDir: string;
+  /** The service's own base URL, without a trailing slash; default http://localhost:<port>. */
+  readonly publicUrl: string;
+  /** 32 bytes that encrypt stored secrets; null: generated into `dataDir` (embedded mode only). */
+  readonly masterKey: Buffer | null;
+  readonly adminToken: string | null;
+  readonly llm: { readonly baseUrl: string; readonly apiKey: string | null; readonly model: string } | null;
+  readonly whatsapp: { readonly appSecret: string | null; readonly verifyToken: string | null; readonly graphUrl: string };
+  readonly twilioAuthToken: string | null;
+  readonly bridgeToken: string | null;
+  /** OUTBOUND_ALLOW: CIDRs or host names exempt from the public-address rule (development and tests only). */
+  readonly outboundAllow: readonly string[];
+  readonly logLevel: string;
+}
+
+const ajv = new Ajv({ allErrors: true });
+const validate = ajv.compile({
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(settings).map(([name, s]) => [name, s.schema])),
+});
+
+/** Reads and checks the environment. Throws {@link ConfigError} with one sentence naming the first wrong setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, as in most twelve-factor tools (`FOO= npm start`).
+  const raw: Partial<Record<SettingName, string>> = {};
+  for (const name of Object.keys(settings) as SettingName[]) {
+    const value = env[name]?.trim();
+    if (value) raw[name] = value;
+  }
+  if (!validate(raw)) {
+    const error = validate.errors?.[0];
+    const name = (error?.instancePath.slice(1) ?? '') as SettingName;
+    const setting = settings[name];
+    throw new ConfigError(
+      setting ? `${name} must ${setting.must} (got ${JSON.stringify(shown(name, raw[name]))}).` : 'The environment is invalid.',
+    );
+  }
+
+  const port = raw.PORT === undefined ? 8080 : Number(raw.PORT);
+  if (port > 65535) throw new ConfigError(`PORT must ${settings.PORT.must} (got ${JSON.stringify(raw.PORT)}).`);
+  const databaseUrl = raw.DATABASE_URL ?? null;
+  const masterKey = raw.MASTER_KEY === undefined ? null : decodeMasterKey(raw.MASTER_KEY);
+  if (databaseUrl && !masterKey) {
+    throw new ConfigError('MASTER_KEY must be set when DATABASE_URL is set, so stored secrets stay readable across hosts.');
+  }
+  if ((raw.LLM_API_KEY || raw.LLM_MODEL) && !raw.LLM_BASE_URL) {
+    throw new ConfigError('LLM_BASE_URL must be set when LLM_API_KEY or LLM_MODEL is set.');
+  }
+
+  return Object.freeze({
+    port,
+    host: raw.HOST ?? '0.0.0.0',
+    databaseUrl,
+    dataDir: raw.DATA_DIR ?? './data',
+    publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    masterKey,
+    adminToken: raw.ADMIN_TOKEN ?? null,
+    llm: raw.LLM_BASE_URL
+      ? Object.freeze({ baseUrl: raw.LLM_BASE_URL.replace(/\/+$/, ''), apiKey: raw.LLM_API_KEY ?? null, model: raw.LLM_MODEL ?? 'gpt-4o-mini' })
+      : null,
+    whatsapp: Object.freeze({
+      appSecret: raw.WHATSAPP_APP_SECRET ?? null,
+      verifyToken: raw.WHATSAPP_VERIFY_TOKEN ?? null,
+      graphUrl: (raw.WHATSAPP_GRAPH_URL ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    }),
+    twilioAuthToken: raw.TWILIO_AUTH_TOKEN ?? null,
+    bridgeToken: raw.BRIDGE_TOKEN ?? null,
+    outboundAllow: Object.freeze(
+      (raw.OUTBOUND_ALLOW ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
+    ),
+    logLevel: raw.LOG_LEVEL ?? 'info',
+  });
+}
+
+function decodeMasterKey(value: string): Buffer {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (bytes.length !== 32) {
+    throw new ConfigError(`MASTER_KEY must ${settings.MASTER_KEY.must} (it decodes to ${bytes.length} bytes).`);
+  }
+  return bytes;
+}
+
+/** Secrets are never echoed back, not even in a start-up error. */
+const secretSettings = new Set<SettingName>(['MASTER_KEY', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL']);
+function shown(name: SettingName, value: string | undefined): string {
+  if (value === undefined) return '';
+  return secretSettings.has(name) ? `${value.length} characters` : value;
+}

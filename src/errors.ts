@@ -1,0 +1,61 @@
+/**
+ * One errors module for the whole service (undici's `lib/core/errors.js`, fastify's `lib/errors.js`): every error we
+ * raise on purpose is an {@link AppError} with a stable `code`; the HTTP status and the JSON body
+ * `{"error":{"code","message","details"}}` are derived from that code in one table.
+ */
+
+/** Every stable error code and the HTTP status it maps to. */
+export const errorStatus = {
+  bad_request: 400,
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  invalid_url: 422,
+  invalid_key: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+
+  toJSON(): { error: { code: ErrorCode; message: string; details?: unknown } } {
+    return {
+      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
+    };
+  }
+}
+
+/** A setting in the environment is missing or wrong; `main` prints the message (one sentence naming it) and exits 1. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} was not found.`);
+export const forbidden = (message = 'Your role may not do this; owners and admins only.'): AppError =>
+  new AppError('forbidden', message);

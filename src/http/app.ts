@@ -1,0 +1,146 @@
+/**
+ * The Express application: request ids and logs, metrics, JSON bodies with a size limit, the declared routes with
+ * their access rules and validation, a JSON 404 for anything else and one error handler that turns every failure
+ * into `{"error":{"code","message","details"}}` with its status.
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Principal } from '../../db/repositories/accounts.repository.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
+import { bearerToken, secretsEqual } from '../auth/tokens.ts';
+import { AppError, forbidden } from '../errors.ts';
+import { MAX_API_BODY_BYTES } from '../limits.ts';
+import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+import type { RouteDefinition } from './route.ts';
+import { compileBodyValidator } from './validation.ts';
+
+export interface AppDeps {
+  routes: readonly RouteDefinition[];
+  accounts: AccountsService;
+  metrics: Metrics;
+  logger: Logger;
+  adminToken: string | null;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId(req, res) {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      // Path only: query strings may carry tokens (WhatsApp's hub.verify_token).
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+    }),
+  );
+
+  app.use(express.json({ limit: MAX_API_BODY_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(requireJsonBodies);
+
+  const router = express.Router();
+  for (const definition of deps.routes) mount(router, definition, deps);
+  app.use(router);
+
+  app.use((req: Request) => {
+    throw new AppError('not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+function mount(router: express.Router, definition: RouteDefinition, deps: AppDeps): void {
+  const expressPath = definition.path.replace(/\{([^}]+)\}/g, ':$1');
+  const bodyOptional = definition.body !== undefined && !Array.isArray(definition.body.required);
+  const validate = definition.body ? compileBodyValidator(definition.body) : null;
+  const metricRoute = definition.path;
+
+  router[definition.method](expressPath, async (req: Request, res: Response) => {
+    const stop = deps.metrics.httpDuration.startTimer({ method: definition.method.toUpperCase(), route: metricRoute });
+    res.on('finish', () => stop({ status: String(res.statusCode) }));
+
+    const principal = await authorise(definition, req, deps);
+    const raw = req.body === undefined && bodyOptional ? {} : req.body;
+    const body = validate ? validate(raw) : undefined;
+    const result = await definition.handler({ req, res, body, params: req.params as Record<string, string>, principal: principal as Principal });
+    if (res.headersSent) return;
+    res.status(result.status);
+    for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+    if (result.body === undefined) res.end();
+    else if (typeof result.body === 'string') res.send(result.body);
+    else res.json(result.body);
+  });
+}
+
+async function authorise(definition: RouteDefinition, req: Request, deps: AppDeps): Promise<Principal | undefined> {
+  if (definition.access === 'public') return undefined;
+  const token = bearerToken(req.headers.authorization);
+  if (definition.access === 'admin') {
+    if (!deps.adminToken) throw new AppError('unauthorized', 'The operator API is off: ADMIN_TOKEN is not set.');
+    if (!token || !secretsEqual(token, deps.adminToken)) throw new AppError('unauthorized', 'A valid operator token (ADMIN_TOKEN) is required.');
+    return undefined;
+  }
+  if (!token) throw new AppError('unauthorized', 'A bearer token is required: Authorization: Bearer <token>.');
+  const principal = await deps.accounts.authenticate(token);
+  if (!principal) throw new AppError('unauthorized', 'The bearer token is unknown or revoked.');
+  if (definition.access === 'manager' && principal.role !== 'owner' && principal.role !== 'admin') throw forbidden();
+  return principal;
+}
+
+/** A body that is present but not JSON is refused (415) instead of being silently ignored. */
+function requireJsonBodies(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && req.body === undefined && !['GET', 'HEAD', 'DELETE'].includes(req.method)) {
+    next(new AppError('unsupported_media_type', 'The body must be JSON (Content-Type: application/json).'));
+    return;
+  }
+  next();
+}
+
+function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) (req.log ?? logger).error({ err }, 'request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (appError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+    res.status(appError.status).json(appError.toJSON());
+  };
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; message?: string } | undefined;
+  // body-parser's errors carry a `type`.
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new AppError('payload_too_large', `The body is larger than ${MAX_API_BODY_BYTES} bytes.`);
+    case 'entity.parse.failed':
+      return new AppError('invalid_json', 'The body is not valid JSON.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'The body must be UTF-8 JSON.');
+    case 'request.aborted':
+      return new AppError('bad_request', 'The request was aborted by the client.');
+  }
+  if (e?.status && e.status >= 400 && e.status < 500) return new AppError('bad_request', 'The request could not be read.');
+  return new AppError('internal', 'Something went wrong on our side; the request id in x-request-id helps us find it.');
+}

@@ -1,0 +1,60 @@
+/**
+ * A route is declared once: method, path, who may call it, the JSON Schema of its body and its answers. The same
+ * declaration mounts it on Express (with Ajv validation and the role check) and describes it in /openapi.json, so
+ * the description cannot drift from what the server does.
+ */
+import type { Request, Response } from 'express';
+import type { Principal } from '../../db/repositories/accounts.repository.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * public: anyone; admin: the platform operator's ADMIN_TOKEN; member: any user of the workspace (owner, admin,
+ * agent); manager: owners and admins only (integration, webhook, key and channel settings; spec §1.7, §5.6).
+ */
+export type Access = 'public' | 'admin' | 'member' | 'manager';
+
+export interface RouteContext<B> {
+  req: Request;
+  res: Response;
+  body: B;
+  params: Record<string, string>;
+  /** Set for member and manager routes. */
+  principal: Principal;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDefinition<B = unknown> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI form: `/v1/users/{id}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  body?: JsonSchema;
+  responses: Record<number, { description: string; schema?: JsonSchema }>;
+  handler: (ctx: RouteContext<B>) => Promise<RouteResult>;
+}
+
+/** Declares a route; the type parameter is the body's shape that `body` guarantees after validation. */
+export function route<B = undefined>(definition: RouteDefinition<B>): RouteDefinition<unknown> {
+  return definition as RouteDefinition<unknown>;
+}
+
+/** The JSON error body of every failure (interfaces.md: Errors everywhere). */
+export const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+    },
+  },
+};

@@ -1,0 +1,108 @@
+/** Workspaces (platform operator), users and tokens (interfaces.md: Accounts and authorisation). */
+import type { Role } from '../../../db/schema.ts';
+import type { AccountsService } from '../../accounts/accounts-service.ts';
+import { route, type RouteDefinition } from '../route.ts';
+
+const email = { type: 'string', format: 'email', maxLength: 254 };
+const roleSchema = { type: 'string', enum: ['owner', 'admin', 'agent'] };
+const userSchema = { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, role: roleSchema } };
+
+export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
+  return [
+    route<{ name: string; owner_email: string }>({
+      method: 'post',
+      path: '/v1/admin/workspaces',
+      tag: 'admin',
+      summary: 'Create a workspace and its first owner; the owner token is in this answer only.',
+      access: 'admin',
+      body: {
+        type: 'object',
+        required: ['name', 'owner_email'],
+        additionalProperties: false,
+        properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' }, owner_email: email },
+      },
+      responses: {
+        201: {
+          description: 'Created.',
+          schema: {
+            type: 'object',
+            properties: {
+              workspace: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
+              owner: { type: 'object', properties: { email: { type: 'string' }, token: { type: 'string' } } },
+            },
+          },
+        },
+      },
+      async handler({ body }) {
+        const created = await accounts.createWorkspace({ name: body.name, ownerEmail: body.owner_email });
+        return { status: 201, body: { workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token } } };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/users',
+      tag: 'users',
+      summary: 'List the users of the workspace.',
+      access: 'manager',
+      responses: { 200: { description: 'The users.', schema: { type: 'object', properties: { users: { type: 'array', items: userSchema } } } } },
+      async handler({ principal }) {
+        return { status: 200, body: { users: await accounts.listUsers(principal) } };
+      },
+    }),
+
+    route<{ email: string; role: Role }>({
+      method: 'post',
+      path: '/v1/users',
+      tag: 'users',
+      summary: "Add a user; the new user's token is in this answer only. Admins may add admins and agents, owners anyone.",
+      access: 'manager',
+      body: { type: 'object', required: ['email', 'role'], additionalProperties: false, properties: { email, role: roleSchema } },
+      responses: {
+        201: { description: 'Created.', schema: { type: 'object', properties: { user: userSchema, token: { type: 'string' } } } },
+        409: { description: 'A user with that email exists.' },
+      },
+      async handler({ body, principal }) {
+        return { status: 201, body: await accounts.createUser(principal, body) };
+      },
+    }),
+
+    route({
+      method: 'delete',
+      path: '/v1/users/{id}',
+      tag: 'users',
+      summary: 'Remove a user and revoke all their tokens. The last owner cannot be removed.',
+      access: 'manager',
+      responses: { 204: { description: 'Removed.' }, 404: { description: 'No such user.' }, 409: { description: 'The last owner.' } },
+      async handler({ params, principal }) {
+        await accounts.revokeUser(principal, params.id!);
+        return { status: 204 };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/tokens',
+      tag: 'tokens',
+      summary: 'A fresh token for the caller (the current one keeps working until revoked); shown once.',
+      access: 'member',
+      responses: { 201: { description: 'Created.', schema: { type: 'object', properties: { token: { type: 'string' } } } } },
+      async handler({ principal }) {
+        return { status: 201, body: await accounts.issueToken(principal) };
+      },
+    }),
+
+    route({
+      method: 'delete',
+      path: '/v1/tokens/current',
+      tag: 'tokens',
+      summary: 'Revoke the token used for this request.',
+      access: 'member',
+      responses: { 204: { description: 'Revoked.' } },
+      async handler({ principal }) {
+        await accounts.revokeCurrentToken(principal);
+        return { status: 204 };
+      },
+    }),
+  ];
+}

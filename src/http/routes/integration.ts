@@ -1,0 +1,115 @@
+/** The Bot Link settings and the test button (interfaces.md: Dashboard API; spec §1.7, §4.6). Owners and admins only. */
+import type { IntegrationService } from '../../integration/integration-service.ts';
+import { MAX_MESSAGE_CHARS } from '../../limits.ts';
+import { route, type RouteDefinition } from '../route.ts';
+
+const integrationSchema = {
+  type: 'object',
+  properties: {
+    endpoint_url: { type: 'string' },
+    tools_base: { type: 'string' },
+    key_hint: { type: 'string' },
+    updated_at: { type: 'string', format: 'date-time' },
+    key: { type: 'string', description: 'Only when a new key was made or given: shown this once.' },
+  },
+};
+const keySchema = { type: 'string', description: 'Own key, at least 32 characters, used as text.' };
+
+export function integrationRoutes(integration: IntegrationService): RouteDefinition[] {
+  return [
+    route({
+      method: 'get',
+      path: '/v1/integration',
+      tag: 'integration',
+      summary: 'The endpoint URL, the derived tools base and a hint of the key (never the key).',
+      access: 'manager',
+      responses: { 200: { description: 'The integration.', schema: integrationSchema }, 404: { description: 'Not configured.' } },
+      async handler({ principal }) {
+        return { status: 200, body: await integration.get(principal.workspaceId) };
+      },
+    }),
+
+    route<{ endpoint_url: string; key?: string }>({
+      method: 'put',
+      path: '/v1/integration',
+      tag: 'integration',
+      summary: 'Set the endpoint URL (https, public) and optionally an own key. The first time without a key a 64-character key is generated; later PUTs without a key keep the current one.',
+      access: 'manager',
+      body: {
+        type: 'object',
+        required: ['endpoint_url'],
+        additionalProperties: false,
+        properties: { endpoint_url: { type: 'string', minLength: 1, maxLength: 2048 }, key: keySchema },
+      },
+      responses: { 200: { description: 'Saved; `key` only when new.', schema: integrationSchema }, 422: { description: 'The URL is not https and public, or the key is too short.' } },
+      async handler({ body, principal }) {
+        return { status: 200, body: await integration.put(principal.workspaceId, body) };
+      },
+    }),
+
+    route<{ key?: string }>({
+      method: 'post',
+      path: '/v1/integration/key',
+      tag: 'integration',
+      summary: 'Replace the key: the own key given, or a newly generated one; shown once.',
+      access: 'manager',
+      body: { type: 'object', additionalProperties: false, properties: { key: keySchema } },
+      responses: { 200: { description: 'The new key, this once.', schema: integrationSchema }, 404: { description: 'Not configured.' } },
+      async handler({ body, principal }) {
+        return { status: 200, body: await integration.replaceKey(principal.workspaceId, body) };
+      },
+    }),
+
+    route({
+      method: 'delete',
+      path: '/v1/integration',
+      tag: 'integration',
+      summary: 'Disconnect the integrator; the built-in AI answers alone.',
+      access: 'manager',
+      responses: { 204: { description: 'Removed.' }, 404: { description: 'Not configured.' } },
+      async handler({ principal }) {
+        await integration.remove(principal.workspaceId);
+        return { status: 204 };
+      },
+    }),
+
+    route<{ message?: string; language?: string }>({
+      method: 'post',
+      path: '/v1/integration/test',
+      tag: 'integration',
+      summary: "The test button: sends a 'webchat' channel request and answers exactly what came back.",
+      access: 'manager',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS },
+          language: { type: 'string', pattern: '^[A-Za-z]{2}([-_][A-Za-z0-9]{1,8})*$' },
+        },
+      },
+      responses: {
+        200: {
+          description: 'What the endpoint did.',
+          schema: {
+            type: 'object',
+            properties: {
+              outcome: { enum: ['answer', 'no_answer'] },
+              reason: { type: 'string' },
+              message: { type: 'string' },
+              http_status: { type: ['integer', 'null'] },
+              latency_ms: { type: 'integer' },
+              response: {},
+              problems: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+              body_excerpt: { type: 'string' },
+              request: { type: 'object' },
+            },
+          },
+        },
+        404: { description: 'Not configured.' },
+      },
+      async handler({ body, principal }) {
+        return { status: 200, body: await integration.test(principal.workspaceId, body) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,168 @@
+/**
+ * The workspace's Bot Link settings (spec §1.7, interfaces.md Dashboard API): endpoint URL and shared key. The key
+ * is sealed at rest, appears in an answer only when it is new, and changing the URL keeps a working key.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IntegrationsRepository } from '../../db/repositories/integrations.repository.ts';
+import type { Integration } from '../../db/schema.ts';
+import { buildChannelRequest } from '../botlink/channel-request.ts';
+import { bodyExcerpt } from '../botlink/channel-response.ts';
+import type { BotLinkClient } from '../botlink/client.ts';
+import { generateKey, keyHint } from '../botlink/signing.ts';
+import { toolsBase } from '../botlink/tools-base.ts';
+import { AppError, notFound } from '../errors.ts';
+import { MIN_OWN_KEY_CHARS } from '../limits.ts';
+import type { GuardedClient } from '../net/guarded-client.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+
+/** The longest own key we accept; far beyond any sensible key, short enough to keep rows small. */
+export const MAX_OWN_KEY_CHARS = 512;
+export const TEST_MESSAGE = 'This is a test message from the Botlink dashboard.';
+
+export interface IntegrationView {
+  endpoint_url: string;
+  tools_base: string;
+  key_hint: string;
+  updated_at: string;
+}
+
+export interface TestReport {
+  outcome: 'answer' | 'no_answer';
+  /** 'answer', or why there was no answer (status, invalid_json, cut_off, empty_reply, timeout, …). */
+  reason: string;
+  /** A sentence for people: what happened. */
+  message: string;
+  http_status: number | null;
+  latency_ms: number;
+  /** The parsed JSON the endpoint returned, or null when it was not JSON. */
+  response: unknown;
+  problems: { field: string; message: string }[];
+  body_excerpt: string;
+  request: { channel: 'webchat'; session_id: string; message: string; language: string };
+}
+
+const sealContext = (workspaceId: string) => `integration-key:${workspaceId}`;
+
+export function createIntegrationService(deps: {
+  integrations: IntegrationsRepository;
+  secrets: SecretBox;
+  http: GuardedClient;
+  botlink: BotLinkClient;
+  now?: () => Date;
+}) {
+  const { integrations, secrets, http, botlink } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function checkUrl(url: string): Promise<string> {
+    const verdict = await http.validateUrl(url);
+    if (!verdict.ok) throw new AppError('invalid_url', `endpoint_url is not usable: ${verdict.reason}`, [{ field: 'endpoint_url', message: verdict.reason }]);
+    return verdict.url.href;
+  }
+
+  return {
+    async get(workspaceId: string): Promise<IntegrationView> {
+      const row = await integrations.find(workspaceId);
+      if (!row) throw notFound('The integration');
+      return view(row);
+    },
+
+    /** First time without a key: a generated one. Later without a key: the current key is kept. */
+    async put(workspaceId: string, input: { endpoint_url: string; key?: string }): Promise<IntegrationView & { key?: string }> {
+      const endpointUrl = await checkUrl(input.endpoint_url);
+      const ownKey = input.key === undefined ? undefined : checkOwnKey(input.key);
+      const existing = await integrations.find(workspaceId);
+      if (existing && ownKey === undefined) {
+        const row = await integrations.updateUrl(workspaceId, endpointUrl, now());
+        if (row) return view(row);
+      }
+      const key = ownKey ?? generateKey();
+      const row = await integrations.upsert({
+        workspace_id: workspaceId,
+        endpoint_url: endpointUrl,
+        key_sealed: secrets.seal(key, sealContext(workspaceId)),
+        key_hint: keyHint(key),
+        updated_at: now(),
+      });
+      return { ...view(row), key };
+    },
+
+    async replaceKey(workspaceId: string, input: { key?: string }): Promise<IntegrationView & { key: string }> {
+      const key = input.key === undefined ? generateKey() : checkOwnKey(input.key);
+      const row = await integrations.updateKey(workspaceId, secrets.seal(key, sealContext(workspaceId)), keyHint(key), now());
+      if (!row) throw notFound('The integration');
+      return { ...view(row), key };
+    },
+
+    async remove(workspaceId: string): Promise<void> {
+      if (!(await integrations.remove(workspaceId))) throw notFound('The integration');
+    },
+
+    /** The endpoint URL and the opened key, for signing; undefined when the workspace has no integration. */
+    async credentials(workspaceId: string): Promise<{ endpointUrl: string; key: string } | undefined> {
+      const row = await integrations.find(workspaceId);
+      if (!row) return undefined;
+      return { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, sealContext(workspaceId)) };
+    },
+
+    /** The dashboard's test button (spec §4.6): a `webchat` channel request, and exactly what came back. */
+    async test(workspaceId: string, input: { message?: string; language?: string }): Promise<TestReport> {
+      const credentials = await this.credentials(workspaceId);
+      if (!credentials) throw notFound('The integration');
+      const request = buildChannelRequest({
+        channel: 'webchat',
+        sessionId: `test-${randomUUID()}`,
+        message: input.message ?? TEST_MESSAGE,
+        language: input.language ?? 'en',
+        customerPhone: null,
+        now: now(),
+      });
+      const exchange = await botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request });
+      const { outcome } = exchange;
+      return {
+        outcome: outcome.outcome,
+        reason: outcome.outcome === 'answer' ? 'answer' : outcome.reason,
+        message: outcome.outcome === 'answer' ? 'The endpoint answered.' : outcome.message,
+        http_status: exchange.httpStatus,
+        latency_ms: Math.round(exchange.latencyMs),
+        response: parseJson(exchange.body),
+        problems: outcome.problems,
+        body_excerpt: bodyExcerpt(exchange.body),
+        request: { channel: 'webchat', session_id: request.session_id, message: request.message, language: request.language },
+      };
+    },
+  };
+}
+
+export type IntegrationService = ReturnType<typeof createIntegrationService>;
+
+function checkOwnKey(key: string): string {
+  // spec §5.2: the key is used exactly as displayed, as text; so refuse what would not survive copying.
+  if (key.length < MIN_OWN_KEY_CHARS) {
+    throw new AppError('invalid_key', `key must have at least ${MIN_OWN_KEY_CHARS} characters (it has ${key.length}); leave it out to have one generated.`, [{ field: 'key', message: `shorter than ${MIN_OWN_KEY_CHARS} characters` }]);
+  }
+  if (key.length > MAX_OWN_KEY_CHARS) {
+    throw new AppError('invalid_key', `key must have at most ${MAX_OWN_KEY_CHARS} characters.`, [{ field: 'key', message: `longer than ${MAX_OWN_KEY_CHARS} characters` }]);
+  }
+  if (key !== key.trim() || /[\p{Cc}\p{Cf}]/u.test(key)) {
+    throw new AppError('invalid_key', 'key must not start or end with spaces or contain control characters; it is used exactly as written.', [{ field: 'key', message: 'has spaces at an end or control characters' }]);
+  }
+  return key;
+}
+
+function view(row: Integration): IntegrationView {
+  return {
+    endpoint_url: row.endpoint_url,
+    tools_base: toolsBase(row.endpoint_url),
+    key_hint: row.key_hint,
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return null;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,33 @@
+/** Prometheus metrics (prom-client), one registry per service instance so tests can run several side by side. */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    botlinkDuration: new Histogram({
+      name: 'botlink_request_duration_seconds',
+      help: 'Time from sending a channel request to the integrator until its outcome was known.',
+      labelNames: ['channel', 'outcome'] as const,
+      // spec §8: 3 s target, 3.5 s phone and 6 s time-outs sit on bucket edges.
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 3.5, 5, 6, 8],
+      registers: [registry],
+    }),
+    botlinkOutcomes: new Counter({
+      name: 'botlink_outcomes_total',
+      help: 'Channel-request outcomes by channel and reason (answer, or why there was no answer).',
+      labelNames: ['channel', 'reason'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time spent answering our own HTTP API, by route and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,387 @@
+/**
+ * The one HTTP client for every URL an integrator gives us (spec §4: "All are HTTPS, publicly reachable; internal or
+ * local addresses are refused").
+ *
+ * - An undici `Agent` of our own, never the global dispatcher, so nothing else in the process shares its rules.
+ * - The destination is checked where the socket is opened: inside the connector's DNS `lookup`. The addresses that
+ *   are checked are the very addresses connected to, so DNS rebinding (public at save time, 127.0.0.1 at call time)
+ *   finds no window. Node does not call `lookup` for IP literals, so those are checked before the request starts.
+ * - A host name is refused when ANY address it resolves to is refused: simplest and safest (with autoSelectFamily
+ *   Node may try every address, so filtering out the bad ones would still trust a name that points inward).
+ * - Redirects are never followed: a 3xx is returned to the caller as a status (undici's Agent follows none unless a
+ *   redirect interceptor is composed in, and we compose none).
+ * - One deadline per request (an AbortSignal) covers connect, headers and body, combined with the caller's signal.
+ * - The body is read up to `maxBytes` and then the stream is destroyed (spec §7.2: "a response beyond 64 KB is cut
+ *   off at that size").
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import type { Readable } from 'node:stream';
+import { getCACertificates } from 'node:tls';
+import { Agent } from 'undici';
+import { CHANNEL_TIMEOUT_MS } from '../limits.ts';
+import type { AddressPolicy } from './address-policy.ts';
+import { createAddressPolicy, inspectUrl, literalAddress, refusedAddressReason } from './address-policy.ts';
+
+export type OutboundFailureReason = 'invalid_url' | 'refused_address' | 'timeout' | 'tls' | 'connection' | 'aborted';
+
+/** Every failure of {@link GuardedClient.request}; `message` is one sentence that can be shown to an integrator. */
+export class OutboundError extends Error {
+  readonly reason: OutboundFailureReason;
+
+  constructor(reason: OutboundFailureReason, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OutboundError';
+    this.reason = reason;
+  }
+}
+
+/** Resolves a host name to every address it has (like `dns.promises.lookup(host, { all: true })`). */
+export type ResolveHost = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
+
+export interface GuardedClientOptions {
+  /** `OUTBOUND_ALLOW`: CIDRs or host names exempt from the public-address rule (tests and development only). */
+  allow?: readonly string[];
+  /** DNS resolution; default `node:dns/promises` `lookup` with `all: true`. Tests inject one to steer names. */
+  lookup?: ResolveHost;
+  /** Most sockets open at once to one origin. Default 64. */
+  connectionsPerOrigin?: number;
+  /**
+   * Extra CA certificates (PEM) trusted on top of Node's default store, for tests only: production trusts a custom
+   * CA through Node's own NODE_EXTRA_CA_CERTS (interfaces.md, configuration), which is read once at process start.
+   */
+  ca?: string | readonly string[];
+}
+
+export interface GuardedRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** One deadline in milliseconds for connect, headers and body together. */
+  timeoutMs: number;
+  /** Most body bytes kept; reading stops there and the rest is never downloaded. */
+  maxBytes: number;
+  /** Cancellation by the caller; ends the request with reason 'aborted'. */
+  signal?: AbortSignal;
+}
+
+export interface GuardedResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** At most `maxBytes`. */
+  body: Buffer;
+  /** True when the body had more than `maxBytes` and was cut off. */
+  truncated: boolean;
+  /** Milliseconds from the start of `request()`: to the status line and headers, and to the end of the body. */
+  timings: { firstByteMs: number; totalMs: number };
+}
+
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
+
+/**
+ * Raised inside the connector's lookup when a host name resolves to a refused address; undici hands it back
+ * unchanged as the request's error, and {@link GuardedClient.request} turns it into an OutboundError.
+ */
+export class RefusedAddressError extends Error {
+  readonly code = 'ERR_REFUSED_ADDRESS';
+  readonly hostname: string;
+  readonly address: string;
+
+  constructor(hostname: string, address: string, reason: string) {
+    super(`${hostname} resolves to a refused address (${reason})`);
+    this.name = 'RefusedAddressError';
+    this.hostname = hostname;
+    this.address = address;
+  }
+}
+
+const defaultResolve: ResolveHost = async (hostname) => {
+  const addresses = await dnsLookup(hostname, { all: true, order: 'verbatim' });
+  return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+};
+
+/** Resolve a host name and check every address; throws RefusedAddressError if any is refused. */
+async function resolveChecked(
+  hostname: string,
+  resolve: ResolveHost,
+  policy: AddressPolicy,
+): Promise<{ address: string; family: 4 | 6 }[]> {
+  const addresses = await resolve(hostname);
+  if (addresses.length === 0) {
+    throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND', hostname });
+  }
+  for (const { address } of addresses) {
+    const reason = refusedAddressReason(address, policy, hostname);
+    if (reason != null) throw new RefusedAddressError(hostname, address, reason);
+  }
+  return addresses;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * The `lookup` given to the connector (net/tls `connect` options). Node calls it with `all: true` when
+ * autoSelectFamily is on (the default since Node 20) and without when it is off, so both answers are produced.
+ */
+export function createGuardedLookup(
+  resolve: ResolveHost,
+  policy: AddressPolicy,
+): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
+  return (hostname, options, callback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    resolveChecked(hostname, resolve, policy).then(
+      (addresses) => {
+        const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
+        const first = wanted[0];
+        if (first === undefined) {
+          const err = Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' });
+          callback(err, options.all === true ? [] : '', 0);
+        } else if (options.all === true) {
+          callback(null, wanted);
+        } else {
+          callback(null, first.address, first.family);
+        }
+      },
+      (err: NodeJS.ErrnoException) => callback(err, options.all === true ? [] : '', 0),
+    );
+  };
+}
+
+export class GuardedClient {
+  readonly #policy: AddressPolicy;
+  readonly #resolve: ResolveHost;
+  readonly #agent: Agent;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(options: GuardedClientOptions = {}) {
+    this.#policy = createAddressPolicy(options.allow ?? []);
+    this.#resolve = options.lookup ?? defaultResolve;
+    this.#agent = new Agent({
+      connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+      // HTTP/1.1 only: every integrator speaks it, and one request per connection means destroying a cut-off body
+      // closes exactly that connection.
+      allowH2: false,
+      // undici keeps opening a socket after the request that wanted it gave up (see untilAborted); no request of ours
+      // waits longer than the channel message time-out (spec §8: 6 s), so an attempt past that serves nobody.
+      connectTimeout: CHANNEL_TIMEOUT_MS,
+      connect: {
+        lookup: createGuardedLookup(this.#resolve, this.#policy),
+        // A `ca` option replaces the default store, so the defaults (bundled and NODE_EXTRA_CA_CERTS) are kept in it.
+        ...(options.ca === undefined ? {} : { ca: [...getCACertificates('default'), ...[options.ca].flat()] }),
+      },
+    });
+  }
+
+  /** Resolves the host now and checks every address: used when a URL is saved (dashboard 422 with the reason). */
+  async validateUrl(url: string): Promise<{ ok: true; url: URL } | { ok: false; reason: string }> {
+    const checked = inspectUrl(url, this.#policy);
+    if (!checked.ok) return { ok: false, reason: checked.reason };
+    const { hostname } = checked.url;
+    if (literalAddress(hostname) != null) return { ok: true, url: checked.url };
+    try {
+      await resolveChecked(hostname, this.#resolve, this.#policy);
+    } catch (err) {
+      if (err instanceof RefusedAddressError) return { ok: false, reason: err.message };
+      const code = (err as NodeJS.ErrnoException).code;
+      return { ok: false, reason: `${hostname} could not be resolved${code == null ? '' : ` (${code})`}` };
+    }
+    return { ok: true, url: checked.url };
+  }
+
+  /**
+   * Throws OutboundError on any failure before a status line arrives; a non-2xx status is NOT an error. If the
+   * deadline hits while reading the body, that is a 'timeout' OutboundError too.
+   */
+  async request(req: GuardedRequest): Promise<GuardedResponse> {
+    if (this.#closed) throw new OutboundError('connection', 'The outbound client is closed.');
+    const running = this.#request(req);
+    this.#inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.#inFlight.delete(running);
+    }
+  }
+
+  async #request(req: GuardedRequest): Promise<GuardedResponse> {
+    const started = performance.now();
+    if (!(Number.isInteger(req.maxBytes) && req.maxBytes >= 0)) {
+      throw new RangeError('maxBytes must be an integer >= 0');
+    }
+    const checked = inspectUrl(req.url, this.#policy);
+    if (!checked.ok) {
+      const message =
+        checked.failure === 'refused_address'
+          ? `Refused to connect: ${checked.reason}.`
+          : `The URL cannot be called: ${checked.reason}.`;
+      throw new OutboundError(checked.failure, message);
+    }
+    const url = checked.url;
+    if (req.signal?.aborted === true) {
+      throw new OutboundError('aborted', `The request to ${url.host} was cancelled before it started.`, {
+        cause: req.signal.reason,
+      });
+    }
+    const deadline = AbortSignal.timeout(req.timeoutMs);
+    const signal = req.signal == null ? deadline : AbortSignal.any([deadline, req.signal]);
+    const context = { host: url.host, timeoutMs: req.timeoutMs, deadline, signal };
+
+    let response;
+    try {
+      const pending = this.#agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+      });
+      response = await untilAborted(pending, signal, (late) => discard(late.body));
+    } catch (err) {
+      throw classify(err, context, 'before the status line');
+    }
+    const firstByteMs = performance.now() - started;
+
+    let read: { body: Buffer; truncated: boolean };
+    try {
+      read = await readCapped(response.body, req.maxBytes);
+    } catch (err) {
+      throw classify(err, context, 'while reading the body');
+    }
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: read.body,
+      truncated: read.truncated,
+      timings: { firstByteMs, totalMs: performance.now() - started },
+    };
+  }
+
+  /**
+   * Refuses new requests, lets those in flight finish (each ends by its own deadline), then drops idle sockets and
+   * any connect attempt still running for a request that already gave up.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled(this.#inFlight);
+    await this.#agent.destroy();
+  }
+}
+
+/**
+ * Settle with `work`, or reject with the signal's reason as soon as it aborts. undici honours a request's signal only
+ * once the request is on a socket: while the socket is still being opened (DNS, TCP, TLS) an abort is merely noted
+ * and the request waits for the connector, up to undici's own 10 s connect timeout. The deadline must cover connect,
+ * so it is enforced here as well; a response that still arrives later is discarded.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, discardLate: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const onAbort = () => {
+      settled = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (settled) discardLate(value);
+        else resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Stop reading and close the connection (undici reports a destroyed unfinished body as a RequestAbortedError). */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/** Read at most `maxBytes`; past that, destroy the stream so the rest is never downloaded. */
+async function readCapped(body: Readable, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const bytes = chunk as Buffer;
+    if (size + bytes.length > maxBytes) {
+      chunks.push(bytes.subarray(0, maxBytes - size));
+      discard(body);
+      return { body: Buffer.concat(chunks, maxBytes), truncated: true };
+    }
+    chunks.push(bytes);
+    size += bytes.length;
+  }
+  return { body: Buffer.concat(chunks, size), truncated: false };
+}
+
+const tlsCodePattern =
+  /^(ERR_TLS_|ERR_SSL_)|CERT|CRL|SIGNATURE|ISSUER|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE|HOSTNAME_MISMATCH/;
+const timeoutCodes = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+function classify(
+  err: unknown,
+  context: { host: string; timeoutMs: number; deadline: AbortSignal; signal: AbortSignal },
+  phase: 'before the status line' | 'while reading the body',
+): OutboundError {
+  const { host, timeoutMs, deadline, signal } = context;
+  const chain = causeChain(err);
+  const refused = chain.find((e) => e instanceof RefusedAddressError);
+  if (refused !== undefined) {
+    return new OutboundError('refused_address', `Refused to connect to ${host}: ${refused.message}.`, { cause: err });
+  }
+  // The combined signal's reason is the reason of whichever source fired first.
+  if (signal.aborted) {
+    if (deadline.aborted && signal.reason === deadline.reason) {
+      return new OutboundError('timeout', `${host} did not answer within ${timeoutMs} ms (${phase}).`, { cause: err });
+    }
+    return new OutboundError('aborted', `The request to ${host} was cancelled by the caller (${phase}).`, {
+      cause: err,
+    });
+  }
+  const codes = chain.map((e) => (e as NodeJS.ErrnoException).code).filter((c): c is string => typeof c === 'string');
+  const detail = chain.map((e) => e.message).find((m) => m !== '') ?? 'unknown error';
+  if (codes.some((c) => timeoutCodes.has(c))) {
+    return new OutboundError('timeout', `${host} did not answer in time (${phase}): ${trimPeriod(detail)}.`, {
+      cause: err,
+    });
+  }
+  if (codes.some((c) => tlsCodePattern.test(c))) {
+    // OpenSSL errors carry a short `reason` ("wrong version number") next to a message full of source locations.
+    const openssl = chain.map((e) => (e as { reason?: unknown }).reason).find((r) => typeof r === 'string');
+    const tlsDetail = typeof openssl === 'string' ? openssl : detail;
+    return new OutboundError('tls', `The TLS connection to ${host} failed: ${trimPeriod(tlsDetail)}.`, { cause: err });
+  }
+  return new OutboundError('connection', `The connection to ${host} failed ${phase}: ${trimPeriod(detail)}.`, {
+    cause: err,
+  });
+}
+
+/** The error, its causes and, for an AggregateError (autoSelectFamily tried several addresses), its errors. */
+function causeChain(err: unknown): Error[] {
+  const out: Error[] = [];
+  const queue: unknown[] = [err];
+  while (queue.length > 0 && out.length < 20) {
+    const e = queue.shift();
+    if (!(e instanceof Error) || out.includes(e)) continue;
+    out.push(e);
+    queue.push(e.cause);
+    if (e instanceof AggregateError) queue.push(...(e.errors as unknown[]));
+  }
+  return out;
+}
+
+function trimPeriod(message: string): string {
+  return message.replace(/\.+$/, '');
+}

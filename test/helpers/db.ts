@@ -1,0 +1,65 @@
+/**
+ * The same suite runs on both databases: PGlite always, and real PostgreSQL when TEST_DATABASE_URL is set (CI sets
+ * it). On PostgreSQL each `describeEachDatabase` block works in a schema of its own, dropped afterwards, so runs never
+ * see each other's rows.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { migrate, openDatabase, type Db } from '../../db/database.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export const databaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestDatabase {
+  db: Db;
+  kind: DatabaseKind;
+  /** PostgreSQL: the schema this database lives in. */
+  schema?: string;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database: an in-memory PGlite, or a new schema on the real server. */
+export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const opened = await openDatabase({});
+    await migrate(opened.db);
+    return { db: opened.db, kind, close: opened.close };
+  }
+  const url = process.env.TEST_DATABASE_URL as string;
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = await openDatabase({ url, poolSize: 1 });
+  await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  await admin.close();
+  const opened = await openDatabase({ url, schema, poolSize: 4 });
+  await migrate(opened.db, schema);
+  return {
+    db: opened.db,
+    kind,
+    schema,
+    async close() {
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(opened.db);
+      await opened.close();
+    },
+  };
+}
+
+/** Runs the block once per database kind; `get()` returns that run's database. */
+export function describeEachDatabase(title: string, body: (get: () => TestDatabase) => void): void {
+  for (const kind of databaseKinds) {
+    describe(`${title} [${kind}]`, () => {
+      let current: TestDatabase | undefined;
+      beforeAll(async () => {
+        current = await openTestDatabase(kind);
+      });
+      afterAll(async () => {
+        await current?.close();
+      });
+      body(() => {
+        if (!current) throw new Error('database not open yet');
+        return current;
+      });
+    });
+  }
+}

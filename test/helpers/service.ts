@@ -1,0 +1,88 @@
+/** Starts the real service (real wiring, real HTTP) on a test database, and a small client for its API. */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts';
+import type { TestDatabase } from './db.ts';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
+
+export interface TestService extends RunningService {
+  api(method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+export async function startTestService(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  options: Partial<ServiceOptions> = {},
+): Promise<TestService> {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'botlink-test-')),
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    OUTBOUND_ALLOW: '127.0.0.1/32',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const service = await startService({
+    config,
+    logger: createLogger(config.logLevel),
+    database: { db: database.db, kind: database.kind, close: async () => {} },
+    drainMs: 1_000,
+    ...options,
+  });
+  return {
+    ...service,
+    async api(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined = opts.raw;
+      if (opts.body !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(opts.body);
+      }
+      const res = await fetch(service.url + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+  };
+}
+
+/** A workspace with an owner, an admin and an agent, each with a token. */
+export async function seedWorkspace(service: TestService, name = 'Acme') {
+  const created = await service.api('POST', '/v1/admin/workspaces', {
+    token: TEST_ADMIN_TOKEN,
+    body: { name, owner_email: `owner@${name.toLowerCase()}.example` },
+  });
+  if (created.status !== 201) throw new Error(`seed failed: ${created.text}`);
+  const owner = created.body.owner.token as string;
+  const admin = await service.api('POST', '/v1/users', { token: owner, body: { email: `admin@${name.toLowerCase()}.example`, role: 'admin' } });
+  const agent = await service.api('POST', '/v1/users', { token: owner, body: { email: `agent@${name.toLowerCase()}.example`, role: 'agent' } });
+  return {
+    workspaceId: created.body.workspace.id as string,
+    owner,
+    admin: admin.body.token as string,
+    adminId: admin.body.user.id as string,
+    agent: agent.body.token as string,
+    agentId: agent.body.user.id as string,
+  };
+}

@@ -1,0 +1,126 @@
+/** The service as a newcomer runs it: `node src/main.ts` in a child process, on the embedded database. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../../', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(script: string, args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, stdout: () => out, stderr: () => err };
+}
+
+async function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const proc = run('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const ready = proc.stdout().split('\n').find((l) => l.includes('"botlink is ready"'));
+      if (ready) {
+        clearInterval(timer);
+        resolve(`http://127.0.0.1:${JSON.parse(ready).port}`);
+      }
+    }, 50);
+    proc.exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`exited ${code}: ${proc.stderr()}`));
+    });
+  });
+  return { child: proc.child, url, stdout: proc.stdout, exited: proc.exited };
+}
+
+async function stop(started: Started): Promise<number | null> {
+  started.child.kill('SIGTERM');
+  return started.exited;
+}
+
+describe('npm start on a fresh machine', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'botlink-start-'));
+  let token = '';
+
+  it('creates a first workspace and prints its owner token once', async () => {
+    const first = await start(dataDir);
+    const match = /owner token: (blt_\S+)/.exec(first.stdout());
+    expect(match).not.toBeNull();
+    token = match![1]!;
+    const users = await fetch(`${first.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+    expect(users.status).toBe(200);
+    expect(((await users.json()) as { users: { role: string }[] }).users[0]!.role).toBe('owner');
+    expect(await stop(first)).toBe(0);
+  });
+
+  it('keeps its data across a restart and prints no token the second time', async () => {
+    const second = await start(dataDir);
+    expect(second.stdout()).not.toContain('owner token');
+    const res = await fetch(`${second.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(await stop(second)).toBe(0);
+  });
+
+  it('never writes the token into a log line', async () => {
+    const third = await start(dataDir);
+    await fetch(`${third.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+    await stop(third);
+    const logLines = third.stdout().split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(1);
+    expect(logLines.join('\n')).not.toContain(token);
+  });
+
+  it('refuses a second process on the same DATA_DIR with a clear sentence', async () => {
+    const holder = await start(dataDir);
+    const second = run('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(/is in use by another Botlink process \(pid \d+\)/);
+    expect(await stop(holder)).toBe(0);
+  });
+});
+
+describe('a wrong setting', () => {
+  it('stops the start with one sentence naming it, exit 1', async () => {
+    const proc = run('src/main.ts', [], { PORT: 'eighty' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr().trim()).toBe('botlink: PORT must be a whole number from 0 to 65535 (got "eighty").');
+  });
+});
+
+describe('the CLI', () => {
+  it('creates a workspace and prints the owner token as JSON', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'botlink-cli-'));
+    const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example'], { DATA_DIR: dataDir });
+    expect(await proc.exited).toBe(0);
+    const printed = JSON.parse(proc.stdout());
+    expect(printed).toMatchObject({ workspace: { name: 'Acme' }, owner: { email: 'ops@acme.example', token: expect.stringMatching(/^blt_/) } });
+    // The service started afterwards knows that owner, and creates no extra workspace.
+    const service = await start(dataDir);
+    expect(service.stdout()).not.toContain('owner token');
+    const res = await fetch(`${service.url}/v1/users`, { headers: { authorization: `Bearer ${printed.owner.token}` } });
+    expect(res.status).toBe(200);
+    await stop(service);
+  });
+
+  it('explains its usage when an argument is missing (exit 2)', async () => {
+    const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme'], { DATA_DIR: mkdtempSync(join(tmpdir(), 'botlink-cli-')) });
+    expect(await proc.exited).toBe(2);
+    expect(proc.stderr()).toContain('--owner must be an email address.');
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors.ts';
+
+const key = 'ab'.repeat(32);
+
+describe('configuration', () => {
+  it('has working defaults for npm start on a fresh machine', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', databaseUrl: null, dataDir: './data', publicUrl: 'http://localhost:8080', masterKey: null, outboundAllow: [] });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /^PORT must be a whole number from 0 to 65535 \(got "eighty"\)\.$/],
+    [{ PORT: '70000' }, /^PORT must/],
+    [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must be a postgres:\/\//],
+    [{ DATABASE_URL: 'postgres://db/x' }, /^MASTER_KEY must be set when DATABASE_URL is set/],
+    [{ MASTER_KEY: 'short' }, /^MASTER_KEY must be 32 random bytes/],
+    [{ PUBLIC_URL: 'botlink.example.com' }, /^PUBLIC_URL must be/],
+    [{ ADMIN_TOKEN: 'tooshort' }, /^ADMIN_TOKEN must be at least 32 characters/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+    [{ WHATSAPP_GRAPH_URL: 'http://graph' }, /^WHATSAPP_GRAPH_URL must be an https URL/],
+    [{ LLM_MODEL: 'x' }, /^LLM_BASE_URL must be set/],
+  ])('stops on %j with one sentence naming the setting', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('never echoes a secret in its error', () => {
+    try {
+      loadConfig({ ADMIN_TOKEN: 'hunter2' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).not.toContain('hunter2');
+      expect((err as Error).message).toContain('7 characters');
+    }
+  });
+
+  it('accepts the master key as hex or base64', () => {
+    expect(loadConfig({ MASTER_KEY: key }).masterKey).toEqual(Buffer.from(key, 'hex'));
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ MASTER_KEY: b64 }).masterKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it('reads the full set', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
+      MASTER_KEY: key,
+      PUBLIC_URL: 'https://botlink.example.com/',
+      OUTBOUND_ALLOW: '127.0.0.0/8, integrator.test ,',
+      LLM_BASE_URL: 'https://llm.example.com/v1/',
+      LLM_MODEL: 'm',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '127.0.0.1',
+      publicUrl: 'https://botlink.example.com',
+      outboundAllow: ['127.0.0.0/8', 'integrator.test'],
+      llm: { baseUrl: 'https://llm.example.com/v1', apiKey: null, model: 'm' },
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(8080);
+  });
+});

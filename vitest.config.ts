@@ -1,0 +1,27 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+// The test CA that signs the loopback HTTPS servers (integrator, LLM, Meta) is trusted the way production trusts a
+// custom CA: through Node's own NODE_EXTRA_CA_CERTS, which a process reads when it starts. So it is set here, in the
+// main process, before the test workers are forked. The variable names one file and may already be set on the
+// machine, so the test CA is appended to whatever bundle it names.
+const testCa = readFileSync(new URL('./test/fixtures/tls/ca.pem', import.meta.url), 'utf8');
+const existing = process.env.NODE_EXTRA_CA_CERTS;
+if (!existing?.includes('botlink-test-ca')) {
+  const bundle = join(mkdtempSync(join(tmpdir(), 'botlink-test-ca-')), 'ca-bundle.pem');
+  const previous = existing && existsSync(existing) ? readFileSync(existing, 'utf8') : '';
+  writeFileSync(bundle, `${previous}\n${testCa}`);
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
+}
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    restoreMocks: true,
+  },
+});
