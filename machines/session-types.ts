@@ -1,0 +1,152 @@
+/**
+ * The data a session actor holds and the shapes of its I/O actors. Everything here is plain JSON, so a snapshot can
+ * be persisted and restored as it is.
+ */
+import type { AiStep, ConversationTurn } from '../src/ai/types.ts';
+import type { Channel } from '../src/botlink/channel-request.ts';
+import type { Handoff, ResponseProblem } from '../src/botlink/channel-response.ts';
+import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
+import type { KnowledgePassage } from '../src/knowledge/types.ts';
+
+/** Bumped whenever a change makes older persisted snapshots unreadable; older ones are then restarted idle. */
+export const SESSION_MACHINE_VERSION = 1;
+/** How many earlier turns the AI sees. */
+export const MAX_HISTORY_TURNS = 10;
+
+export type ReplySource = 'integrator' | 'ai' | 'knowledge_base' | 'fallback';
+
+/** What the Bot Link gave for one turn, kept small and serialisable. */
+export interface BotLinkSummary {
+  outcome: 'answer' | 'no_answer';
+  /** 'answer' or why not (status, timeout, …); 'not_configured' when the workspace has no integration. */
+  reason: string;
+  reply: string | null;
+  handled: boolean | null;
+  handoff: Handoff | null;
+  customer: { email?: string; name?: string };
+  problems: ResponseProblem[];
+  httpStatus: number | null;
+  latencyMs: number;
+  firstByteMs: number | null;
+}
+
+export interface KnowledgeSummary {
+  passages: KnowledgePassage[];
+  confident: boolean;
+  tookMs: number;
+}
+
+export interface ToolRound {
+  calls: ToolInvocation[];
+  outcomes: ToolOutcome[];
+}
+
+export interface HandoffResult {
+  kind: Handoff;
+  /** A person takes over now (phone, team available). */
+  connected: boolean;
+  /** What the customer is told. */
+  sentence: string;
+}
+
+export interface TurnState {
+  id: string;
+  message: string;
+  language: string;
+  /** ms since epoch. */
+  startedAt: number;
+  /** The moment the integrator is given up on (spec §8), kept as a timestamp so a restored turn honours it. */
+  botlinkDeadlineAt: number | null;
+  botlink: BotLinkSummary | null;
+  knowledge: KnowledgeSummary | null;
+  tools: ToolSpec[];
+  rounds: ToolRound[];
+  /** spec §1.3: with handled false the reply is extra context for the AI only. */
+  integratorContext: string | null;
+  reply: { text: string; source: ReplySource } | null;
+  handoff: HandoffResult | null;
+  /** Where the time went, in ms from the start of the turn. */
+  timings: Record<string, number>;
+  errors: string[];
+}
+
+export interface SessionContext {
+  sessionId: string;
+  workspaceId: string;
+  channel: Channel;
+  language: string;
+  customer: { phone: string | null; email: string | null; name: string | null };
+  history: ConversationTurn[];
+  turnCount: number;
+  handoff: HandoffResult | null;
+  turn: TurnState | null;
+}
+
+export interface SessionInput {
+  sessionId: string;
+  workspaceId: string;
+  channel: Channel;
+  language?: string;
+  customerPhone?: string | null;
+}
+
+export type SessionEvent =
+  /** A customer message (a final prompt on the phone). A message during a running turn cancels that turn (barge-in). */
+  | { type: 'message'; turnId: string; text: string; language?: string; at: number }
+  /** Phone: the caller spoke over the reply; `spoken` is what was heard of it. Cancels a running turn. */
+  | { type: 'interrupt'; spoken?: string }
+  /** The conversation is over (call ended, socket dropped). */
+  | { type: 'end' };
+
+/** What the actor tells the runtime; the runtime delivers, records and streams it. */
+export type SessionEmitted =
+  | { type: 'reply'; turnId: string; text: string; source: ReplySource; language: string; handoff: HandoffResult | null }
+  | { type: 'turn_completed'; turn: TurnState }
+  | { type: 'turn_cancelled'; turn: TurnState; reason: 'barge_in' | 'interrupt' | 'end' };
+
+export interface BotLinkInput {
+  workspaceId: string;
+  sessionId: string;
+  channel: Channel;
+  message: string;
+  language: string;
+  customerPhone: string | null;
+  deadlineAt: number;
+}
+
+export interface KnowledgeInput {
+  workspaceId: string;
+  message: string;
+  language: string;
+}
+
+export interface AiInput {
+  workspaceId: string;
+  sessionId: string;
+  channel: Channel;
+  language: string;
+  message: string;
+  history: ConversationTurn[];
+  passages: KnowledgePassage[];
+  integratorContext: string | null;
+  tools: ToolSpec[];
+  rounds: ToolRound[];
+}
+
+export interface ToolsInput {
+  workspaceId: string;
+  sessionId: string;
+  language: string;
+  calls: ToolInvocation[];
+}
+
+export interface HandoffInput {
+  workspaceId: string;
+  sessionId: string;
+  channel: Channel;
+  language: string;
+  kind: Handoff;
+  message: string;
+}
+
+export type { AiStep };

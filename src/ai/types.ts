@@ -1,0 +1,45 @@
+/**
+ * The AI port: one interface, two adapters (the embedded extractive answerer and an OpenAI-compatible API). The
+ * session machine drives the tool rounds: it asks for a step, runs the calls the step asks for, and asks again with
+ * their results; after the last allowed round it offers no tools, so the AI must answer.
+ */
+import type { Channel } from '../botlink/channel-request.ts';
+import type { ToolInvocation, ToolOutcome, ToolSpec } from '../botlink/tools-types.ts';
+import type { KnowledgePassage } from '../knowledge/types.ts';
+
+export interface ConversationTurn {
+  role: 'customer' | 'assistant';
+  text: string;
+}
+
+export interface AiStepInput {
+  channel: Channel;
+  /** Two-letter language code. */
+  language: string;
+  /** What the customer just said or wrote. */
+  message: string;
+  /** Earlier turns of this conversation, oldest first (already cut to what was really said on the phone). */
+  history: ConversationTurn[];
+  /** Knowledge-base passages for this message, best first. */
+  passages: KnowledgePassage[];
+  /** spec §1.3: with handled false the integrator's reply is extra context only. */
+  integratorContext: string | null;
+  /** Tools offered in this step; empty when there are none or the rounds are used up (spec §8: three rounds). */
+  tools: ToolSpec[];
+  /** Calls made earlier in this turn and their outcomes, round by round. */
+  rounds: { calls: ToolInvocation[]; outcomes: ToolOutcome[] }[];
+  signal?: AbortSignal;
+}
+
+/**
+ * source: 'knowledge_base' when the answer is built from passages, 'ai' when a language model wrote it, 'fallback'
+ * when nothing fitted and the customer is offered the team.
+ */
+export type AiStep =
+  | { kind: 'answer'; text: string; source: 'ai' | 'knowledge_base' | 'fallback' }
+  | { kind: 'tool_calls'; calls: ToolInvocation[] };
+
+export interface AiPort {
+  readonly name: 'embedded' | 'openai';
+  step(input: AiStepInput): Promise<AiStep>;
+}

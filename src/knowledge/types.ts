@@ -1,0 +1,29 @@
+/** What the knowledge base gives the AI: passages of synced pages and products, each with a normalised score. */
+
+export interface KnowledgePassage {
+  /** Stable id of the chunk. */
+  id: string;
+  source: 'page' | 'product';
+  /** The page's or product's external_id from the sync API. */
+  externalId: string;
+  title: string;
+  url: string | null;
+  /** The chunk's text (plain text, at most a few hundred words). */
+  text: string;
+  /** 0..1: ts_rank_cd normalised; comparable across queries so one threshold can decide confidence. */
+  score: number;
+}
+
+export interface KnowledgeSearchResult {
+  passages: KnowledgePassage[];
+  /** True when the best passage is above the confidence threshold. */
+  confident: boolean;
+  /** How the hits were found: the precise websearch query, or the recall fallback (any of the words). */
+  strategy: 'websearch' | 'recall' | 'none';
+  tookMs: number;
+}
+
+/** The port the session runtime uses; the knowledge service implements it. */
+export interface KnowledgeSearch {
+  search(workspaceId: string, query: string, language: string, options?: { limit?: number; signal?: AbortSignal }): Promise<KnowledgeSearchResult>;
+}

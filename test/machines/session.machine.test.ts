@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise, waitFor } from 'xstate';
+import { sessionMachine } from '../../machines/session.machine.ts';
+import type { AiInput, AiStep, BotLinkInput, BotLinkSummary, HandoffInput, HandoffResult, KnowledgeSummary, SessionEmitted, ToolsInput } from '../../machines/session-types.ts';
+import type { Channel } from '../../src/botlink/channel-request.ts';
+import type { ToolOutcome, ToolSpec } from '../../src/botlink/tools-types.ts';
+import { MAX_TOOL_ROUNDS, PHONE_CHANNEL_TIMEOUT_MS, CHANNEL_TIMEOUT_MS } from '../../src/limits.ts';
+
+const passage = { id: 'c1', source: 'page' as const, externalId: 'shipping', title: 'Shipping', url: null, text: 'We ship within two days.', score: 0.8 };
+const tool: ToolSpec = { name: 'order_status', description: 'Status of an order', parameters: { type: 'object', properties: { order: { type: 'string' } } } };
+
+function answer(reply: string, extra: Partial<BotLinkSummary> = {}): BotLinkSummary {
+  return { outcome: 'answer', reason: 'answer', reply, handled: true, handoff: null, customer: {}, problems: [], httpStatus: 200, latencyMs: 40, firstByteMs: 30, ...extra };
+}
+const noAnswer = (reason = 'timeout'): BotLinkSummary => ({ outcome: 'no_answer', reason, reply: null, handled: null, handoff: null, customer: {}, problems: [], httpStatus: null, latencyMs: 3500, firstByteMs: null });
+
+/** Controllable fake I/O: records calls and their abort signals. */
+function harness(opts: {
+  botlink?: (input: BotLinkInput, signal: AbortSignal) => Promise<BotLinkSummary>;
+  knowledge?: (signal: AbortSignal) => Promise<KnowledgeSummary>;
+  tools?: ToolSpec[];
+  ai?: (input: AiInput) => Promise<AiStep>;
+  runTools?: (input: ToolsInput) => Promise<ToolOutcome[]>;
+  handoff?: (input: HandoffInput) => Promise<HandoffResult>;
+}) {
+  const calls = { botlink: [] as { input: BotLinkInput; signal: AbortSignal }[], knowledge: [] as AbortSignal[], ai: [] as AiInput[], tools: [] as ToolsInput[], handoff: [] as HandoffInput[] };
+  const machine = sessionMachine.provide({
+    actors: {
+      callBotLink: fromPromise(async ({ input, signal }: { input: BotLinkInput; signal: AbortSignal }) => {
+        calls.botlink.push({ input, signal });
+        return (opts.botlink ?? (async () => noAnswer()))(input, signal);
+      }),
+      searchKnowledge: fromPromise(async ({ signal }) => {
+        calls.knowledge.push(signal);
+        return (opts.knowledge ?? (async () => ({ passages: [passage], confident: true, tookMs: 3 })))(signal);
+      }),
+      loadTools: fromPromise(async () => opts.tools ?? []),
+      aiStep: fromPromise(async ({ input }: { input: AiInput }) => {
+        calls.ai.push(input);
+        const step = await (opts.ai ?? (async () => ({ kind: 'answer', text: 'From the knowledge base.', source: 'knowledge_base' }) as AiStep))(input);
+        return { step, elapsedMs: 5 };
+      }),
+      runTools: fromPromise(async ({ input }: { input: ToolsInput }) => {
+        calls.tools.push(input);
+        return (opts.runTools ?? (async (i: ToolsInput) => i.calls.map((c) => ({ id: c.id, name: c.name, ok: true, content: '{"status":"shipped"}', latencyMs: 10, httpStatus: 200 }))))(input);
+      }),
+      handoff: fromPromise(async ({ input }: { input: HandoffInput }) => {
+        calls.handoff.push(input);
+        return (opts.handoff ?? (async (i: HandoffInput) => ({ kind: i.kind, connected: false, sentence: 'The team will follow up.' })))(input);
+      }),
+    },
+  });
+  return { machine, calls };
+}
+
+function start(machine: typeof sessionMachine, channel: Channel) {
+  const actor = createActor(machine, { input: { sessionId: 's1', workspaceId: 'w1', channel, customerPhone: '+31600000000' } });
+  const emitted: SessionEmitted[] = [];
+  actor.on('*', (e) => emitted.push(e as SessionEmitted));
+  const errors: unknown[] = [];
+  actor.subscribe({ error: (err) => errors.push(err) });
+  actor.start();
+  const replies = () => emitted.filter((e): e is Extract<SessionEmitted, { type: 'reply' }> => e.type === 'reply');
+  const say = async (text: string, turnId = `t${emitted.length}`, at = 1_000_000) => {
+    const before = replies().length;
+    actor.send({ type: 'message', turnId, text, at, language: 'en' });
+    await waitFor(actor, (s) => s.matches('idle') && replies().length > before, { timeout: 2_000 });
+    return replies().at(-1)!;
+  };
+  return { actor, emitted, replies, say, errors };
+}
+
+const deferred = <T,>() => {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describe('phone turn (spec §1.3)', () => {
+  it('queries the bot link and the knowledge base in parallel, with the 3.5 s deadline as a timestamp', async () => {
+    const release = deferred<BotLinkSummary>();
+    const { machine, calls } = harness({ botlink: () => release.promise });
+    const { actor, say } = start(machine, 'phone');
+    const reply = say('Where is my order?', 't1', 5_000);
+    await waitFor(actor, () => calls.knowledge.length === 1 && calls.botlink.length === 1);
+    expect(calls.botlink[0]!.input.deadlineAt).toBe(5_000 + PHONE_CHANNEL_TIMEOUT_MS);
+    release.resolve(noAnswer());
+    expect((await reply).source).toBe('knowledge_base');
+  });
+
+  it('a handled answer is authoritative and used at once: the knowledge search is cancelled', async () => {
+    const { machine, calls } = harness({ botlink: async () => answer('Order 12 ships tomorrow.'), knowledge: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))) });
+    const { say } = start(machine, 'phone');
+    const reply = await say('Where is order 12?');
+    expect(reply).toMatchObject({ text: 'Order 12 ships tomorrow.', source: 'integrator' });
+    expect(calls.knowledge[0]!.aborted).toBe(true);
+    expect(calls.ai).toHaveLength(0);
+  });
+
+  it('with handled false the reply is extra context for the AI only', async () => {
+    const { machine, calls } = harness({ botlink: async () => answer('Order 12: in transit', { handled: false }), ai: async () => ({ kind: 'answer', text: 'Your order is on its way.', source: 'ai' }) });
+    const { say } = start(machine, 'phone');
+    const reply = await say('Where is order 12?');
+    expect(reply).toMatchObject({ text: 'Your order is on its way.', source: 'ai' });
+    expect(calls.ai[0]!.integratorContext).toBe('Order 12: in transit');
+  });
+
+  it('with no valid answer the AI answers from the knowledge base', async () => {
+    const { machine, calls } = harness({ botlink: async () => noAnswer('status') });
+    const { say } = start(machine, 'phone');
+    expect((await say('How fast do you ship?')).source).toBe('knowledge_base');
+    expect(calls.ai[0]!.passages).toEqual([passage]);
+    expect(calls.ai[0]!.integratorContext).toBeNull();
+  });
+
+  it('a failing bot-link actor never breaks the conversation (spec §1.8)', async () => {
+    const { machine } = harness({ botlink: async () => { throw new Error('boom'); } });
+    const { say, errors } = start(machine, 'phone');
+    expect((await say('Hello?')).source).toBe('knowledge_base');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('tool rounds (spec §8: at most three a turn)', () => {
+  it('runs the calls of a round together and gives the outcomes back to the AI', async () => {
+    let step = 0;
+    const { machine, calls } = harness({
+      botlink: async () => noAnswer(),
+      tools: [tool],
+      ai: async () => (step++ === 0 ? { kind: 'tool_calls', calls: [{ id: 'a', name: 'order_status', args: { order: '1' } }, { id: 'b', name: 'order_status', args: { order: '2' } }] } : { kind: 'answer', text: 'Both shipped.', source: 'ai' }),
+    });
+    const { say } = start(machine, 'phone');
+    expect((await say('Orders 1 and 2?')).text).toBe('Both shipped.');
+    expect(calls.tools).toHaveLength(1);
+    expect(calls.tools[0]!.calls.map((c) => c.id)).toEqual(['a', 'b']);
+    expect(calls.ai[1]!.rounds[0]!.outcomes.map((o) => o.id)).toEqual(['a', 'b']);
+  });
+
+  it('after the third round the AI gets no tools and must answer', async () => {
+    const { machine, calls } = harness({
+      botlink: async () => noAnswer(),
+      tools: [tool],
+      ai: async (input) => (input.tools.length > 0 ? { kind: 'tool_calls', calls: [{ id: `c${input.rounds.length}`, name: 'order_status', args: {} }] } : { kind: 'answer', text: 'Done looking.', source: 'ai' }),
+    });
+    const { say } = start(machine, 'phone');
+    expect((await say('Keep looking')).text).toBe('Done looking.');
+    expect(calls.tools).toHaveLength(MAX_TOOL_ROUNDS);
+    expect(calls.ai).toHaveLength(MAX_TOOL_ROUNDS + 1);
+    expect(calls.ai.at(-1)!.tools).toEqual([]);
+  });
+
+  it('a tool call the AI makes without tools on offer is not run; the fallback answers', async () => {
+    const { machine, calls } = harness({ botlink: async () => noAnswer(), tools: [], ai: async () => ({ kind: 'tool_calls', calls: [{ id: 'x', name: 'order_status', args: {} }] }) });
+    const { say } = start(machine, 'phone');
+    expect((await say('?')).source).toBe('fallback');
+    expect(calls.tools).toHaveLength(0);
+  });
+});
+
+describe('WhatsApp turn', () => {
+  it('asks the bot link first with the 6 s deadline; a handled answer is the message, verbatim', async () => {
+    const { machine, calls } = harness({ botlink: async () => answer('*Order 12*: shipped 🚚\nhttps://track.example/12') });
+    const { say } = start(machine, 'whatsapp');
+    const reply = await say('order 12?', 't1', 10_000);
+    expect(reply).toMatchObject({ text: '*Order 12*: shipped 🚚\nhttps://track.example/12', source: 'integrator' });
+    expect(calls.botlink[0]!.input.deadlineAt).toBe(10_000 + CHANNEL_TIMEOUT_MS);
+    expect(calls.knowledge).toHaveLength(0);
+  });
+
+  it('handled false or no valid answer: the built-in AI replies', async () => {
+    for (const b of [answer('we do not know', { handled: false }), noAnswer('invalid_json')]) {
+      const { machine, calls } = harness({ botlink: async () => b });
+      const { say } = start(machine, 'whatsapp');
+      expect((await say('question')).source).toBe('knowledge_base');
+      expect(calls.knowledge).toHaveLength(1);
+    }
+  });
+
+  it('saves customer.email and customer.name from any valid response', async () => {
+    const { machine } = harness({ botlink: async () => answer('hi', { handled: false, customer: { email: 'jan@example.nl', name: 'Jan' } }) });
+    const { actor, say } = start(machine, 'whatsapp');
+    await say('hello');
+    expect(actor.getSnapshot().context.customer).toEqual({ phone: '+31600000000', email: 'jan@example.nl', name: 'Jan' });
+  });
+
+  it('does not save them on the phone (spec §2.2: WhatsApp only)', async () => {
+    const { machine } = harness({ botlink: async () => answer('hi', { customer: { email: 'jan@example.nl' } }) });
+    const { actor, say } = start(machine, 'phone');
+    await say('hello');
+    expect(actor.getSnapshot().context.customer.email).toBeNull();
+  });
+});
+
+describe('website chat turn', () => {
+  it('uses the knowledge base only, never the bot link', async () => {
+    const { machine, calls } = harness({});
+    const { say } = start(machine, 'webchat');
+    expect((await say('shipping?')).source).toBe('knowledge_base');
+    expect(calls.botlink).toHaveLength(0);
+  });
+});
+
+describe('handoff', () => {
+  it('human: the hand-off runs and the customer hears the reply and the sentence', async () => {
+    const { machine, calls } = harness({
+      botlink: async () => answer('Let me get someone.', { handoff: 'human' }),
+      handoff: async (i) => ({ kind: i.kind, connected: true, sentence: 'Connecting you now.' }),
+    });
+    const { actor, say } = start(machine, 'phone');
+    const reply = await say('I want a person');
+    expect(reply.text).toBe('Let me get someone. Connecting you now.');
+    expect(reply.handoff).toEqual({ kind: 'human', connected: true, sentence: 'Connecting you now.' });
+    expect(calls.handoff[0]).toMatchObject({ kind: 'human', channel: 'phone' });
+    expect(actor.getSnapshot().context.handoff?.kind).toBe('human');
+  });
+
+  it('forward: the team is notified through the hand-off actor', async () => {
+    const { machine, calls } = harness({ botlink: async () => answer('We will look into it.', { handoff: 'forward' }) });
+    const { say } = start(machine, 'whatsapp');
+    expect((await say('complaint')).text).toBe('We will look into it. The team will follow up.');
+    expect(calls.handoff[0]!.kind).toBe('forward');
+  });
+
+  it('no handoff without a valid answer', async () => {
+    const { machine, calls } = harness({ botlink: async () => noAnswer() });
+    const { say } = start(machine, 'phone');
+    await say('x');
+    expect(calls.handoff).toHaveLength(0);
+  });
+});
+
+describe('barge-in and interrupt', () => {
+  it('a newer message cancels the older turn: its work is aborted and its reply never delivered', async () => {
+    const first = deferred<BotLinkSummary>();
+    let n = 0;
+    const { machine, calls } = harness({ botlink: () => (n++ === 0 ? first.promise : Promise.resolve(answer('Answer to the second.'))) });
+    const { actor, say, replies, emitted } = start(machine, 'phone');
+    actor.send({ type: 'message', turnId: 'old', text: 'first', at: 1 });
+    await waitFor(actor, () => calls.botlink.length === 1);
+    const reply = await say('second', 'new');
+    first.resolve(answer('Stale answer to the first.'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls.botlink[0]!.signal.aborted).toBe(true);
+    expect(reply.text).toBe('Answer to the second.');
+    expect(replies().map((r) => r.turnId)).toEqual(['new']);
+    expect(emitted.find((e) => e.type === 'turn_cancelled')).toMatchObject({ reason: 'barge_in', turn: { id: 'old' } });
+  });
+
+  it('interrupt during a turn cancels it and goes back to listening', async () => {
+    const { machine, calls } = harness({ botlink: () => new Promise(() => {}) });
+    const { actor, replies } = start(machine, 'phone');
+    actor.send({ type: 'message', turnId: 't', text: 'x', at: 1 });
+    await waitFor(actor, () => calls.botlink.length === 1);
+    actor.send({ type: 'interrupt' });
+    expect(actor.getSnapshot().matches('idle')).toBe(true);
+    expect(calls.botlink[0]!.signal.aborted).toBe(true);
+    expect(replies()).toHaveLength(0);
+  });
+
+  it('interrupt after a reply cuts the history to what the caller heard', async () => {
+    const { machine } = harness({ botlink: async () => answer('One two three four five.') });
+    const { actor, say } = start(machine, 'phone');
+    await say('count');
+    actor.send({ type: 'interrupt', spoken: 'One two' });
+    expect(actor.getSnapshot().context.history.at(-1)).toEqual({ role: 'assistant', text: 'One two' });
+  });
+});
+
+describe('failures and persistence', () => {
+  it('an AI failure still answers (fallback, spoken by the runtime in the caller\'s language)', async () => {
+    const { machine } = harness({ ai: async () => { throw new Error('llm down'); } });
+    const { say, errors } = start(machine, 'webchat');
+    expect(await say('x')).toMatchObject({ text: '', source: 'fallback' });
+    expect(errors).toEqual([]);
+  });
+
+  it('a persisted snapshot restores mid-conversation with its history', async () => {
+    const { machine, calls } = harness({});
+    const first = start(machine, 'webchat');
+    await first.say('first question');
+    const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
+    first.actor.stop();
+    // input is ignored when a snapshot is given; the types still ask for it.
+    const restored = createActor(machine, { snapshot: persisted, input: { sessionId: 's1', workspaceId: 'w1', channel: 'webchat' } });
+    const replies: SessionEmitted[] = [];
+    restored.on('reply', (e) => replies.push(e));
+    restored.start();
+    restored.send({ type: 'message', turnId: 't2', text: 'second question', at: 2 });
+    await waitFor(restored, (s) => s.matches('idle') && replies.length === 1);
+    expect(calls.ai.at(-1)!.history).toEqual([
+      { role: 'customer', text: 'first question' },
+      { role: 'assistant', text: 'From the knowledge base.' },
+    ]);
+    expect(restored.getSnapshot().context.turnCount).toBe(2);
+  });
+
+  it('end stops the session in its final state', async () => {
+    const { machine } = harness({});
+    const { actor } = start(machine, 'phone');
+    actor.send({ type: 'end' });
+    expect(actor.getSnapshot().status).toBe('done');
+  });
+});
