@@ -51,6 +51,8 @@ export interface GuardedClientOptions {
    * CA through Node's own NODE_EXTRA_CA_CERTS (interfaces.md, configuration), which is read once at process start.
    */
   ca?: string | readonly string[];
+  /** How long `validateUrl` waits for DNS; default VALIDATE_DNS_TIMEOUT_MS. */
+  validateDnsTimeoutMs?: number;
 }
 
 export interface GuardedRequest {
@@ -78,6 +80,8 @@ export interface GuardedResponse {
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
+/** How long saving a URL waits for its DNS answer. */
+export const VALIDATE_DNS_TIMEOUT_MS = 5_000;
 
 /**
  * Raised inside the connector's lookup when a host name resolves to a refused address; undici hands it back
@@ -152,12 +156,14 @@ export class GuardedClient {
   readonly #policy: AddressPolicy;
   readonly #resolve: ResolveHost;
   readonly #agent: Agent;
+  readonly #validateDnsTimeoutMs: number;
   readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
 
   constructor(options: GuardedClientOptions = {}) {
     this.#policy = createAddressPolicy(options.allow ?? []);
     this.#resolve = options.lookup ?? defaultResolve;
+    this.#validateDnsTimeoutMs = options.validateDnsTimeoutMs ?? VALIDATE_DNS_TIMEOUT_MS;
     this.#agent = new Agent({
       connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
       // HTTP/1.1 only: every integrator speaks it, and one request per connection means destroying a cut-off body
@@ -181,9 +187,12 @@ export class GuardedClient {
     const { hostname } = checked.url;
     if (literalAddress(hostname) != null) return { ok: true, url: checked.url };
     try {
-      await resolveChecked(hostname, this.#resolve, this.#policy);
+      // A hung resolver must not hang the dashboard request that saves the URL.
+      const deadline = AbortSignal.timeout(this.#validateDnsTimeoutMs);
+      await untilAborted(resolveChecked(hostname, this.#resolve, this.#policy), deadline, () => {});
     } catch (err) {
       if (err instanceof RefusedAddressError) return { ok: false, reason: err.message };
+      if ((err as Error).name === 'TimeoutError') return { ok: false, reason: `${hostname} did not resolve within ${this.#validateDnsTimeoutMs} ms` };
       const code = (err as NodeJS.ErrnoException).code;
       return { ok: false, reason: `${hostname} could not be resolved${code == null ? '' : ` (${code})`}` };
     }

@@ -376,6 +376,13 @@ describe('validateUrl resolves the host now and gives the reason (dashboard 422)
     if (result.ok) expect(result.url).toBeInstanceOf(URL);
   });
 
+  it('gives up on a DNS server that never answers, with the reason', async () => {
+    const c = client({ lookup: () => new Promise(() => {}), validateDnsTimeoutMs: 100 });
+    const started = performance.now();
+    expect(await c.validateUrl('https://hung.example/')).toEqual({ ok: false, reason: 'hung.example did not resolve within 100 ms' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it('accepts what the allow list exempts', async () => {
     const c = client({ allow: ['internal.example'], lookup: dns });
     expect(await c.validateUrl('https://internal.example/')).toMatchObject({ ok: true });
