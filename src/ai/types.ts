@@ -29,6 +29,8 @@ export interface AiStepInput {
   /** Calls made earlier in this turn and their outcomes, round by round. */
   rounds: { calls: ToolInvocation[]; outcomes: ToolOutcome[] }[];
   signal?: AbortSignal;
+  /** The workspace's (company's) name, for the LLM's system prompt; absent: "this company". */
+  workspaceName?: string;
 }
 
 /**

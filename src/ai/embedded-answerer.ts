@@ -1,0 +1,241 @@
+/**
+ * The embedded answerer: the default AI, with no network and no model. It is extractive: it reads out the sentences
+ * of the knowledge passages that best match the customer's message, and says honestly that it does not know when
+ * nothing fits.
+ *
+ * It never asks for tools: deciding which tool to call with which arguments needs a language model, so tools work
+ * only with the OpenAI-compatible adapter. It ignores earlier tool rounds for the same reason (their results are JSON
+ * for a model, not sentences for a customer); it also serves as the fallback when the LLM fails mid-turn.
+ *
+ * Deterministic: the same input gives the same answer (no randomness, no clock; ties go to the better-ranked
+ * passage, then to the earlier sentence).
+ */
+import { ANSWER_THRESHOLD, FOLLOW_SENTENCE_MIN_SHARE, MAX_ANSWER_CHARS, MAX_ANSWER_PASSAGES, MAX_ANSWER_SENTENCES } from './limits.ts';
+import { phrase, sentenceSegmenter } from './phrases.ts';
+import type { AiPort, AiStep, AiStepInput } from './types.ts';
+
+export type AnswerStep = Extract<AiStep, { kind: 'answer' }>;
+
+/** What composing an answer needs; the rest of {@link AiStepInput} does not change an extractive answer. */
+export type EmbeddedAnswerInput = Pick<AiStepInput, 'message' | 'language' | 'passages' | 'integratorContext'>;
+
+/**
+ * How a sentence is ranked: mostly by how many of the message's words it contains (that is what picks the right
+ * sentence inside a passage), partly by the passage's own score (what the knowledge base thought of the whole chunk).
+ */
+const OVERLAP_WEIGHT = 0.7;
+const PASSAGE_WEIGHT = 0.3;
+
+/**
+ * Words that carry no meaning for matching, in English and Dutch (the languages the service speaks; customers mix
+ * them, so both lists always apply).
+ */
+const stopwords = new Set(
+  (
+    'a an the and or but if then of to in on at by for with from about as is are was were be been being am do does did ' +
+    'have has had i me my we our us you your he she it its they them their this that these those what which who whom ' +
+    'when where why how can could would should will shall may might must not no yes please thanks thank hi hello hey ' +
+    'there here so too very just also any some all more most much many get got want need like know tell ' +
+    'de het een en of maar als dan van naar in op aan bij met voor over om uit te is zijn was waren ben bent wordt ' +
+    'worden heb hebt heeft hebben had ik mij me mijn wij we ons onze jij je jou jouw u uw hij zij ze haar hem het ' +
+    'dit dat deze die wat welke wie waar wanneer waarom hoe kan kunt kunnen zou zouden wil wilt willen moet moeten ' +
+    'mag mogen niet geen ja nee graag dank bedankt hoi hallo er hier daar zo ook nog al alle meer veel even weten'
+  ).split(' '),
+);
+
+/** Lowercase, accents folded, split into words of letters and digits. */
+export function words(text: string): string[] {
+  return (
+    text
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
+}
+
+/** The distinct meaningful words of a text (stopwords and one-letter words dropped), in order of appearance. */
+export function keywords(text: string): string[] {
+  return [...new Set(words(text).filter((w) => (w.length > 1 || /\p{N}/u.test(w)) && !stopwords.has(w)))];
+}
+
+/**
+ * Two words match when equal, or when they share a stem: a common prefix of at least 4 characters that leaves at
+ * most 2 characters of the shorter word (open/opening, order/orders, bezorgen/bezorging, deliver/delivered). A crude
+ * stemmer for both languages at once, and deterministic.
+ */
+export function wordsMatch(a: string, b: string): boolean {
+  if (a === b) return true;
+  const shorter = Math.min(a.length, b.length);
+  if (shorter < 4) return false;
+  let common = 0;
+  while (common < shorter && a[common] === b[common]) common++;
+  return common >= 4 && common >= shorter - 2;
+}
+
+/** Share (0..1) of `wanted` words that `text` contains. */
+function overlap(wanted: readonly string[], text: string): number {
+  if (wanted.length === 0) return 0;
+  const present = keywords(text);
+  let hits = 0;
+  for (const w of wanted) if (present.some((p) => wordsMatch(w, p))) hits++;
+  return hits / wanted.length;
+}
+
+/** The sentences of a text, whitespace collapsed, each ending in punctuation (a line without any gets a period). */
+export function sentences(text: string, language: string): string[] {
+  const out: string[] = [];
+  for (const { segment } of sentenceSegmenter(language).segment(text)) {
+    const s = segment.replace(/\s+/g, ' ').trim();
+    if (!/[\p{L}\p{N}]/u.test(s)) continue;
+    out.push(/[.!?…:;]$/u.test(s) ? s : `${s}.`);
+  }
+  return out;
+}
+
+interface Candidate {
+  passage: number;
+  index: number;
+  text: string;
+  overlap: number;
+  score: number;
+}
+
+/** Cut a single over-long sentence at a word boundary so the answer stays within MAX_ANSWER_CHARS. */
+function cutSentence(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = text.slice(0, max - 1);
+  const space = room.lastIndexOf(' ');
+  return `${(space > max / 2 ? room.slice(0, space) : room).replace(/[\s,;:.]+$/u, '')}…`;
+}
+
+/**
+ * The sentence and character budget of one answer: sentences are offered in order of importance and kept while they
+ * fit; duplicates (same words) are skipped.
+ */
+class Budget {
+  #count = 0;
+  #chars = 0;
+  readonly #seen = new Set<string>();
+
+  /** The sentence as it will be used (the first one is cut when it alone is too long), or null when it does not fit. */
+  take(sentence: string): string | null {
+    const key = words(sentence).join(' ');
+    if (this.#count >= MAX_ANSWER_SENTENCES || this.#seen.has(key)) return null;
+    const text = this.#count === 0 ? cutSentence(sentence, MAX_ANSWER_CHARS) : sentence;
+    const cost = text.length + (this.#count === 0 ? 0 : 1);
+    if (this.#chars + cost > MAX_ANSWER_CHARS) return null;
+    this.#count++;
+    this.#chars += cost;
+    this.#seen.add(key);
+    return text;
+  }
+}
+
+/**
+ * The extractive answer for one message.
+ *
+ * 1. Passages with a score of at least {@link ANSWER_THRESHOLD} count (the best {@link MAX_ANSWER_PASSAGES} of them).
+ *    Their sentences are ranked by `0.7 × overlap + 0.3 × passage score`, where overlap is the share of the message's
+ *    keywords the sentence contains.
+ * 2. The best sentence leads (when no sentence shares a word with the message, the first sentence of the best passage:
+ *    the knowledge base found that passage relevant). Further sentences that share words with the message and reach
+ *    half the best one's rank follow, up to {@link MAX_ANSWER_SENTENCES} sentences and {@link MAX_ANSWER_CHARS}
+ *    characters (chosen by rank, so the best is never crowded out); after the lead, sentences of one passage keep
+ *    their order in the passage.
+ * 3. Integrator context (spec §1.3: a handled-false reply is extra context): it counts as relevant when it shares a
+ *    keyword with the message, or when no passage reaches the threshold (then it is the only text written for this
+ *    very message). Relevant context comes first and passage sentences that match the message fill the remaining
+ *    room; context that is not relevant while passages do answer is left out, since it is context, not an answer.
+ * 4. Nothing relevant: the honest fallback sentence in the customer's language, source 'fallback'.
+ *
+ * An answer that uses the integrator's context still has source 'knowledge_base': the AiStep sources name who wrote
+ * the answer ('ai' for a model), and this one was composed by the knowledge-base answerer; the session knows whether
+ * it passed integrator context and records that with the turn.
+ */
+export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
+  const wanted = keywords(input.message);
+  const passages = input.passages
+    .map((p, rank) => ({ p, rank }))
+    .filter(({ p }) => Number.isFinite(p.score) && p.score >= ANSWER_THRESHOLD)
+    // Best first as given; a stable sort by score keeps the given order among equals.
+    .sort((a, b) => b.p.score - a.p.score || a.rank - b.rank)
+    .slice(0, MAX_ANSWER_PASSAGES);
+
+  const candidates: Candidate[] = [];
+  passages.forEach(({ p }, passage) => {
+    sentences(p.text, input.language).forEach((text, index) => {
+      const o = overlap(wanted, text);
+      candidates.push({ passage, index, text, overlap: o, score: OVERLAP_WEIGHT * o + PASSAGE_WEIGHT * p.score });
+    });
+  });
+  const ranked = candidates
+    .filter((c) => c.overlap > 0)
+    .sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
+
+  const context = input.integratorContext?.trim() ?? '';
+  const contextRelevant = context !== '' && (passages.length === 0 || overlap(wanted, context) > 0);
+
+  const budget = new Budget();
+  const parts: string[] = [];
+  if (contextRelevant) {
+    for (const s of sentences(context, input.language)) {
+      const taken = budget.take(s);
+      if (taken === null) break;
+      parts.push(taken);
+    }
+  }
+  const lead = contextRelevant ? undefined : passages.length > 0 ? (ranked[0] ?? candidates[0]) : undefined;
+  if (contextRelevant || lead !== undefined) {
+    // Chosen in rank order (so the best sentence is never crowded out), then the best first and the rest in order.
+    const accepted: Candidate[] = [];
+    for (const c of pick(ranked, ranked[0]?.score ?? lead?.score ?? 0, lead)) {
+      const taken = budget.take(c.text);
+      if (taken !== null) accepted.push({ ...c, text: taken });
+    }
+    parts.push(...inReadingOrder(accepted).map((c) => c.text));
+  }
+
+  if (parts.length === 0) return { kind: 'answer', text: phrase('dont_know', input.language), source: 'fallback' };
+  return { kind: 'answer', text: parts.join(' '), source: 'knowledge_base' };
+}
+
+/**
+ * The lead (when given) and the ranked sentences that reach FOLLOW_SENTENCE_MIN_SHARE of the best rank, in rank
+ * order; the Budget then keeps those that fit.
+ */
+function pick(ranked: readonly Candidate[], best: number, lead?: Candidate): Candidate[] {
+  const chosen: Candidate[] = lead === undefined ? [] : [lead];
+  for (const c of ranked) {
+    if (c === lead || c.score < best * FOLLOW_SENTENCE_MIN_SHARE) continue;
+    chosen.push(c);
+  }
+  return chosen;
+}
+
+/**
+ * The best sentence first (it answers the question), then the others passage by passage (in the order of each
+ * passage's best sentence) and within a passage in the order they were written, so the rest reads like the source.
+ */
+function inReadingOrder(chosen: readonly Candidate[]): Candidate[] {
+  const [lead, ...rest] = chosen;
+  if (lead === undefined) return [];
+  const passageOrder: number[] = [lead.passage];
+  for (const c of rest) if (!passageOrder.includes(c.passage)) passageOrder.push(c.passage);
+  rest.sort((a, b) => passageOrder.indexOf(a.passage) - passageOrder.indexOf(b.passage) || a.index - b.index);
+  return [lead, ...rest];
+}
+
+export class EmbeddedAnswerer implements AiPort {
+  readonly name = 'embedded';
+
+  /** Always an answer, never tool calls (see the module comment). */
+  async step(input: AiStepInput): Promise<AiStep> {
+    input.signal?.throwIfAborted();
+    return composeAnswer(input);
+  }
+}
+
+export function createEmbeddedAnswerer(): AiPort {
+  return new EmbeddedAnswerer();
+}

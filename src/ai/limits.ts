@@ -1,0 +1,53 @@
+/**
+ * Every limit and default of the AI adapters and of rendering, in one place (the spec's own numbers stay in
+ * `src/limits.ts`). Every use imports from here.
+ */
+
+// ── Embedded answerer ───────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Lowest passage score (0..1, the knowledge base's normalised ts_rank_cd) the embedded answerer answers from. Below
+ * it a passage shares too little with the question to be read out as an answer; the customer is offered the team.
+ */
+export const ANSWER_THRESHOLD = 0.2;
+/** How many of the best passages (above the threshold) the embedded answerer picks sentences from. */
+export const MAX_ANSWER_PASSAGES = 3;
+/** Most sentences in an embedded answer: what a caller can take in at once. */
+export const MAX_ANSWER_SENTENCES = 3;
+/** Most characters in an embedded answer (about 25 seconds of speech). */
+export const MAX_ANSWER_CHARS = 400;
+/**
+ * A further sentence joins the best one only when its relevance is at least this share of the best sentence's, so a
+ * strong answer is not diluted by loosely related lines.
+ */
+export const FOLLOW_SENTENCE_MIN_SHARE = 0.5;
+
+// ── OpenAI-compatible adapter ───────────────────────────────────────────────────────────────────────────────────
+
+/** Deadline of one chat-completions request (connect, headers and body together). */
+export const LLM_TIMEOUT_MS = 8_000;
+/** Most response bytes read from the LLM; a completion is a few KB, so more means something is wrong. */
+export const MAX_LLM_RESPONSE_BYTES = 1024 * 1024;
+/** Low temperature: a service assistant should answer the same question the same way. */
+export const LLM_TEMPERATURE = 0.2;
+/** Most tool calls of one step that are honoured; further ones are dropped (each costs a round trip of up to 4 s). */
+export const MAX_TOOL_CALLS_PER_ROUND = 5;
+/** Most earlier turns put into the prompt (the session already cuts history; this bounds the request regardless). */
+export const MAX_PROMPT_HISTORY_TURNS = 20;
+/** Most knowledge passages put into the prompt. */
+export const MAX_PROMPT_PASSAGES = 6;
+/** Most characters of the integrator's context put into the prompt (spec §2.2, §8: a reply has at most 2000). */
+export const MAX_PROMPT_CONTEXT_CHARS = 2_000;
+/** How much of an LLM error body is quoted in an AiError message (for the operator's log, never for customers). */
+export const LLM_ERROR_EXCERPT_CHARS = 300;
+
+// ── Rendering ───────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Longest reply spoken on the phone (about 40 seconds); cut at a sentence boundary. */
+export const MAX_SPOKEN_CHARS = 600;
+/** A spoken list keeps its first items and says "and more" after them. */
+export const MAX_SPOKEN_LIST_ITEMS = 3;
+/** WhatsApp Cloud API: the body of a text message has at most 4096 characters. */
+export const MAX_WHATSAPP_TEXT_CHARS = 4_096;
+/** Website chat replies: the same bound as WhatsApp, so one answer fits every text channel. */
+export const MAX_WEBCHAT_TEXT_CHARS = 4_096;

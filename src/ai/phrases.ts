@@ -1,0 +1,68 @@
+/**
+ * The few fixed sentences the service says itself, by language. The session engine and the channels use them, so
+ * they live here once. A language without its own table falls back to English sentence by sentence, so adding a
+ * language never leaves a gap.
+ */
+
+export type PhraseKey = 'dont_know' | 'filler' | 'handoff_human' | 'handoff_forward' | 'team_unavailable' | 'not_heard';
+
+export const FALLBACK_PHRASE_LANGUAGE = 'en';
+
+/** Sentences by two-letter language code; `en` is complete and is the fallback for every key. */
+export const phrases = {
+  en: {
+    /** Nothing in the knowledge base fits: be honest and offer the team. */
+    dont_know: "I don't know that, shall I connect you with the team?",
+    /** Phone: spoken while the answer is not ready yet (a preemptible text frame). */
+    filler: "One moment, I'm checking that.",
+    /** A person takes over now. */
+    handoff_human: "I'll connect you with a colleague.",
+    /** spec §2.2 handoff 'forward': the team follows up. */
+    handoff_forward: 'The team will follow up with you.',
+    /** spec §2.2 handoff 'human' on the phone while the team is not available. */
+    team_unavailable: 'The team is not available right now; they will follow up with you.',
+    /** Phone: the prompt was empty or unintelligible. */
+    not_heard: "Sorry, I didn't catch that. Could you say it again?",
+  },
+  nl: {
+    dont_know: 'Dat weet ik niet, zal ik u doorverbinden met het team?',
+    filler: 'Een moment, ik zoek het even voor u op.',
+    handoff_human: 'Ik verbind u door met een collega.',
+    handoff_forward: 'Het team neemt contact met u op.',
+    team_unavailable: 'Het team is nu niet bereikbaar; zij nemen later contact met u op.',
+    not_heard: 'Sorry, dat verstond ik niet. Wilt u het nog eens zeggen?',
+  },
+} as const satisfies { en: Record<PhraseKey, string> } & Record<string, Partial<Record<PhraseKey, string>>>;
+
+/** The primary subtag, lowercase: 'nl-NL', 'NL', 'nl_BE' → 'nl'. */
+export function primaryLanguage(language: string): string {
+  return language.trim().toLowerCase().split(/[-_.@]/, 1)[0] ?? '';
+}
+
+/** The sentence `key` in `language`, or in English when that language has none. */
+export function phrase(key: PhraseKey, language: string): string {
+  const table = (phrases as Record<string, Partial<Record<PhraseKey, string>> | undefined>)[primaryLanguage(language)];
+  return table?.[key] ?? phrases.en[key];
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+
+/**
+ * A sentence segmenter for the language (Intl's rules know abbreviations like "bijv." and "e.g."), cached because
+ * creating one costs more than segmenting a reply. Keyed by the primary subtag, so the cache stays small.
+ */
+export function sentenceSegmenter(language: string): Intl.Segmenter {
+  const key = primaryLanguage(language);
+  let segmenter = segmenters.get(key);
+  if (segmenter === undefined) {
+    try {
+      segmenter = new Intl.Segmenter(key === '' ? FALLBACK_PHRASE_LANGUAGE : key, { granularity: 'sentence' });
+    } catch {
+      segmenter = new Intl.Segmenter(FALLBACK_PHRASE_LANGUAGE, { granularity: 'sentence' });
+    }
+    // Language codes come from callers; a flood of odd ones must not grow the cache without bound.
+    if (segmenters.size >= 64) segmenters.clear();
+    segmenters.set(key, segmenter);
+  }
+  return segmenter;
+}

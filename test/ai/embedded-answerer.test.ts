@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { composeAnswer, createEmbeddedAnswerer, keywords, sentences, wordsMatch } from '../../src/ai/embedded-answerer.ts';
+import { ANSWER_THRESHOLD, MAX_ANSWER_CHARS, MAX_ANSWER_SENTENCES } from '../../src/ai/limits.ts';
+import { phrase, phrases } from '../../src/ai/phrases.ts';
+import type { AiStepInput } from '../../src/ai/types.ts';
+import type { KnowledgePassage } from '../../src/knowledge/types.ts';
+
+function passage(id: string, title: string, text: string, score: number): KnowledgePassage {
+  return { id, source: 'page', externalId: `page-${id}`, title, url: `https://shop.example.com/${id}`, text, score };
+}
+
+const hours = passage(
+  'hours',
+  'Opening hours',
+  'Welcome to our shop in Utrecht. We are open Monday to Friday from 9:00 to 17:00. On Saturday we are open from ' +
+    '10:00 to 16:00. We are closed on Sunday and on public holidays.',
+  0.62,
+);
+const shipping = passage(
+  'shipping',
+  'Shipping',
+  'Orders ship within two working days. Shipping is free above 50 euro. Parcels are delivered by PostNL.',
+  0.41,
+);
+const returns = passage(
+  'returns',
+  'Returns',
+  'You can return a product within 30 days. Returns are free of charge. Refunds reach your account within a week.',
+  0.33,
+);
+const verzending = passage(
+  'verzending',
+  'Verzending',
+  'Bestellingen worden binnen twee werkdagen verzonden. Verzending is gratis boven 50 euro. De bezorging gaat via PostNL.',
+  0.45,
+);
+
+function input(overrides: Partial<AiStepInput>): AiStepInput {
+  return {
+    channel: 'whatsapp',
+    language: 'en',
+    message: '',
+    history: [],
+    passages: [hours, shipping, returns],
+    integratorContext: null,
+    tools: [],
+    rounds: [],
+    ...overrides,
+  };
+}
+
+describe('the embedded answerer picks the sentence that answers the message', () => {
+  it.each([
+    ['When are you open on Saturday?', 'On Saturday we are open from 10:00 to 16:00.'],
+    ['How long does shipping take?', 'Orders ship within two working days.'],
+    ['Are returns free?', 'Returns are free of charge.'],
+    ['Are you closed on Sunday?', 'We are closed on Sunday and on public holidays.'],
+  ])('%s → leads with the matching sentence', (message, lead) => {
+    const step = composeAnswer(input({ message }));
+    expect(step.source).toBe('knowledge_base');
+    expect(step.text.startsWith(lead)).toBe(true);
+  });
+
+  it('answers in Dutch from Dutch passages, matching word forms (bezorging ~ bezorgen)', () => {
+    const step = composeAnswer(input({ language: 'nl', message: 'Met wie bezorgen jullie?', passages: [verzending] }));
+    expect(step).toEqual({ kind: 'answer', source: 'knowledge_base', text: 'De bezorging gaat via PostNL.' });
+  });
+
+  it('leaves out the welcome line and other sentences that share no word with the question', () => {
+    const step = composeAnswer(input({ message: 'When are you open on Saturday?' }));
+    expect(step.text).not.toContain('Welcome');
+    expect(step.text).not.toContain('PostNL');
+  });
+
+  it('keeps the answer short: at most the sentence and character budget', () => {
+    const long = passage('long', 'Long', Array.from({ length: 12 }, (_, i) => `Shipping fact number ${i} is about shipping parcels.`).join(' '), 0.9);
+    const step = composeAnswer(input({ message: 'shipping parcels', passages: [long] }));
+    expect(sentences(step.text, 'en').length).toBeLessThanOrEqual(MAX_ANSWER_SENTENCES);
+    expect(step.text.length).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
+  });
+
+  it('cuts a single sentence that is longer than the budget at a word', () => {
+    const huge = passage('huge', 'Huge', `Shipping ${'takes a long and winding road '.repeat(30)}to you.`, 0.9);
+    const step = composeAnswer(input({ message: 'shipping', passages: [huge] }));
+    expect(step.text.length).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
+    expect(step.text.endsWith('…')).toBe(true);
+  });
+
+  it('uses the first sentence of a passage above the threshold when no sentence shares a word (the search found it)', () => {
+    const step = composeAnswer(input({ message: 'hmm?', passages: [shipping] }));
+    expect(step.text).toBe('Orders ship within two working days.');
+  });
+});
+
+describe('below the threshold the customer is offered the team, in their language', () => {
+  const weak = [hours, shipping].map((p) => ({ ...p, score: ANSWER_THRESHOLD - 0.01 }));
+
+  it.each([
+    ['en', 'When are you open?', phrases.en.dont_know],
+    ['nl', 'Wanneer zijn jullie open?', phrases.nl.dont_know],
+    ['nl-BE', 'Wanneer zijn jullie open?', phrases.nl.dont_know],
+    ['de', 'Wann haben Sie geöffnet?', phrases.en.dont_know],
+  ])('%s', (language, message, text) => {
+    expect(composeAnswer(input({ language, message, passages: weak }))).toEqual({ kind: 'answer', source: 'fallback', text });
+  });
+
+  it('with no passages at all', () => {
+    expect(composeAnswer(input({ message: 'Where is my order?', passages: [] })).source).toBe('fallback');
+  });
+});
+
+describe("the integrator's context (spec §1.3: handled false is extra context)", () => {
+  it('is the answer when no passage reaches the threshold (it was written for this very message)', () => {
+    const step = composeAnswer(input({ message: 'Where is my parcel?', passages: [], integratorContext: 'Order 1234 left our warehouse on Monday.' }));
+    expect(step).toEqual({ kind: 'answer', source: 'knowledge_base', text: 'Order 1234 left our warehouse on Monday.' });
+  });
+
+  it('comes first when it shares words with the message, followed by matching passage sentences', () => {
+    const step = composeAnswer(input({ message: 'When will my order ship?', integratorContext: 'Your order 1234 ships tomorrow.' }));
+    expect(step.text.startsWith('Your order 1234 ships tomorrow. Orders ship within two working days.')).toBe(true);
+    expect(step.source).toBe('knowledge_base');
+  });
+
+  it('is left out when it is unrelated and the passages answer', () => {
+    const step = composeAnswer(input({ message: 'When are you open on Saturday?', integratorContext: 'Customer has loyalty status gold.' }));
+    expect(step.text).not.toContain('loyalty');
+    expect(step.text.startsWith('On Saturday')).toBe(true);
+  });
+
+  it('an empty context counts as none', () => {
+    expect(composeAnswer(input({ message: 'x', passages: [], integratorContext: '   ' })).source).toBe('fallback');
+  });
+});
+
+describe('the embedded answerer as an AiPort', () => {
+  it('is deterministic: the same input gives the same answer', async () => {
+    const ai = createEmbeddedAnswerer();
+    const one = input({ message: 'When are you open on Saturday and do you ship with PostNL?' });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => ai.step(structuredClone(one))));
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toEqual(composeAnswer(one));
+  });
+
+  it('never asks for tools, even when tools are offered', async () => {
+    const step = await createEmbeddedAnswerer().step(
+      input({ message: 'Where is my order?', tools: [{ name: 'order_status', description: 'Order status', parameters: { type: 'object' } }] }),
+    );
+    expect(step.kind).toBe('answer');
+  });
+
+  it('honours an aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(createEmbeddedAnswerer().step(input({ message: 'hi', signal: controller.signal }))).rejects.toThrow();
+  });
+
+  it('is named embedded', () => {
+    expect(createEmbeddedAnswerer().name).toBe('embedded');
+  });
+});
+
+describe('matching words', () => {
+  it.each([
+    ['open', 'opening', true],
+    ['order', 'orders', true],
+    ['bezorgen', 'bezorging', true],
+    ['deliver', 'delivered', true],
+    ['ship', 'shop', false],
+    ['hours', 'house', false],
+  ])('%s ~ %s: %s', (a, b, expected) => expect(wordsMatch(a, b)).toBe(expected));
+
+  it('drops English and Dutch stopwords and folds accents', () => {
+    expect(keywords('What are the opening hours of the café?')).toEqual(['opening', 'hours', 'cafe']);
+    expect(keywords('Wat zijn de openingstijden van de winkel?')).toEqual(['openingstijden', 'winkel']);
+  });
+});
+
+describe('the fixed phrases', () => {
+  it('exist in nl and en for every key, with English as the fallback', () => {
+    expect(Object.keys(phrases.nl).sort()).toEqual(Object.keys(phrases.en).sort());
+    expect(phrase('filler', 'nl-NL')).toBe(phrases.nl.filler);
+    expect(phrase('handoff_forward', 'fr')).toBe('The team will follow up with you.');
+    expect(phrase('team_unavailable', 'EN')).toBe('The team is not available right now; they will follow up with you.');
+  });
+});
