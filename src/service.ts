@@ -8,8 +8,20 @@ import type { AddressInfo } from 'node:net';
 import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
 import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
+// Knowledge base and content sync.
+import { apiKeysRepository } from '../db/repositories/api-keys.repository.ts';
+import { knowledgeRepository } from '../db/repositories/knowledge.repository.ts';
+import { createApiKeysService } from './auth/api-keys.ts';
+import { keyRoutes } from './http/routes/keys.ts';
+import { syncRoutes } from './http/routes/sync.ts';
+import { createKnowledgeService, type KnowledgeService } from './knowledge/knowledge-service.ts';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import { createBotLinkClient } from './botlink/client.ts';
+import { createToolsClient } from './botlink/tools-client.ts';
+import { createAi } from './ai/index.ts';
+import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
+import { sessionRoutes } from './http/routes/sessions.ts';
+import { createSessionRuntime, type SessionRuntime } from './sessions/session-runtime.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { createApp } from './http/app.ts';
@@ -36,6 +48,8 @@ export interface ServiceOptions {
   lookup?: GuardedClientOptions['lookup'];
   /** How long SIGTERM waits for requests in flight; default 10 s. */
   drainMs?: number;
+  /** Session runtime settings (tests use short ones). */
+  sessions?: { idleMs?: number; instanceId?: string };
 }
 
 export interface RunningService {
@@ -44,6 +58,10 @@ export interface RunningService {
   server: Server;
   database: OpenedDatabase;
   accounts: AccountsService;
+  /** The knowledge base: sync writes and `search` (KnowledgeSearch) for the AI. */
+  knowledge: KnowledgeService;
+  /** The live conversations: channels hand messages to it. */
+  runtime: SessionRuntime;
   stop(): Promise<void>;
 }
 
@@ -67,13 +85,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics();
   const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
   const botlink = createBotLinkClient({ http, metrics });
+  const tools = createToolsClient({ http });
   const accounts = createAccountsService({ accounts: accountsRepository(database.db) });
   const integration = createIntegrationService({
     integrations: integrationsRepository(database.db),
     secrets: createSecretBox(masterKey),
     http,
     botlink,
+    tools,
+    // spec §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
+    onChange: (workspaceId) => tools.invalidate(workspaceId),
   });
+  // Knowledge base and content sync (spec §1.6).
+  const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(database.db) });
+  const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
+
+  // Conversations: one actor per session (machines/session.machine.ts).
+  const ai = createAi(config.llm, { logger });
+  const sessions = sessionsRepository(database.db);
+  const runtime = createSessionRuntime({
+    sessions,
+    credentials: (workspaceId) => integration.credentials(workspaceId),
+    botlink,
+    knowledge,
+    ai,
+    tools,
+    logger,
+    ...(options.sessions?.idleMs ? { idleMs: options.sessions.idleMs } : {}),
+    ...(options.sessions?.instanceId ? { instanceId: options.sessions.instanceId } : {}),
+  });
+  const sweep = setInterval(() => void runtime.passivateIdle().catch((err: unknown) => logger.error({ err }, 'passivation failed')), 30_000);
+  sweep.unref();
 
   const routes: RouteDefinition[] = [];
   const openApiDocument = () => buildOpenApi(routes, { version: VERSION, serverUrl: config.publicUrl });
@@ -95,9 +137,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }),
     ...accountRoutes(accounts),
     ...integrationRoutes(integration),
+    ...syncRoutes(knowledge),
+    ...keyRoutes(apiKeys),
+    ...sessionRoutes({ sessions, runtime }),
   );
 
-  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken });
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
   server.listen(config.port, config.host);
   await once(server, 'listening');
@@ -112,6 +157,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server,
     database,
     accounts,
+    knowledge,
+    runtime,
     stop() {
       stopping ??= (async () => {
         state = 'draining';
@@ -120,7 +167,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         server.closeIdleConnections();
         const drained = once(server, 'close').then(() => true);
         const timedOut = new Promise<false>((resolve) => setTimeout(resolve, options.drainMs ?? 10_000, false).unref());
+        // Conversations finish their turn and are written before the connections they use go away.
+        clearInterval(sweep);
+        await runtime.stop(options.drainMs ?? 10_000);
         if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
+        await ai.close();
         await http.close();
         if (!options.database) await database.close();
         releaseLock();

@@ -22,6 +22,14 @@ export interface AppDeps {
   metrics: Metrics;
   logger: Logger;
   adminToken: string | null;
+  /** Resolves the sync API's keys (sync-write and sync-read routes); absent: those routes answer 503. */
+  apiKeys?: ApiKeyResolver;
+}
+
+/** What the HTTP layer needs of the sync and widget keys (src/auth/api-keys.ts). */
+export interface ApiKeyResolver {
+  workspaceForSyncKey(key: string): Promise<string | undefined>;
+  workspaceForWidgetKey(key: string): Promise<string | undefined>;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -75,10 +83,10 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     const stop = deps.metrics.httpDuration.startTimer({ method: definition.method.toUpperCase(), route: metricRoute });
     res.on('finish', () => stop({ status: String(res.statusCode) }));
 
-    const principal = await authorise(definition, req, deps);
+    const { principal, workspaceId } = await authorise(definition, req, deps);
     const raw = req.body === undefined && bodyOptional ? {} : req.body;
     const body = validate ? validate(raw) : undefined;
-    const result = await definition.handler({ req, res, body, params: req.params as Record<string, string>, principal: principal as Principal });
+    const result = await definition.handler({ req, res, body, params: req.params as Record<string, string>, principal: principal as Principal, workspaceId });
     if (res.headersSent) return;
     res.status(result.status);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
@@ -88,19 +96,47 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
   });
 }
 
-async function authorise(definition: RouteDefinition, req: Request, deps: AppDeps): Promise<Principal | undefined> {
-  if (definition.access === 'public') return undefined;
+async function authorise(definition: RouteDefinition, req: Request, deps: AppDeps): Promise<{ principal?: Principal; workspaceId: string }> {
+  if (definition.access === 'public') return { workspaceId: '' };
+  if (definition.access === 'sync-write' || definition.access === 'sync-read') return { workspaceId: await keyWorkspace(definition.access, req, deps) };
   const token = bearerToken(req.headers.authorization);
   if (definition.access === 'admin') {
     if (!deps.adminToken) throw new AppError('unauthorized', 'The operator API is off: ADMIN_TOKEN is not set.');
     if (!token || !secretsEqual(token, deps.adminToken)) throw new AppError('unauthorized', 'A valid operator token (ADMIN_TOKEN) is required.');
-    return undefined;
+    return { workspaceId: '' };
   }
   if (!token) throw new AppError('unauthorized', 'A bearer token is required: Authorization: Bearer <token>.');
   const principal = await deps.accounts.authenticate(token);
   if (!principal) throw new AppError('unauthorized', 'The bearer token is unknown or revoked.');
   if (definition.access === 'manager' && principal.role !== 'owner' && principal.role !== 'admin') throw forbidden();
-  return principal;
+  return { principal, workspaceId: principal.workspaceId };
+}
+
+/**
+ * The sync API's keys (spec §5.7): the sync key in X-Sync-Key may read and write, the widget key in X-Widget-Key may
+ * only read. A wrong key is 401 whichever header carries it; a right widget key on a write is 403.
+ */
+async function keyWorkspace(access: 'sync-write' | 'sync-read', req: Request, deps: AppDeps): Promise<string> {
+  if (!deps.apiKeys) throw new AppError('unavailable', 'The sync API is not available on this server.');
+  const syncKey = req.get('x-sync-key');
+  if (syncKey !== undefined) {
+    const workspaceId = await deps.apiKeys.workspaceForSyncKey(syncKey.trim());
+    if (!workspaceId) throw new AppError('unauthorized', 'The sync key in X-Sync-Key is unknown or was replaced by a newer one.');
+    return workspaceId;
+  }
+  const widgetKey = req.get('x-widget-key');
+  if (widgetKey !== undefined) {
+    const workspaceId = await deps.apiKeys.workspaceForWidgetKey(widgetKey.trim());
+    if (!workspaceId) throw new AppError('unauthorized', 'The widget key in X-Widget-Key is unknown.');
+    if (access === 'sync-write') throw forbidden('The widget key can only read; writing needs the sync key in X-Sync-Key.');
+    return workspaceId;
+  }
+  throw new AppError(
+    'unauthorized',
+    access === 'sync-write'
+      ? 'The sync key is required: X-Sync-Key: <key> (made in the dashboard under Integrations).'
+      : 'A key is required: X-Sync-Key: <sync key> or X-Widget-Key: <widget key>.',
+  );
 }
 
 /** A body that is present but not JSON is refused (415) instead of being silently ignored. */

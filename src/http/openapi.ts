@@ -18,7 +18,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       tags: [r.tag],
       operationId: operationId(r),
       ...(params.length ? { parameters: params } : {}),
-      ...(r.access === 'public' ? { security: [] } : { security: [{ bearer: [] }] }),
+      security: securityOf(r),
       ...(r.access === 'manager' ? { description: 'Owners and admins only.' } : r.access === 'admin' ? { description: 'The platform operator (ADMIN_TOKEN) only.' } : {}),
       ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
       responses,
@@ -29,23 +29,34 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
     info: { title: 'Botlink API', version: info.version, description: 'Conversation engine: dashboard, channels, sync and operations API.' },
     servers: [{ url: info.serverUrl }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        syncKey: { type: 'apiKey', in: 'header', name: 'X-Sync-Key', description: 'The secret sync key (reads and writes the sync API).' },
+        widgetKey: { type: 'apiKey', in: 'header', name: 'X-Widget-Key', description: 'The read-only widget key (public, embedded in web pages).' },
+      },
       schemas: { Error: errorSchema },
     },
     paths,
   };
 }
 
+function securityOf(r: RouteDefinition): Array<Record<string, string[]>> {
+  if (r.access === 'public') return [];
+  if (r.access === 'sync-write') return [{ syncKey: [] }];
+  if (r.access === 'sync-read') return [{ syncKey: [] }, { widgetKey: [] }];
+  return [{ bearer: [] }];
+}
+
 function implicitErrors(r: RouteDefinition): number[] {
   const statuses: number[] = [];
   if (r.body) statuses.push(errorStatus.validation_failed, errorStatus.payload_too_large, errorStatus.unsupported_media_type);
   if (r.access !== 'public') statuses.push(errorStatus.unauthorized);
-  if (r.access === 'manager') statuses.push(errorStatus.forbidden);
+  if (r.access === 'manager' || r.access === 'sync-write') statuses.push(errorStatus.forbidden);
   return statuses;
 }
 
 function describeStatus(status: number): string {
-  return ({ 400: 'The body is not valid; every problem names its field.', 401: 'Missing or unknown bearer token.', 403: 'Your role may not do this.', 413: 'The body is too large.', 415: 'The body is not JSON.' } as Record<number, string>)[status] ?? 'Error';
+  return ({ 400: 'The body is not valid; every problem names its field.', 401: 'Missing or unknown bearer token or key.', 403: 'Your role may not do this.', 413: 'The body is too large.', 415: 'The body is not JSON.' } as Record<number, string>)[status] ?? 'Error';
 }
 
 function operationId(r: RouteDefinition): string {

@@ -11,8 +11,10 @@ export type JsonSchema = Record<string, unknown>;
 /**
  * public: anyone; admin: the platform operator's ADMIN_TOKEN; member: any user of the workspace (owner, admin,
  * agent); manager: owners and admins only (integration, webhook, key and channel settings; spec §1.7, §5.6).
+ * sync-write: the workspace's secret sync key in `X-Sync-Key`; sync-read: the sync key or the read-only widget key
+ * in `X-Widget-Key` (spec §1.6, §5.7; a widget key on a sync-write route is 403).
  */
-export type Access = 'public' | 'admin' | 'member' | 'manager';
+export type Access = 'public' | 'admin' | 'member' | 'manager' | 'sync-write' | 'sync-read';
 
 export interface RouteContext<B> {
   req: Request;
@@ -21,6 +23,8 @@ export interface RouteContext<B> {
   params: Record<string, string>;
   /** Set for member and manager routes. */
   principal: Principal;
+  /** The workspace the request acts on: the principal's for member and manager routes, the key's for sync routes; empty for public and admin routes. */
+  workspaceId: string;
 }
 
 export interface RouteResult {

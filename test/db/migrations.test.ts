@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../db/database.ts';
+import { migrations } from '../../db/migrations/index.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 
 describeEachDatabase('migrations', (get) => {
@@ -14,7 +15,7 @@ describeEachDatabase('migrations', (get) => {
     const { db, schema } = get();
     await expect(migrate(db, schema)).resolves.toBeUndefined();
     const { rows } = await sql<{ n: string }>`select count(*) as n from kysely_migration`.execute(db);
-    expect(Number(rows[0]!.n)).toBe(1);
+    expect(Number(rows[0]!.n)).toBe(Object.keys(migrations).length);
   });
 
   it('enforce the role check in the database itself', async () => {

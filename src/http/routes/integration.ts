@@ -73,6 +73,34 @@ export function integrationRoutes(integration: IntegrationService): RouteDefinit
       },
     }),
 
+    route({
+      method: 'post',
+      path: '/v1/integration/tools/test',
+      tag: 'integration',
+      summary: 'Fetches the tools manifest now (past the cache) and answers the tools and every problem found in it.',
+      access: 'manager',
+      responses: {
+        200: {
+          description: 'The manifest as we read it.',
+          schema: {
+            type: 'object',
+            properties: {
+              status: { enum: ['ok', 'unavailable'] },
+              error: { type: ['string', 'null'] },
+              tools: { type: 'array', items: { type: 'object' } },
+              problems: { type: 'array', items: { type: 'object', properties: { tool: { type: 'string' }, field: { type: 'string' }, message: { type: 'string' } } } },
+              tools_base: { type: 'string' },
+              fetched_at: { type: 'string' },
+            },
+          },
+        },
+        404: { description: 'Not configured.' },
+      },
+      async handler({ principal }) {
+        return { status: 200, body: await integration.testTools(principal.workspaceId) };
+      },
+    }),
+
     route<{ message?: string; language?: string }>({
       method: 'post',
       path: '/v1/integration/test',

@@ -1,0 +1,260 @@
+/**
+ * Synced pages and products (knowledge_documents) and their searchable chunks (knowledge_chunks). The full-text search
+ * lives here because it is SQL: the service decides the configuration, limits and scores.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import type { Availability, KnowledgeKind } from '../schema.ts';
+
+export interface DocumentWrite {
+  workspaceId: string;
+  kind: KnowledgeKind;
+  externalId: string;
+  title: string;
+  url: string | null;
+  language: string | null;
+  body: string;
+  price: string | number | null;
+  currency: string | null;
+  sku: string | null;
+  availability: Availability | null;
+  contentHash: string;
+}
+
+export interface ChunkWrite {
+  id: string;
+  ordinal: number;
+  text: string;
+}
+
+export interface DocumentSummary {
+  id: string;
+  external_id: string;
+  title: string;
+  url: string | null;
+  language: string | null;
+  price: string | null;
+  currency: string | null;
+  sku: string | null;
+  availability: Availability | null;
+  content_hash: string;
+  created_at: Date;
+  updated_at: Date;
+  chunks: number;
+}
+
+export interface ChunkHit {
+  id: string;
+  kind: KnowledgeKind;
+  external_id: string;
+  title: string;
+  url: string | null;
+  text: string;
+  /** ts_rank_cd(tsv, query, 32): rank/(rank+1), 0..1. */
+  score: number;
+}
+
+export interface SearchQuery {
+  workspaceId: string;
+  /** A text-search configuration name from a fixed list (never user input). */
+  config: string;
+  query: string;
+  limit: number;
+  /** ts_rank_cd weights {D, C, B, A} as a PostgreSQL array literal (chunk text has weight D, the title A). */
+  weights: string;
+  /** At most this many of the query's words are used (the longest). */
+  maxTerms: number;
+  /** Words of at least this many letters also match as prefixes in the recall search. */
+  prefixMinChars: number;
+  signal?: AbortSignal | undefined;
+}
+
+export type UpsertOutcome = 'created' | 'updated' | 'unchanged';
+
+export function knowledgeRepository(db: Db) {
+  return {
+    ...knowledgeQueries(db),
+    /** Runs `work` in one transaction with the queries bound to it (a batch is applied all or nothing). */
+    async inTransaction<T>(work: (queries: KnowledgeQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(knowledgeQueries(trx)));
+    },
+  };
+}
+
+function knowledgeQueries(db: Db) {
+  return {
+    /**
+     * Inserts the document or overwrites it when its content hash differs; answers `unchanged` (and writes nothing)
+     * when the stored hash is the same. One statement decides, so two equal PUTs at once cannot both insert.
+     */
+    async upsertDocument(doc: DocumentWrite, newId: string, at: Date): Promise<{ id: string; outcome: UpsertOutcome; updatedAt: Date }> {
+      const values = {
+        id: newId,
+        workspace_id: doc.workspaceId,
+        kind: doc.kind,
+        external_id: doc.externalId,
+        title: doc.title,
+        url: doc.url,
+        language: doc.language,
+        body: doc.body,
+        price: doc.price,
+        currency: doc.currency,
+        sku: doc.sku,
+        availability: doc.availability,
+        content_hash: doc.contentHash,
+        updated_at: at,
+      };
+      const written = await db
+        .insertInto('knowledge_documents')
+        .values(values)
+        .onConflict((oc) =>
+          oc
+            .columns(['workspace_id', 'kind', 'external_id'])
+            .doUpdateSet((eb) => ({
+              title: eb.ref('excluded.title'),
+              url: eb.ref('excluded.url'),
+              language: eb.ref('excluded.language'),
+              body: eb.ref('excluded.body'),
+              price: eb.ref('excluded.price'),
+              currency: eb.ref('excluded.currency'),
+              sku: eb.ref('excluded.sku'),
+              availability: eb.ref('excluded.availability'),
+              content_hash: eb.ref('excluded.content_hash'),
+              updated_at: eb.ref('excluded.updated_at'),
+            }))
+            .where('knowledge_documents.content_hash', '<>', (eb) => eb.ref('excluded.content_hash')),
+        )
+        .returning(['id', 'updated_at'])
+        .executeTakeFirst();
+      if (written) return { id: written.id, outcome: written.id === newId ? 'created' : 'updated', updatedAt: written.updated_at };
+      const existing = await db
+        .selectFrom('knowledge_documents')
+        .select(['id', 'updated_at'])
+        .where('workspace_id', '=', doc.workspaceId)
+        .where('kind', '=', doc.kind)
+        .where('external_id', '=', doc.externalId)
+        .executeTakeFirstOrThrow();
+      return { id: existing.id, outcome: 'unchanged', updatedAt: existing.updated_at };
+    },
+
+    /**
+     * Replaces the document's chunks. tsv is computed here, in the database, with the chunk's configuration: the
+     * title with weight A (a title match ranks highest) and the chunk text with weight D.
+     */
+    async replaceChunks(input: { documentId: string; workspaceId: string; language: string | null; config: string; title: string; chunks: ChunkWrite[] }): Promise<void> {
+      await db.deleteFrom('knowledge_chunks').where('document_id', '=', input.documentId).execute();
+      if (input.chunks.length === 0) return;
+      await db
+        .insertInto('knowledge_chunks')
+        .values(
+          input.chunks.map((chunk) => ({
+            id: chunk.id,
+            document_id: input.documentId,
+            workspace_id: input.workspaceId,
+            ordinal: chunk.ordinal,
+            text: chunk.text,
+            language: input.language,
+            tsv: sql<string>`setweight(to_tsvector(${input.config}::regconfig, ${input.title}), 'A') || setweight(to_tsvector(${input.config}::regconfig, ${chunk.text}), 'D')`,
+          })),
+        )
+        .execute();
+    },
+
+    /** Deletes the document (its chunks go with it); false when there was none. */
+    async deleteDocument(workspaceId: string, kind: KnowledgeKind, externalId: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('knowledge_documents')
+        .where('workspace_id', '=', workspaceId)
+        .where('kind', '=', kind)
+        .where('external_id', '=', externalId)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    /** Documents of a kind in external_id order, after `after` (keyset pagination). */
+    async listDocuments(workspaceId: string, kind: KnowledgeKind, options: { after?: string | undefined; limit: number }): Promise<DocumentSummary[]> {
+      let query = db
+        .selectFrom('knowledge_documents as d')
+        .select(['d.id', 'd.external_id', 'd.title', 'd.url', 'd.language', 'd.price', 'd.currency', 'd.sku', 'd.availability', 'd.content_hash', 'd.created_at', 'd.updated_at'])
+        .select((eb) =>
+          eb
+            .selectFrom('knowledge_chunks as c')
+            .whereRef('c.document_id', '=', 'd.id')
+            .select(eb.fn.countAll<string>().as('n'))
+            .as('chunks'),
+        )
+        .where('d.workspace_id', '=', workspaceId)
+        .where('d.kind', '=', kind);
+      if (options.after !== undefined) query = query.where('d.external_id', '>', options.after);
+      const rows = await query.orderBy('d.external_id').limit(options.limit).execute();
+      return rows.map((row) => ({ ...row, chunks: Number(row.chunks ?? 0) }));
+    },
+
+    /**
+     * The precise search: chunks matching websearch_to_tsquery (every word; "phrases", -not and `or` as on a web
+     * search engine), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would
+     * measure how close together the words stand (cover density), which is near zero when one word is in the title
+     * and another in the text; letting each occurrence count is what makes one score comparable across queries.
+     */
+    async searchPrecise(q: SearchQuery): Promise<ChunkHit[]> {
+      const { rows } = await sql<ChunkHit>`
+        with ${queryTerms(q)}
+        select c.id, d.kind, d.external_id, d.title, d.url, c.text,
+          ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_word, 32)::float8 as score
+        from qs
+        join knowledge_chunks c on c.tsv @@ qs.precise
+        join knowledge_documents d on d.id = c.document_id
+        where c.workspace_id = ${q.workspaceId}
+        order by score desc, d.external_id, c.ordinal
+        limit ${q.limit}`.execute(db, { signal: q.signal });
+      return rows;
+    },
+
+    /**
+     * The recall search: chunks matching any of the query's words (the longer ones also as prefixes), scored by
+     * ts_rank_cd times the share of the query's words the chunk contains.
+     */
+    async searchRecall(q: SearchQuery): Promise<ChunkHit[]> {
+      const { rows } = await sql<ChunkHit>`
+        with ${queryTerms(q)}
+        select c.id, d.kind, d.external_id, d.title, d.url, c.text,
+          ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
+            * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score
+        from qs
+        join knowledge_chunks c on c.tsv @@ qs.any_prefix
+        join knowledge_documents d on d.id = c.document_id
+        where c.workspace_id = ${q.workspaceId}
+        order by score desc, d.external_id, c.ordinal
+        limit ${q.limit}`.execute(db, { signal: q.signal });
+      return rows;
+    },
+  };
+}
+
+/**
+ * The query's words as the configuration normalises them (the longest `maxTerms`), each as tsquery input text:
+ * `word` exact and `prefix` (`'word':*` from `prefixMinChars` letters on), and their ORs as tsqueries. The input text
+ * is built inside the database from those lexemes, each quoted and escaped as tsquery input wants it (quote and
+ * backslash doubled), so no text of the query is ever read as tsquery syntax.
+ */
+function queryTerms(q: SearchQuery) {
+  return sql`
+    terms as (
+      select word, word || case when char_length(lexeme) >= ${q.prefixMinChars} then ':*' else '' end as prefix
+      from (
+        select lexeme, '''' || replace(replace(lexeme, chr(92), chr(92) || chr(92)), '''', '''''') || '''' as word
+        from unnest(tsvector_to_array(to_tsvector(${q.config}::regconfig, ${q.query}))) as lexeme
+        order by char_length(lexeme) desc, lexeme
+        limit ${q.maxTerms}
+      ) quoted
+    ),
+    qs as (
+      select websearch_to_tsquery(${q.config}::regconfig, ${q.query}) as precise,
+        (select string_agg(word, ' | ') from terms)::tsquery as any_word,
+        (select string_agg(prefix, ' | ') from terms)::tsquery as any_prefix,
+        (select count(*) from terms) as n
+    )`;
+}
+
+export type KnowledgeQueries = ReturnType<typeof knowledgeQueries>;
+export type KnowledgeRepository = ReturnType<typeof knowledgeRepository>;

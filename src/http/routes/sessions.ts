@@ -1,0 +1,181 @@
+/**
+ * Live sessions for the dashboard (interfaces.md): list, one session with its turns (the source of every reply,
+ * bot-link outcomes, tool calls, handoffs, where the time went), and a live SSE stream. Every role may read; the
+ * team switch is for owners and admins.
+ */
+import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { SessionRuntime } from '../../sessions/session-runtime.ts';
+import { route, type RouteDefinition } from '../route.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** SSE comment lines keep proxies from closing a quiet stream. */
+export const SSE_HEARTBEAT_MS = 15_000;
+const MAX_PAGE = 200;
+
+const sessionSummary = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    channel: { enum: ['phone', 'whatsapp', 'webchat'] },
+    session_id: { type: 'string', description: 'The session_id sent to the integrator.' },
+    status: { enum: ['active', 'ended'] },
+    state: { type: 'string', description: "The state machine's state." },
+    customer: { type: 'object' },
+    handoff: {},
+    turn_count: { type: 'integer' },
+    updated_at: { type: 'string' },
+  },
+};
+
+export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: SessionRuntime }): RouteDefinition[] {
+  const { sessions, runtime } = deps;
+
+  async function load(workspaceId: string, id: string | undefined) {
+    if (!id || !UUID.test(id)) throw notFound('The session');
+    const row = await sessions.findById(workspaceId, id);
+    if (!row) throw notFound('The session');
+    return row;
+  }
+
+  return [
+    route({
+      method: 'get',
+      path: '/v1/sessions',
+      tag: 'sessions',
+      summary: 'Sessions of the workspace, most recent first. Query: channel, status, limit (≤ 200), before (ISO time).',
+      access: 'member',
+      responses: { 200: { description: 'Sessions.', schema: { type: 'object', properties: { sessions: { type: 'array', items: sessionSummary }, next_before: { type: ['string', 'null'] } } } } },
+      async handler({ req, principal }) {
+        const q = req.query as Record<string, string | undefined>;
+        if (q.channel && !['phone', 'whatsapp', 'webchat'].includes(q.channel)) throw new AppError('validation_failed', 'channel must be one of phone, whatsapp, webchat.', [{ field: 'channel', message: 'unknown channel' }]);
+        if (q.status && !['active', 'ended'].includes(q.status)) throw new AppError('validation_failed', 'status must be active or ended.', [{ field: 'status', message: 'unknown status' }]);
+        const limit = q.limit === undefined ? 50 : Number(q.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new AppError('validation_failed', `limit must be a whole number from 1 to ${MAX_PAGE}.`, [{ field: 'limit', message: 'out of range' }]);
+        const before = q.before === undefined ? undefined : new Date(q.before);
+        if (before && Number.isNaN(before.getTime())) throw new AppError('validation_failed', 'before must be an ISO 8601 time.', [{ field: 'before', message: 'not a time' }]);
+        const rows = await sessions.list(principal.workspaceId, { ...(q.channel ? { channel: q.channel } : {}), ...(q.status ? { status: q.status } : {}), limit, ...(before ? { before } : {}) });
+        return {
+          status: 200,
+          body: {
+            sessions: rows.map((r) => ({
+              id: r.id,
+              channel: r.channel,
+              session_id: r.external_id,
+              status: r.status,
+              state: r.state,
+              language: r.language,
+              customer: { phone: r.customer_phone, email: r.customer_email, name: r.customer_name },
+              handoff: r.handoff,
+              turn_count: r.turn_count,
+              created_at: iso(r.created_at),
+              updated_at: iso(r.updated_at),
+            })),
+            next_before: rows.length === limit ? iso(rows.at(-1)!.updated_at) : null,
+          },
+        };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/sessions/{id}',
+      tag: 'sessions',
+      summary: 'One session: channel, state, customer, and every turn with the source of its reply, the bot-link outcome, tool calls, handoff and timings.',
+      access: 'member',
+      responses: { 200: { description: 'The session.', schema: sessionSummary }, 404: { description: 'No such session.' } },
+      async handler({ params, principal }) {
+        const row = await load(principal.workspaceId, params.id);
+        const turns = await sessions.turns(row.id);
+        return {
+          status: 200,
+          body: {
+            id: row.id,
+            channel: row.channel,
+            session_id: row.external_id,
+            status: row.status,
+            state: row.state,
+            language: row.language,
+            customer: { phone: row.customer_phone, email: row.customer_email, name: row.customer_name },
+            handoff: row.handoff,
+            turn_count: row.turn_count,
+            created_at: iso(row.created_at),
+            updated_at: iso(row.updated_at),
+            turns: turns.map((t) => ({
+              id: t.id,
+              ordinal: t.ordinal,
+              status: t.status,
+              language: t.language,
+              customer_message: t.customer_message,
+              reply: t.reply,
+              source: t.source,
+              botlink: t.botlink,
+              knowledge: t.knowledge,
+              tool_rounds: t.tool_rounds,
+              handoff: t.handoff,
+              timings: t.timings,
+              errors: t.errors,
+              started_at: iso(t.started_at),
+              ended_at: iso(t.ended_at),
+            })),
+          },
+        };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/sessions/{id}/events',
+      tag: 'sessions',
+      summary: 'Live updates as Server-Sent Events: turn_started, reply, turn_completed, turn_cancelled, state.',
+      access: 'member',
+      responses: { 200: { description: 'text/event-stream' }, 404: { description: 'No such session.' } },
+      async handler({ req, res, params, principal }) {
+        const row = await load(principal.workspaceId, params.id);
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+        send('state', { sessionId: row.id, state: row.state, status: row.status, turn_count: row.turn_count });
+        const unsubscribe = runtime.subscribe(row.id, (event) => send(event.type, event));
+        const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+        await new Promise<void>((resolve) => req.on('close', resolve));
+        clearInterval(heartbeat);
+        unsubscribe();
+        return { status: 200 };
+      },
+    }),
+
+    route<{ available: boolean }>({
+      method: 'put',
+      path: '/v1/team',
+      tag: 'team',
+      summary: 'The manual team switch: while available, a human handoff on the phone connects a person.',
+      access: 'manager',
+      body: { type: 'object', required: ['available'], additionalProperties: false, properties: { available: { type: 'boolean' } } },
+      responses: { 200: { description: 'Saved.', schema: { type: 'object', properties: { available: { type: 'boolean' } } } } },
+      async handler({ body, principal }) {
+        await sessions.setTeamAvailable(principal.workspaceId, body.available);
+        return { status: 200, body: { available: body.available } };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/notifications',
+      tag: 'team',
+      summary: 'Follow-ups for the team: forwarded questions and human handoffs that could not connect.',
+      access: 'member',
+      responses: { 200: { description: 'Notifications, newest first.' } },
+      async handler({ principal }) {
+        const rows = await sessions.notifications(principal.workspaceId, 100);
+        return {
+          status: 200,
+          body: { notifications: rows.map((n) => ({ id: n.id, kind: n.kind, session_id: n.session_id, message: n.message, created_at: iso(n.created_at), read_at: n.read_at ? iso(n.read_at) : null })) },
+        };
+      },
+    }),
+  ];
+}
+
+function iso(value: Date | string): string {
+  return new Date(value).toISOString();
+}

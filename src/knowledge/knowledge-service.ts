@@ -1,0 +1,335 @@
+/**
+ * The knowledge base: what the sync API writes (pages and products of the customer's own site and shop, spec §1.6)
+ * and what the AI reads (`KnowledgeSearch`).
+ *
+ * Indexing and search:
+ * - A chunk is indexed with its own language's configuration (nl → dutch, en → english, otherwise simple); a query
+ *   is parsed with the configuration of the language it was asked in. The search runs over all chunks of the
+ *   workspace whatever their language, so a question matches a chunk of another language only through words both
+ *   stemmers treat alike (names, numbers, brands); the plugins sync each language's pages with their language.
+ * - First the precise search: chunks matching `websearch_to_tsquery` (every word must occur; "quoted phrases", -not
+ *   and `or` work as on a web search engine), scored `ts_rank_cd(RANK_WEIGHTS, tsv, any of the words, 32)`, i.e.
+ *   rank/(rank+1) in 0..1 (ranked over the words one by one, not over the AND query; see the repository).
+ * - Only when that finds nothing, the recall fallback: any of the query's words, prefixes of the words of 4+ letters
+ *   (so a Dutch word finds its compounds: verzend → verzendkosten). Its score is scaled down by the share of the
+ *   query's words the passage contains and by RECALL_SCORE_FACTOR: one word of many is weak evidence.
+ * - `confident` is the best score against KNOWLEDGE_CONFIDENCE_THRESHOLD (calibrated on the test fixtures).
+ * - An AbortSignal is passed to Kysely, which stops waiting for the query (the database finishes it; our queries are
+ *   milliseconds).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { DocumentSummary, KnowledgeQueries, KnowledgeRepository, UpsertOutcome } from '../../db/repositories/knowledge.repository.ts';
+import type { Availability, KnowledgeKind } from '../../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { MAX_MESSAGE_CHARS } from '../limits.ts';
+import { chunkText, productText, searchConfigFor } from './chunking.ts';
+import {
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  KNOWLEDGE_CONFIDENCE_THRESHOLD,
+  MAX_BATCH_ITEMS,
+  MAX_DOCUMENT_BODY_BYTES,
+  MAX_LIST_LIMIT,
+  MAX_SEARCH_LIMIT,
+  MAX_QUERY_TERMS,
+  RANK_WEIGHTS,
+  RECALL_PREFIX_MIN_CHARS,
+  RECALL_SCORE_FACTOR,
+} from './limits.ts';
+import { cleanLine, htmlToText, normaliseParagraphs, primaryLanguage } from './text.ts';
+import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
+
+/**
+ * Part of every content hash: raise it when chunking or indexing changes, and the next sync of each page re-chunks it
+ * instead of answering `unchanged`.
+ */
+const INDEX_VERSION = 1;
+
+/** Fields shared by pages and products, as the sync API takes them (already schema-checked). */
+interface DocumentFields {
+  title: string;
+  url?: string | null;
+  /** Language tag (nl, en, nl-BE…); absent: indexed without stemming. */
+  language?: string | null;
+  /** `html`: converted to plain text before it is stored and indexed; default `text`. */
+  format?: 'text' | 'html';
+}
+
+export interface PageInput extends DocumentFields {
+  body: string;
+}
+
+export interface ProductInput extends DocumentFields {
+  description?: string;
+  price?: number | null;
+  /** ISO 4217, e.g. EUR. */
+  currency?: string | null;
+  sku?: string | null;
+  availability?: Availability | null;
+}
+
+export type SyncUpsert = ({ kind: 'page' } & PageInput) | ({ kind: 'product' } & ProductInput);
+export type SyncUpsertItem = SyncUpsert & { external_id: string };
+export interface SyncDeleteItem {
+  kind: KnowledgeKind;
+  external_id: string;
+}
+
+export interface SyncResult {
+  kind: KnowledgeKind;
+  external_id: string;
+  result: UpsertOutcome | 'deleted' | 'not_found';
+  content_hash?: string;
+  /** Chunks written; absent when nothing was written. */
+  chunks?: number;
+  updated_at?: string;
+}
+
+export interface DocumentListing {
+  items: Array<{
+    external_id: string;
+    title: string;
+    url: string | null;
+    language: string | null;
+    content_hash: string;
+    chunks: number;
+    created_at: string;
+    updated_at: string;
+    price?: number | null;
+    currency?: string | null;
+    sku?: string | null;
+    availability?: Availability | null;
+  }>;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
+
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+interface Prepared {
+  kind: KnowledgeKind;
+  externalId: string;
+  title: string;
+  url: string | null;
+  language: string | null;
+  body: string;
+  price: number | null;
+  currency: string | null;
+  sku: string | null;
+  availability: Availability | null;
+  contentHash: string;
+}
+
+export interface KnowledgeServiceDeps {
+  knowledge: KnowledgeRepository;
+  now?: () => Date;
+}
+
+export function createKnowledgeService(deps: KnowledgeServiceDeps) {
+  const { knowledge } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function write(queries: KnowledgeQueries, workspaceId: string, doc: Prepared): Promise<SyncResult> {
+    const written = await queries.upsertDocument({ workspaceId, ...doc }, randomUUID(), now());
+    const result: SyncResult = { kind: doc.kind, external_id: doc.externalId, result: written.outcome, content_hash: doc.contentHash, updated_at: written.updatedAt.toISOString() };
+    if (written.outcome === 'unchanged') return result;
+    const texts = chunksOf(doc);
+    await queries.replaceChunks({
+      documentId: written.id,
+      workspaceId,
+      language: doc.language,
+      config: searchConfigFor(doc.language),
+      title: doc.title,
+      chunks: texts.map((text, ordinal) => ({ id: randomUUID(), ordinal, text })),
+    });
+    return { ...result, chunks: texts.length };
+  }
+
+  const search: KnowledgeSearch['search'] = async (workspaceId, query, language, options = {}) => {
+    const started = performance.now();
+    const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+    const text = cleanLine(query).slice(0, MAX_MESSAGE_CHARS);
+    const done = (passages: KnowledgePassage[], strategy: KnowledgeSearchResult['strategy']): KnowledgeSearchResult => ({
+      passages,
+      confident: (passages[0]?.score ?? 0) >= KNOWLEDGE_CONFIDENCE_THRESHOLD,
+      strategy: passages.length ? strategy : 'none',
+      tookMs: Math.round((performance.now() - started) * 100) / 100,
+    });
+    if (!text) return done([], 'none');
+    options.signal?.throwIfAborted();
+
+    const q = {
+      workspaceId,
+      config: searchConfigFor(primaryLanguage(language)),
+      query: text,
+      limit,
+      weights: `{${RANK_WEIGHTS.join(',')}}`,
+      maxTerms: MAX_QUERY_TERMS,
+      prefixMinChars: RECALL_PREFIX_MIN_CHARS,
+      signal: options.signal,
+    };
+    const precise = await knowledge.searchPrecise(q);
+    if (precise.length) return done(precise.map((hit) => toPassage(hit, 1)), 'websearch');
+    const recall = await knowledge.searchRecall(q);
+    return done(recall.map((hit) => toPassage(hit, RECALL_SCORE_FACTOR)), 'recall');
+  };
+
+  return {
+    search,
+
+    /** PUT /v1/sync/{pages|products}/{external_id}: created, updated or unchanged (same content: nothing rewritten). */
+    async upsert(workspaceId: string, externalId: string, input: SyncUpsert): Promise<SyncResult> {
+      const problems = sizeProblems(input, '');
+      if (problems.length) throw tooLarge(problems);
+      const doc = prepare(externalId, input);
+      return knowledge.inTransaction((queries) => write(queries, workspaceId, doc));
+    },
+
+    /** DELETE /v1/sync/{pages|products}/{external_id}: false when there was nothing to delete. */
+    async remove(workspaceId: string, kind: KnowledgeKind, externalId: string): Promise<boolean> {
+      return knowledge.deleteDocument(workspaceId, kind, externalId);
+    },
+
+    /**
+     * POST /v1/sync/batch: all or nothing. Problems with any item (size, the same page twice) refuse the whole batch
+     * before anything is written, each problem naming its item (`upserts[3].body`); a valid batch is applied in one
+     * transaction and answered item by item, in the order given.
+     */
+    async applyBatch(workspaceId: string, batch: { upserts: SyncUpsertItem[]; deletes: SyncDeleteItem[] }): Promise<{ upserts: SyncResult[]; deletes: SyncResult[] }> {
+      const total = batch.upserts.length + batch.deletes.length;
+      if (total > MAX_BATCH_ITEMS) {
+        throw new AppError('validation_failed', `A batch carries at most ${MAX_BATCH_ITEMS} items (upserts and deletes together); this one has ${total}.`, [
+          { field: '', message: `has ${total} items, more than ${MAX_BATCH_ITEMS}` },
+        ]);
+      }
+      const seen = new Map<string, string>();
+      const duplicates: Problem[] = [];
+      const items = [...batch.upserts.map((item, i) => ({ item, at: `upserts[${i}]` })), ...batch.deletes.map((item, i) => ({ item, at: `deletes[${i}]` }))];
+      for (const { item, at } of items) {
+        const key = `${item.kind}\u0000${item.external_id}`;
+        const first = seen.get(key);
+        if (first) duplicates.push({ field: `${at}.external_id`, message: `repeats ${first} (${item.kind} ${item.external_id}); each page or product once per batch` });
+        else seen.set(key, at);
+      }
+      if (duplicates.length) throw new AppError('validation_failed', `${duplicates[0]!.field} ${duplicates[0]!.message}.`, duplicates);
+      const tooBig = batch.upserts.flatMap((item, i) => sizeProblems(item, `upserts[${i}].`));
+      if (tooBig.length) throw tooLarge(tooBig);
+
+      const docs = batch.upserts.map((item, i) => prepare(item.external_id, item, `upserts[${i}].`));
+      return knowledge.inTransaction(async (queries) => {
+        const upserts: SyncResult[] = [];
+        for (const doc of docs) upserts.push(await write(queries, workspaceId, doc));
+        const deletes: SyncResult[] = [];
+        for (const item of batch.deletes) {
+          const deleted = await queries.deleteDocument(workspaceId, item.kind, item.external_id);
+          deletes.push({ kind: item.kind, external_id: item.external_id, result: deleted ? 'deleted' : 'not_found' });
+        }
+        return { upserts, deletes };
+      });
+    },
+
+    /** GET /v1/sync/pages and /products: in external_id order; `cursor` is the previous answer's `next_cursor`. */
+    async list(workspaceId: string, kind: KnowledgeKind, options: { cursor?: string | undefined; limit?: number | undefined } = {}): Promise<DocumentListing> {
+      const limit = clampInt(options.limit, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT);
+      const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+      const rows = await knowledge.listDocuments(workspaceId, kind, { after, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      return {
+        items: page.map((row) => toListItem(kind, row)),
+        next_cursor: rows.length > limit ? encodeCursor(page.at(-1)!.external_id) : null,
+      };
+    },
+  };
+}
+
+export type KnowledgeService = ReturnType<typeof createKnowledgeService>;
+
+/** Cleans and hashes what will be stored; the hash covers exactly the stored content (and the index version). */
+function prepare(externalId: string, input: SyncUpsert, prefix = ''): Prepared {
+  const raw = input.kind === 'page' ? input.body : (input.description ?? '');
+  const body = input.format === 'html' ? htmlToText(raw) : normaliseParagraphs(raw);
+  const product = input.kind === 'product' ? input : undefined;
+  const doc = {
+    kind: input.kind,
+    externalId,
+    title: cleanLine(input.title),
+    url: input.url ? cleanLine(input.url) : null,
+    language: primaryLanguage(input.language),
+    body,
+    price: product?.price ?? null,
+    currency: product?.currency ? product.currency.toUpperCase() : null,
+    sku: product?.sku ? cleanLine(product.sku) || null : null,
+    availability: product?.availability ?? null,
+  };
+  if (!doc.title) throw new AppError('validation_failed', `${prefix}title has no visible characters.`, [{ field: `${prefix}title`, message: 'has no visible characters' }]);
+  const contentHash = createHash('sha256')
+    .update(JSON.stringify([INDEX_VERSION, doc.kind, doc.title, doc.url, doc.language, doc.body, doc.price, doc.currency, doc.sku, doc.availability]))
+    .digest('hex');
+  return { ...doc, contentHash };
+}
+
+function chunksOf(doc: Prepared): string[] {
+  if (doc.kind === 'product') {
+    return chunkText(productText({ title: doc.title, description: doc.body, price: doc.price, currency: doc.currency, sku: doc.sku, availability: doc.availability, language: doc.language }));
+  }
+  const chunks = chunkText(doc.body);
+  // A page with only a title is still findable by it.
+  return chunks.length ? chunks : [doc.title];
+}
+
+/** The body limit is on what the plugin sent (UTF-8 bytes), before any HTML is stripped. */
+function sizeProblems(input: SyncUpsert, prefix: string): Problem[] {
+  const [field, value] = input.kind === 'page' ? ['body', input.body] : ['description', input.description ?? ''];
+  const bytes = Buffer.byteLength(value, 'utf8');
+  return bytes > MAX_DOCUMENT_BODY_BYTES ? [{ field: `${prefix}${field}`, message: `is ${bytes} bytes, more than ${MAX_DOCUMENT_BODY_BYTES}` }] : [];
+}
+
+function tooLarge(problems: Problem[]): AppError {
+  return new AppError('payload_too_large', `${problems[0]!.field} ${problems[0]!.message}.`, problems);
+}
+
+function toPassage(hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string; score: number }, factor: number): KnowledgePassage {
+  return {
+    id: hit.id,
+    source: hit.kind,
+    externalId: hit.external_id,
+    title: hit.title,
+    url: hit.url,
+    text: hit.text,
+    score: Math.round(Number(hit.score) * factor * 10_000) / 10_000,
+  };
+}
+
+function toListItem(kind: KnowledgeKind, row: DocumentSummary): DocumentListing['items'][number] {
+  const item = {
+    external_id: row.external_id,
+    title: row.title,
+    url: row.url,
+    language: row.language,
+    content_hash: row.content_hash,
+    chunks: row.chunks,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+  if (kind === 'page') return item;
+  return { ...item, price: row.price === null ? null : Number(row.price), currency: row.currency, sku: row.sku, availability: row.availability };
+}
+
+/** 1..max, the default when absent or not a number. */
+function clampInt(value: number | undefined, fallback: number, max: number): number {
+  return value !== undefined && Number.isFinite(value) ? Math.min(Math.max(Math.trunc(value), 1), max) : fallback;
+}
+
+/** The cursor is the last external_id seen, base64url-encoded so it is opaque and safe in a query string. */
+function encodeCursor(externalId: string): string {
+  return Buffer.from(externalId, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const decoded = /^[A-Za-z0-9_-]{1,400}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!decoded) throw new AppError('validation_failed', 'cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not one this API gave out' }]);
+  return decoded;
+}

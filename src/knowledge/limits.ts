@@ -1,0 +1,59 @@
+/**
+ * Limits and tuning of the knowledge base and the content-sync API, in one place (src/limits.ts holds the spec's own
+ * numbers). The spec gives none of these (§2.7, §4.5): they are ours, chosen as documented here.
+ */
+
+/**
+ * The plugin's own id of a page or product, in the sync API path. Letters, digits and `._:/-` cover WordPress and
+ * WooCommerce numbers, slugs and Shopify GIDs (`gid://shopify/Product/1`); a `/` is sent percent-encoded (%2F).
+ */
+export const EXTERNAL_ID_PATTERN = '^[A-Za-z0-9._:/-]{1,200}$';
+export const MAX_EXTERNAL_ID_CHARS = 200;
+/** Title of a page or product, in characters. */
+export const MAX_TITLE_CHARS = 300;
+/** Body of a page or description of a product, in UTF-8 bytes as sent (before HTML is converted): 200 KB. */
+export const MAX_DOCUMENT_BODY_BYTES = 200 * 1024;
+/** A page's or product's URL, in characters. */
+export const MAX_DOCUMENT_URL_CHARS = 2_048;
+/** A product's SKU, in characters. */
+export const MAX_SKU_CHARS = 100;
+/**
+ * Items (upserts plus deletes) in one POST /v1/sync/batch. The whole request is also bounded by MAX_API_BODY_BYTES
+ * (1 MB): a batch of large pages is split by the plugin, a single page of up to 200 KB always fits.
+ */
+export const MAX_BATCH_ITEMS = 100;
+/** GET /v1/sync/pages: page size, default and maximum. */
+export const DEFAULT_LIST_LIMIT = 50;
+export const MAX_LIST_LIMIT = 200;
+
+/** Chunking: a chunk holds about this many words (paragraphs are kept whole where they fit). */
+export const CHUNK_MIN_WORDS = 120;
+export const CHUNK_MAX_WORDS = 250;
+/** Words of the previous chunk repeated at the start of the next, so a sentence cut at a border is found whole. */
+export const CHUNK_OVERLAP_WORDS = 30;
+
+/** Passages a search returns by default, and at most. */
+export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 20;
+/**
+ * ts_rank_cd weights for {D, C, B, A}: chunk text is indexed with weight D, the title with A. PostgreSQL's default
+ * {0.1, 0.2, 0.4, 1.0} lets one title word outweigh ten text words, so a generic word in a title ("de winkel")
+ * decided too much on the fixtures; a text word at a third of a title word ranked every expected top hit first.
+ */
+export const RANK_WEIGHTS: readonly [d: number, c: number, b: number, a: number] = [0.2, 0.2, 0.4, 0.6];
+/**
+ * A search is confident when its best passage scores at least this. The score is ts_rank_cd(weights, tsv, any of the
+ * query's words, 32), i.e. rank/(rank+1) in 0..1; recall scores are scaled as below. Calibrated on
+ * test/knowledge/fixtures.ts: the expected top hits score 0.17–0.69 (precise) and 0.17–0.41 (recall); questions the
+ * shop's pages do not answer score at most 0.11, except one sharing a title word with half its words (0.20).
+ */
+export const KNOWLEDGE_CONFIDENCE_THRESHOLD = 0.15;
+/**
+ * The recall fallback (any of the query's words; prefixes of words of RECALL_PREFIX_MIN_CHARS+ letters) finds looser
+ * matches, so its score is ts_rank_cd times the share of the query's words the passage contains, times this factor.
+ */
+export const RECALL_SCORE_FACTOR = 0.8;
+/** At most this many words of the query are used (the longest ones: they say the most). */
+export const MAX_QUERY_TERMS = 24;
+/** Recall matches a word's prefixes (Dutch compounds: verzend → verzendkosten) from this many letters on. */
+export const RECALL_PREFIX_MIN_CHARS = 4;
