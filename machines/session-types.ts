@@ -51,6 +51,8 @@ export interface HandoffResult {
 
 export interface TurnState {
   id: string;
+  /** 1 for the session's first turn; a barged-in turn and its successor have their own numbers. */
+  ordinal: number;
   message: string;
   language: string;
   /** ms since epoch. */

@@ -46,6 +46,7 @@ function newTurn(context: SessionContext, event: Extract<SessionEvent, { type: '
   const language = event.language ?? context.language;
   return {
     id: event.turnId,
+    ordinal: context.turnCount + 1,
     message: event.text,
     language,
     startedAt: event.at,

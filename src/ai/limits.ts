@@ -2,14 +2,16 @@
  * Every limit and default of the AI adapters and of rendering, in one place (the spec's own numbers stay in
  * `src/limits.ts`). Every use imports from here.
  */
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from '../knowledge/limits.ts';
 
 // ── Embedded answerer ───────────────────────────────────────────────────────────────────────────────────────────
 
 /**
  * Lowest passage score (0..1, the knowledge base's normalised ts_rank_cd) the embedded answerer answers from. Below
  * it a passage shares too little with the question to be read out as an answer; the customer is offered the team.
+ * It is the knowledge base's own confidence threshold, so "confident" and "answerable" cannot disagree.
  */
-export const ANSWER_THRESHOLD = 0.2;
+export const ANSWER_THRESHOLD = KNOWLEDGE_CONFIDENCE_THRESHOLD;
 /** How many of the best passages (above the threshold) the embedded answerer picks sentences from. */
 export const MAX_ANSWER_PASSAGES = 3;
 /** Most sentences in an embedded answer: what a caller can take in at once. */

@@ -8,6 +8,8 @@ import type { Integration } from '../../db/schema.ts';
 import { buildChannelRequest } from '../botlink/channel-request.ts';
 import { bodyExcerpt } from '../botlink/channel-response.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
+import type { ToolsClient } from '../botlink/tools-client.ts';
+import type { ManifestProblem } from '../botlink/tools-types.ts';
 import { generateKey, keyHint } from '../botlink/signing.ts';
 import { toolsBase } from '../botlink/tools-base.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -18,6 +20,21 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 /** The longest own key we accept; far beyond any sensible key, short enough to keep rows small. */
 export const MAX_OWN_KEY_CHARS = 512;
 export const TEST_MESSAGE = 'This is a test message from the Botlink dashboard.';
+/**
+ * How long opened credentials are reused before the row is read and the key opened again. Every turn needs them up to
+ * three times (bot link, manifest, tools); changes made through this process drop the cache at once, changes made by
+ * another process are seen within this time.
+ */
+export const CREDENTIALS_CACHE_MS = 10_000;
+
+export interface ToolsReport {
+  status: 'ok' | 'unavailable';
+  error: string | null;
+  tools: { name: string; description: string; parameters: Record<string, unknown> }[];
+  problems: ManifestProblem[];
+  tools_base: string;
+  fetched_at: string;
+}
 
 export interface IntegrationView {
   endpoint_url: string;
@@ -48,10 +65,18 @@ export function createIntegrationService(deps: {
   secrets: SecretBox;
   http: GuardedClient;
   botlink: BotLinkClient;
+  tools?: ToolsClient;
+  /** Called after the endpoint or key changed (the tools manifest cache is dropped). */
+  onChange?: (workspaceId: string) => void;
   now?: () => Date;
 }) {
   const { integrations, secrets, http, botlink } = deps;
   const now = deps.now ?? (() => new Date());
+  const opened = new Map<string, { value: { endpointUrl: string; key: string } | undefined; at: number }>();
+  const changed = (workspaceId: string) => {
+    opened.delete(workspaceId);
+    deps.onChange?.(workspaceId);
+  };
 
   async function checkUrl(url: string): Promise<string> {
     const verdict = await http.validateUrl(url);
@@ -73,6 +98,7 @@ export function createIntegrationService(deps: {
       const existing = await integrations.find(workspaceId);
       if (existing && ownKey === undefined) {
         const row = await integrations.updateUrl(workspaceId, endpointUrl, now());
+        changed(workspaceId);
         if (row) return view(row);
       }
       const key = ownKey ?? generateKey();
@@ -83,6 +109,7 @@ export function createIntegrationService(deps: {
         key_hint: keyHint(key),
         updated_at: now(),
       });
+      changed(workspaceId);
       return { ...view(row), key };
     },
 
@@ -90,18 +117,40 @@ export function createIntegrationService(deps: {
       const key = input.key === undefined ? generateKey() : checkOwnKey(input.key);
       const row = await integrations.updateKey(workspaceId, secrets.seal(key, sealContext(workspaceId)), keyHint(key), now());
       if (!row) throw notFound('The integration');
+      changed(workspaceId);
       return { ...view(row), key };
     },
 
     async remove(workspaceId: string): Promise<void> {
-      if (!(await integrations.remove(workspaceId))) throw notFound('The integration');
+      const removed = await integrations.remove(workspaceId);
+      changed(workspaceId);
+      if (!removed) throw notFound('The integration');
     },
 
     /** The endpoint URL and the opened key, for signing; undefined when the workspace has no integration. */
     async credentials(workspaceId: string): Promise<{ endpointUrl: string; key: string } | undefined> {
+      const cached = opened.get(workspaceId);
+      if (cached && Date.now() - cached.at < CREDENTIALS_CACHE_MS) return cached.value;
       const row = await integrations.find(workspaceId);
-      if (!row) return undefined;
-      return { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, sealContext(workspaceId)) };
+      const value = row ? { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, sealContext(workspaceId)) } : undefined;
+      opened.set(workspaceId, { value, at: Date.now() });
+      return value;
+    },
+
+    /** The tools test button: fetches the manifest now (no cache) and reports the tools and every problem. */
+    async testTools(workspaceId: string): Promise<ToolsReport> {
+      const credentials = await this.credentials(workspaceId);
+      if (!credentials) throw notFound('The integration');
+      if (!deps.tools) throw new AppError('unavailable', 'Tools are not available in this process.');
+      const manifest = await deps.tools.fetchManifestNow(credentials);
+      return {
+        status: manifest.status,
+        error: manifest.error ?? null,
+        tools: manifest.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+        problems: manifest.problems,
+        tools_base: toolsBase(credentials.endpointUrl),
+        fetched_at: new Date(manifest.fetchedAt).toISOString(),
+      };
     },
 
     /** The dashboard's test button (spec §4.6): a `webchat` channel request, and exactly what came back. */

@@ -1,0 +1,452 @@
+/**
+ * The session runtime: one live actor per conversation in this process (a registry), persisted to PostgreSQL at
+ * every turn end, passivated when idle and restored on the next message. Across processes a turn runs only where
+ * the session's database lease is held, so two engines on one PostgreSQL never run one session's turn at once.
+ *
+ * It provides the machine's I/O actors from the real services, renders replies for their channel, and streams what
+ * happens to listeners (the dashboard's SSE, the channels).
+ */
+import { randomUUID } from 'node:crypto';
+import { createActor, fromPromise, type Actor } from 'xstate';
+import { sessionMachine } from '../../machines/session.machine.ts';
+import {
+  SESSION_MACHINE_VERSION,
+  type BotLinkSummary,
+  type HandoffResult,
+  type KnowledgeSummary,
+  type ReplySource,
+  type SessionEmitted,
+  type TurnState,
+} from '../../machines/session-types.ts';
+import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
+import { phrase } from '../ai/phrases.ts';
+import { renderForSpeech, renderForText } from '../ai/render.ts';
+import type { AiPort } from '../ai/types.ts';
+import { buildChannelRequest, type Channel } from '../botlink/channel-request.ts';
+import type { BotLinkClient } from '../botlink/client.ts';
+import type { ToolsPort } from '../botlink/tools-types.ts';
+import type { KnowledgeSearch } from '../knowledge/types.ts';
+import type { Logger } from '../log.ts';
+
+/** How long an idle session stays live before it is passivated (state kept in the database). */
+export const SESSION_IDLE_MS = 5 * 60_000;
+/** A turn's lease: longer than the longest turn (bot link 6 s + three tool rounds of 4 s + AI) with margin. */
+export const SESSION_LEASE_MS = 60_000;
+/** How long a message waits for another process to finish this session's turn. */
+export const SESSION_LEASE_WAIT_MS = 30_000;
+const LEASE_POLL_MS = 25;
+
+export interface Credentials {
+  endpointUrl: string;
+  key: string;
+}
+
+export interface SessionRuntimeDeps {
+  sessions: SessionsRepository;
+  /** The workspace's bot-link endpoint and opened key; undefined when it has none. */
+  credentials: (workspaceId: string) => Promise<Credentials | undefined>;
+  botlink: BotLinkClient;
+  knowledge: KnowledgeSearch;
+  ai: AiPort;
+  tools: ToolsPort;
+  logger: Logger;
+  /** Names this process in the lease column; default a random id. */
+  instanceId?: string;
+  idleMs?: number;
+  leaseMs?: number;
+  leaseWaitMs?: number;
+  now?: () => number;
+}
+
+export interface InboundMessage {
+  workspaceId: string;
+  channel: Channel;
+  /** The conversation's id on its channel: the call id, the WhatsApp conversation id, the web chat id. */
+  externalId: string;
+  text: string;
+  language?: string;
+  customerPhone?: string | null;
+  turnId?: string;
+}
+
+export type TurnResult =
+  | {
+      cancelled: false;
+      sessionId: string;
+      turnId: string;
+      /** Rendered for the channel: spoken form on the phone, WhatsApp text, web chat text. */
+      text: string;
+      source: ReplySource;
+      language: string;
+      handoff: HandoffResult | null;
+    }
+  | { cancelled: true; sessionId: string; turnId: string; reason: 'barge_in' | 'interrupt' | 'end' };
+
+export type SessionStreamEvent =
+  | { type: 'turn_started'; sessionId: string; turnId: string; message: string; at: string }
+  | { type: 'reply'; sessionId: string; turnId: string; text: string; source: ReplySource; handoff: HandoffResult | null }
+  | { type: 'turn_completed'; sessionId: string; turnId: string; timings: Record<string, number>; botlink: BotLinkSummary | null }
+  | { type: 'turn_cancelled'; sessionId: string; turnId: string; reason: string }
+  | { type: 'state'; sessionId: string; state: string; status: 'active' | 'ended' };
+
+type SessionActor = Actor<typeof sessionMachine>;
+
+interface Live {
+  id: string;
+  key: string;
+  workspaceId: string;
+  channel: Channel;
+  actor: SessionActor;
+  lastActivity: number;
+  waiters: Map<string, (result: TurnResult) => void>;
+  /** Serialises this session's writes. */
+  writes: Promise<void>;
+  completed: TurnState | null;
+}
+
+export function createSessionRuntime(deps: SessionRuntimeDeps) {
+  const now = deps.now ?? Date.now;
+  const owner = deps.instanceId ?? `engine-${randomUUID()}`;
+  const idleMs = deps.idleMs ?? SESSION_IDLE_MS;
+  const leaseMs = deps.leaseMs ?? SESSION_LEASE_MS;
+  const leaseWaitMs = deps.leaseWaitMs ?? SESSION_LEASE_WAIT_MS;
+  const live = new Map<string, Live>();
+  const loading = new Map<string, Promise<Live>>();
+  const listeners = new Map<string, Set<(event: SessionStreamEvent) => void>>();
+  let stopping = false;
+
+  const machine = sessionMachine.provide({
+    actors: {
+      callBotLink: fromPromise(async ({ input, signal }) => {
+        const credentials = await deps.credentials(input.workspaceId);
+        if (!credentials) return summary({ outcome: 'no_answer', reason: 'not_configured' });
+        const timeoutMs = input.deadlineAt - now();
+        // A restored turn whose deadline has passed does not call again (spec §8: never longer than the deadline).
+        if (timeoutMs <= 0) return summary({ outcome: 'no_answer', reason: 'timeout' });
+        const request = buildChannelRequest({
+          channel: input.channel,
+          sessionId: input.sessionId,
+          message: input.message,
+          language: input.language,
+          customerPhone: input.customerPhone,
+          now: new Date(now()),
+        });
+        const exchange = await deps.botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal });
+        const o = exchange.outcome;
+        return summary({
+          outcome: o.outcome,
+          reason: o.outcome === 'answer' ? 'answer' : o.reason,
+          ...(o.outcome === 'answer' ? { reply: o.answer.reply, handled: o.answer.handled, handoff: o.answer.handoff, customer: o.answer.customer } : {}),
+          problems: o.problems,
+          httpStatus: exchange.httpStatus,
+          latencyMs: exchange.latencyMs,
+          firstByteMs: exchange.firstByteMs,
+        });
+      }),
+      searchKnowledge: fromPromise(async ({ input, signal }): Promise<KnowledgeSummary> => {
+        const result = await deps.knowledge.search(input.workspaceId, input.message, input.language, { signal });
+        return { passages: result.passages, confident: result.confident, tookMs: result.tookMs };
+      }),
+      loadTools: fromPromise(async ({ input, signal }) => {
+        const credentials = await deps.credentials(input.workspaceId);
+        if (!credentials) return [];
+        const manifest = await deps.tools.manifest(input.workspaceId, credentials, signal);
+        return manifest.tools;
+      }),
+      aiStep: fromPromise(async ({ input, signal }) => {
+        const started = performance.now();
+        const step = await deps.ai.step({ ...input, signal });
+        return { step, elapsedMs: performance.now() - started };
+      }),
+      runTools: fromPromise(async ({ input, signal }) => {
+        const credentials = await deps.credentials(input.workspaceId);
+        if (!credentials) {
+          return input.calls.map((c) => ({ id: c.id, name: c.name, ok: false, content: 'Tools are not configured.', failure: 'unknown_tool' as const, latencyMs: 0, httpStatus: null }));
+        }
+        // The calls of one round run concurrently (each has its own 4 s deadline inside the tools client).
+        return Promise.all(input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)));
+      }),
+      handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
+        const teamAvailable = await deps.sessions.teamAvailable(input.workspaceId);
+        const sessionId = live.get(key(input.workspaceId, input.channel, input.sessionId))?.id ?? null;
+        // spec §2.2: 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
+        // follow-up. 'forward': the customer is told and the team is notified.
+        if (input.kind === 'human' && input.channel === 'phone' && teamAvailable) {
+          return { kind: 'human', connected: true, sentence: phrase('handoff_human', input.language) };
+        }
+        await deps.sessions.addNotification({
+          id: randomUUID(),
+          workspace_id: input.workspaceId,
+          session_id: sessionId,
+          kind: input.kind === 'human' ? 'human_followup' : 'forward',
+          message: input.message.slice(0, 500),
+        });
+        const sentence = input.kind === 'human' && !teamAvailable ? phrase('team_unavailable', input.language) : phrase('handoff_forward', input.language);
+        return { kind: input.kind, connected: false, sentence };
+      }),
+    },
+  });
+
+  function publish(sessionId: string, event: SessionStreamEvent): void {
+    for (const listener of listeners.get(sessionId) ?? []) {
+      try {
+        listener(event);
+      } catch (err) {
+        deps.logger.warn({ err, sessionId }, 'session listener failed');
+      }
+    }
+  }
+
+  function render(entry: Live, e: Extract<SessionEmitted, { type: 'reply' }>): string {
+    const text = e.text.trim().length > 0 ? e.text : phrase('dont_know', e.language);
+    if (entry.channel === 'phone') return renderForSpeech(text, e.language);
+    // spec §1.3: on WhatsApp a handled answer is sent as it is.
+    if (entry.channel === 'whatsapp' && e.source === 'integrator') return text;
+    return renderForText(text, entry.channel);
+  }
+
+  function enqueue(entry: Live, work: () => Promise<void>): Promise<void> {
+    entry.writes = entry.writes.then(work).catch((err: unknown) => deps.logger.error({ err, sessionId: entry.id }, 'session write failed'));
+    return entry.writes;
+  }
+
+  function attach(entry: Live): void {
+    const { actor } = entry;
+    const log = deps.logger.child({ sessionId: entry.id, workspaceId: entry.workspaceId });
+    actor.on('reply', (e) => {
+      const text = render(entry, e);
+      publish(entry.id, { type: 'reply', sessionId: entry.id, turnId: e.turnId, text, source: e.source, handoff: e.handoff });
+      entry.waiters.get(e.turnId)?.({ cancelled: false, sessionId: entry.id, turnId: e.turnId, text, source: e.source, language: e.language, handoff: e.handoff });
+      entry.waiters.delete(e.turnId);
+    });
+    actor.on('turn_completed', (e) => {
+      entry.completed = e.turn;
+    });
+    actor.on('turn_cancelled', (e) => {
+      entry.waiters.get(e.turn.id)?.({ cancelled: true, sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
+      entry.waiters.delete(e.turn.id);
+      publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
+      void enqueue(entry, () => deps.sessions.saveTurn({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry, false) }));
+    });
+    // A turn is persisted once the machine has settled in idle (history updated, turn cleared).
+    actor.subscribe({
+      next(snapshot) {
+        if (snapshot.status === 'done') {
+          void enqueue(entry, () => deps.sessions.saveSnapshot({ id: entry.id, state: 'ended', status: 'ended', snapshot: actor.getPersistedSnapshot(), machineVersion: SESSION_MACHINE_VERSION }));
+          publish(entry.id, { type: 'state', sessionId: entry.id, state: 'ended', status: 'ended' });
+          return;
+        }
+        const turn = entry.completed;
+        if (turn && snapshot.matches('idle')) {
+          entry.completed = null;
+          publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
+          void enqueue(entry, () => deps.sessions.saveTurn({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry, true) }));
+        }
+      },
+      // Every invoke has onError, so this is the last line: log, answer waiters, and drop the actor (the database
+      // keeps the last good state).
+      error(err) {
+        log.error({ err }, 'session actor failed');
+        for (const [turnId, resolve] of entry.waiters) {
+          resolve({ cancelled: false, sessionId: entry.id, turnId, text: phrase('dont_know', actor.getSnapshot().context.language), source: 'fallback', language: actor.getSnapshot().context.language, handoff: null });
+        }
+        entry.waiters.clear();
+        live.delete(entry.key);
+      },
+    });
+  }
+
+  async function load(workspaceId: string, channel: Channel, externalId: string, message: InboundMessage | null): Promise<Live> {
+    const k = key(workspaceId, channel, externalId);
+    const existing = live.get(k);
+    if (existing) return existing;
+    let pending = loading.get(k);
+    if (!pending) {
+      pending = (async () => {
+        const row = await deps.sessions.findOrCreate({
+          id: randomUUID(),
+          workspace_id: workspaceId,
+          channel,
+          external_id: externalId,
+          language: message?.language ?? 'en',
+          customer_phone: message?.customerPhone ?? null,
+          machine_version: SESSION_MACHINE_VERSION,
+        });
+        const entry = createLive(row.id, k, workspaceId, channel, externalId, row.snapshot, row.machine_version, message);
+        live.set(k, entry);
+        return entry;
+      })().finally(() => loading.delete(k));
+      loading.set(k, pending);
+    }
+    return pending;
+  }
+
+  function createLive(id: string, k: string, workspaceId: string, channel: Channel, externalId: string, snapshot: unknown, version: number, message: InboundMessage | null): Live {
+    const input = { sessionId: externalId, workspaceId, channel, language: message?.language ?? 'en', customerPhone: message?.customerPhone ?? null };
+    // A snapshot of another machine version restarts the session idle: its history is in session_turns.
+    const restorable = snapshot != null && version === SESSION_MACHINE_VERSION && (snapshot as { status?: string }).status === 'active';
+    const actor = createActor(machine, restorable ? { snapshot: snapshot as never, input } : { input });
+    const entry: Live = { id, key: k, workspaceId, channel, actor, lastActivity: now(), waiters: new Map(), writes: Promise.resolve(), completed: null };
+    attach(entry);
+    actor.start();
+    return entry;
+  }
+
+  function sessionRecord(entry: Live, releaseLease: boolean) {
+    const snapshot = entry.actor.getSnapshot();
+    const { context } = snapshot;
+    return {
+      id: entry.id,
+      owner,
+      state: stateName(snapshot.value),
+      status: snapshot.status === 'done' ? ('ended' as const) : ('active' as const),
+      language: context.language,
+      customer: context.customer,
+      handoff: context.handoff,
+      turnCount: context.turnCount,
+      snapshot: entry.actor.getPersistedSnapshot(),
+      machineVersion: SESSION_MACHINE_VERSION,
+      releaseLease,
+    };
+  }
+
+  /** Waits for this session's lease; reloads the actor when another process advanced the session meanwhile. */
+  async function lease(entry: Live): Promise<Live> {
+    const deadline = now() + leaseWaitMs;
+    let waited = false;
+    while (!(await deps.sessions.acquireLease(entry.id, owner, leaseMs))) {
+      if (now() > deadline) break; // the conversation must not break: run the turn; the lease expires anyway
+      waited = true;
+      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
+    }
+    if (!waited) return entry;
+    const row = await deps.sessions.findById(entry.workspaceId, entry.id);
+    if (row && row.turn_count !== entry.actor.getSnapshot().context.turnCount) {
+      entry.actor.stop();
+      const fresh = createLive(entry.id, entry.key, entry.workspaceId, entry.channel, row.external_id, row.snapshot, row.machine_version, null);
+      live.set(entry.key, fresh);
+      return fresh;
+    }
+    return entry;
+  }
+
+  return {
+    owner,
+
+    /** Runs one turn and answers with its reply (or that it was cancelled by a newer message). */
+    async handleMessage(message: InboundMessage): Promise<TurnResult> {
+      if (stopping) throw new Error('The session runtime is stopping.');
+      let entry = await load(message.workspaceId, message.channel, message.externalId, message);
+      const busy = !entry.actor.getSnapshot().matches('idle');
+      // A barge-in goes straight to the running actor (this process holds the lease); otherwise take the lease.
+      if (!busy) entry = await lease(entry);
+      const turnId = message.turnId ?? randomUUID();
+      entry.lastActivity = now();
+      const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
+      publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
+      entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}) });
+      return result;
+    },
+
+    /** Phone: the caller spoke over the reply (`spoken`: what was heard of it). */
+    interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string): void {
+      const entry = live.get(key(workspaceId, channel, externalId));
+      entry?.actor.send({ type: 'interrupt', ...(spoken === undefined ? {} : { spoken }) });
+      if (entry) void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+    },
+
+    /** The conversation is over: final state persisted, actor stopped. */
+    async end(workspaceId: string, channel: Channel, externalId: string): Promise<void> {
+      const entry = live.get(key(workspaceId, channel, externalId));
+      if (!entry) return;
+      entry.actor.send({ type: 'end' });
+      await entry.writes;
+      await deps.sessions.releaseLease(entry.id, owner);
+      entry.actor.stop();
+      live.delete(entry.key);
+    },
+
+    subscribe(sessionId: string, listener: (event: SessionStreamEvent) => void): () => void {
+      let set = listeners.get(sessionId);
+      if (!set) listeners.set(sessionId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(sessionId);
+      };
+    },
+
+    /** Stops idle actors untouched since `idleMs` (their state is already in the database). Returns how many. */
+    async passivateIdle(at: number = now()): Promise<number> {
+      let count = 0;
+      for (const entry of [...live.values()]) {
+        if (at - entry.lastActivity < idleMs || !entry.actor.getSnapshot().matches('idle') || entry.waiters.size > 0) continue;
+        await entry.writes;
+        entry.actor.stop();
+        live.delete(entry.key);
+        count++;
+      }
+      return count;
+    },
+
+    liveCount(): number {
+      return live.size;
+    },
+
+    /** Finished writes for a session (tests, drain). */
+    async settled(): Promise<void> {
+      await Promise.all([...live.values()].map((e) => e.writes));
+    },
+
+    /** SIGTERM: no new turns; running turns finish (up to `graceMs`), everything is written, actors stop. */
+    async stop(graceMs = 10_000): Promise<void> {
+      stopping = true;
+      const deadline = now() + graceMs;
+      while ([...live.values()].some((e) => e.waiters.size > 0) && now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const entry of live.values()) {
+        await entry.writes;
+        entry.actor.stop();
+        await deps.sessions.releaseLease(entry.id, owner);
+      }
+      live.clear();
+    },
+  };
+}
+
+export type SessionRuntime = ReturnType<typeof createSessionRuntime>;
+
+function key(workspaceId: string, channel: Channel, externalId: string): string {
+  return `${workspaceId}\u0000${channel}\u0000${externalId}`;
+}
+
+function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const [head, rest] = Object.entries(value as Record<string, unknown>)[0] ?? ['unknown', null];
+  return rest == null ? head : `${head}.${stateName(rest)}`;
+}
+
+function summary(partial: Partial<BotLinkSummary> & Pick<BotLinkSummary, 'outcome' | 'reason'>): BotLinkSummary {
+  return { reply: null, handled: null, handoff: null, customer: {}, problems: [], httpStatus: null, latencyMs: 0, firstByteMs: null, ...partial };
+}
+
+function turnRecord(sessionId: string, turn: TurnState, status: 'completed' | 'cancelled', endedAt: number) {
+  return {
+    id: turn.id,
+    session_id: sessionId,
+    ordinal: turn.ordinal,
+    status,
+    language: turn.language,
+    customer_message: turn.message,
+    reply: turn.reply?.text ?? null,
+    source: turn.reply?.source ?? null,
+    botlink: turn.botlink,
+    // The passages' ids and scores tell what the answer stood on; their text is in the knowledge base.
+    knowledge: turn.knowledge && { confident: turn.knowledge.confident, tookMs: turn.knowledge.tookMs, passages: turn.knowledge.passages.map((p) => ({ id: p.id, title: p.title, score: p.score })) },
+    tool_rounds: turn.rounds,
+    handoff: turn.handoff,
+    timings: turn.timings,
+    errors: turn.errors,
+    started_at: new Date(turn.startedAt),
+    ended_at: new Date(endedAt),
+  };
+}

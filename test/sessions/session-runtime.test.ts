@@ -1,0 +1,251 @@
+/**
+ * The session runtime with real parts: the database (both kinds), the Bot Link client and tools client against a
+ * real HTTPS integrator that verifies our signatures, the knowledge service, and the embedded answerer.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { accountsRepository } from '../../db/repositories/accounts.repository.ts';
+import { knowledgeRepository } from '../../db/repositories/knowledge.repository.ts';
+import { sessionsRepository } from '../../db/repositories/sessions.repository.ts';
+import { sessionMachine } from '../../machines/session.machine.ts';
+import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
+import { createAccountsService } from '../../src/accounts/accounts-service.ts';
+import { createAi } from '../../src/ai/index.ts';
+import { phrase } from '../../src/ai/phrases.ts';
+import { createBotLinkClient } from '../../src/botlink/client.ts';
+import { createToolsClient } from '../../src/botlink/tools-client.ts';
+import { createKnowledgeService } from '../../src/knowledge/knowledge-service.ts';
+import { createLogger } from '../../src/log.ts';
+import { GuardedClient } from '../../src/net/guarded-client.ts';
+import { verifyChannelRequest } from '../../src/receiver/index.ts';
+import { createSessionRuntime, type Credentials, type SessionRuntime } from '../../src/sessions/session-runtime.ts';
+import { describeEachDatabase } from '../helpers/db.ts';
+import { sendJson, startHttpsServer, type Handler, type TestHttpsServer } from '../helpers/https-server.ts';
+
+const key = 'integration-key-for-the-runtime-tests-0123456789';
+
+describeEachDatabase('the session runtime', (get) => {
+  let integrator: TestHttpsServer;
+  let http: GuardedClient;
+  let workspaceId: string;
+  let credentials: Credentials | undefined;
+  const runtimes: SessionRuntime[] = [];
+  /** Each channel request the integrator received, with when it started and ended. */
+  let calls: { message: string; start: number; end: number }[] = [];
+  let answer: (message: string) => { status: number; body: unknown; delayMs?: number } = () => ({ status: 200, body: { reply: 'Integrator reply.' } });
+
+  const makeRuntime = (overrides: Partial<Parameters<typeof createSessionRuntime>[0]> = {}) => {
+    const { db } = get();
+    const runtime = createSessionRuntime({
+      sessions: sessionsRepository(db),
+      credentials: async () => credentials,
+      botlink: createBotLinkClient({ http }),
+      tools: createToolsClient({ http }),
+      knowledge: createKnowledgeService({ knowledge: knowledgeRepository(db) }),
+      ai: createAi(null),
+      logger: createLogger('silent'),
+      ...overrides,
+    });
+    runtimes.push(runtime);
+    return runtime;
+  };
+
+  beforeAll(async () => {
+    const handler: Handler = async (req, res, body) => {
+      if (!verifyChannelRequest(key, body, req.headers['x-service-signature'] as string).ok) {
+        res.statusCode = 401;
+        return void res.end();
+      }
+      const message = JSON.parse(body.toString()).message as string;
+      const start = performance.now();
+      const { status, body: reply, delayMs } = answer(message);
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      calls.push({ message, start, end: performance.now() });
+      sendJson(res, status, reply);
+    };
+    integrator = await startHttpsServer(handler);
+    http = new GuardedClient({ allow: ['127.0.0.1/32'] });
+    const { db } = get();
+    const created = await createAccountsService({ accounts: accountsRepository(db) }).createWorkspace({ name: 'Shop', ownerEmail: 'o@shop.example' });
+    workspaceId = created.workspace.id;
+    const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(db) });
+    await knowledge.upsert(workspaceId, 'shipping', { kind: 'page', title: 'Shipping', language: 'en', body: 'We ship every order within two working days. Shipping is free above 50 euro.' });
+    await knowledge.upsert(workspaceId, 'verzending', { kind: 'page', title: 'Verzending', language: 'nl', body: 'Wij verzenden elke bestelling binnen twee werkdagen. Verzending is gratis boven 50 euro.' });
+  });
+  afterAll(async () => {
+    for (const r of runtimes) await r.stop(100);
+    await http.close();
+    await integrator.close();
+  });
+  beforeEach(() => {
+    calls = [];
+    credentials = { endpointUrl: `${integrator.origin}/channel`, key };
+    answer = () => ({ status: 200, body: { reply: 'Integrator reply.' } });
+  });
+
+  it('WhatsApp: a handled answer is sent verbatim, the turn and the customer are saved', async () => {
+    answer = () => ({ status: 200, body: { reply: '*Order 7*: shipped\nhttps://track.example/7', customer: { email: 'jan@example.nl', name: 'Jan' } } });
+    const runtime = makeRuntime();
+    const result = await runtime.handleMessage({ workspaceId, channel: 'whatsapp', externalId: 'wa-1', text: 'order 7?', language: 'nl', customerPhone: '+31611111111' });
+    expect(result).toMatchObject({ cancelled: false, source: 'integrator', text: '*Order 7*: shipped\nhttps://track.example/7' });
+    await runtime.settled();
+    const repo = sessionsRepository(get().db);
+    const row = (await repo.find(workspaceId, 'whatsapp', 'wa-1'))!;
+    expect(row).toMatchObject({ customer_email: 'jan@example.nl', customer_name: 'Jan', customer_phone: '+31611111111', turn_count: 1, state: 'idle', lease_owner: null });
+    const [turn] = await repo.turns(row.id);
+    expect(turn).toMatchObject({ status: 'completed', source: 'integrator', customer_message: 'order 7?', ordinal: 1 });
+    expect(turn!.botlink).toMatchObject({ outcome: 'answer', httpStatus: 200 });
+    expect(Object.keys(turn!.timings as object)).toContain('botlink');
+  });
+
+  it('phone without an integration: the knowledge base answers, rendered for speech', async () => {
+    credentials = undefined;
+    const runtime = makeRuntime();
+    const result = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-1', text: 'How fast do you ship my order?', language: 'en' });
+    expect(result).toMatchObject({ cancelled: false, source: 'knowledge_base' });
+    if (!result.cancelled) expect(result.text).toContain('two working days');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('nothing fitting: the honest fallback sentence in the customer\'s language', async () => {
+    credentials = undefined;
+    const runtime = makeRuntime();
+    const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-1', text: 'Kunnen jullie mijn fiets repareren?', language: 'nl' });
+    expect(result).toMatchObject({ source: 'fallback', text: phrase('dont_know', 'nl') });
+  });
+
+  it('an integrator error never breaks the conversation: the AI answers', async () => {
+    answer = () => ({ status: 500, body: { error: 'down' } });
+    const runtime = makeRuntime();
+    const result = await runtime.handleMessage({ workspaceId, channel: 'whatsapp', externalId: 'wa-err', text: 'Is shipping free?', language: 'en' });
+    expect(result).toMatchObject({ cancelled: false, source: 'knowledge_base' });
+  });
+
+  it('barge-in: the older turn is cancelled and recorded, only the newer one answers', async () => {
+    answer = (m) => ({ status: 200, body: { reply: `About ${m}` }, delayMs: m === 'first' ? 400 : 0 });
+    const runtime = makeRuntime();
+    const first = runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-barge', text: 'first', language: 'en' });
+    await new Promise((r) => setTimeout(r, 50));
+    const second = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-barge', text: 'second', language: 'en' });
+    expect(await first).toMatchObject({ cancelled: true, reason: 'barge_in' });
+    expect(second).toMatchObject({ cancelled: false, source: 'integrator', text: 'About second.' });
+    await runtime.settled();
+    const repo = sessionsRepository(get().db);
+    const row = (await repo.find(workspaceId, 'phone', 'call-barge'))!;
+    expect((await repo.turns(row.id)).map((t) => [t.customer_message, t.status])).toEqual([
+      ['first', 'cancelled'],
+      ['second', 'completed'],
+    ]);
+  });
+
+  it('passivates an idle session and restores it with its history on the next message', async () => {
+    const runtime = makeRuntime({ idleMs: 1_000 });
+    await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-passive', text: 'Is shipping free?', language: 'en' });
+    expect(runtime.liveCount()).toBe(1);
+    expect(await runtime.passivateIdle(Date.now() + 500)).toBe(0);
+    expect(await runtime.passivateIdle(Date.now() + 1_001)).toBe(1);
+    expect(runtime.liveCount()).toBe(0);
+    await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-passive', text: 'And how fast?', language: 'en' });
+    await runtime.settled();
+    const row = (await sessionsRepository(get().db).find(workspaceId, 'webchat', 'chat-passive'))!;
+    const context = (row.snapshot as { context: { turnCount: number; history: { text: string }[] } }).context;
+    expect(context.turnCount).toBe(2);
+    expect(context.history.map((h) => h.text)).toContain('Is shipping free?');
+  });
+
+  it('a turn restored after its deadline passed does not call the integrator again', async () => {
+    const { db } = get();
+    const repo = sessionsRepository(db);
+    // A turn that was waiting for the integrator when its process died, 10 s ago.
+    const stuck = createActor(sessionMachine.provide({ actors: { callBotLink: fromPromise(() => new Promise(() => {})) } }), {
+      input: { sessionId: 'wa-restore', workspaceId, channel: 'whatsapp' },
+    });
+    stuck.start();
+    stuck.send({ type: 'message', turnId: 'lost-turn', text: 'Is shipping free?', at: Date.now() - 10_000, language: 'en' });
+    const snapshot = stuck.getPersistedSnapshot();
+    stuck.stop();
+    const row = await repo.findOrCreate({ id: randomUUID(), workspace_id: workspaceId, channel: 'whatsapp', external_id: 'wa-restore', language: 'en', customer_phone: null, machine_version: SESSION_MACHINE_VERSION });
+    await repo.saveSnapshot({ id: row.id, state: 'turn.asking', status: 'active', snapshot, machineVersion: SESSION_MACHINE_VERSION });
+
+    const runtime = makeRuntime();
+    const next = await runtime.handleMessage({ workspaceId, channel: 'whatsapp', externalId: 'wa-restore', text: 'Hello again', language: 'en' });
+    expect(next.cancelled).toBe(false);
+    await runtime.settled();
+    const turns = await repo.turns(row.id);
+    const lost = turns.find((t) => t.id === 'lost-turn');
+    // Either finished as a timeout without a request, or cancelled by the new message: never a late call.
+    expect(calls.map((c) => c.message)).not.toContain('Is shipping free?');
+    if (lost?.status === 'completed') expect(lost.botlink).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('two engines on one database never run a turn of one session at the same time', async () => {
+    answer = (m) => ({ status: 200, body: { reply: `Reply to ${m}` }, delayMs: 150 });
+    const a = makeRuntime({ instanceId: 'engine-a' });
+    const b = makeRuntime({ instanceId: 'engine-b' });
+    const results = await Promise.all([
+      a.handleMessage({ workspaceId, channel: 'whatsapp', externalId: 'wa-shared', text: 'm1', language: 'en' }),
+      b.handleMessage({ workspaceId, channel: 'whatsapp', externalId: 'wa-shared', text: 'm2', language: 'en' }),
+    ]);
+    expect(results.map((r) => r.cancelled)).toEqual([false, false]);
+    const sorted = calls.filter((c) => c.message === 'm1' || c.message === 'm2').sort((x, y) => x.start - y.start);
+    expect(sorted).toHaveLength(2);
+    expect(sorted[1]!.start).toBeGreaterThanOrEqual(sorted[0]!.end);
+    await a.settled();
+    await b.settled();
+    const row = (await sessionsRepository(get().db).find(workspaceId, 'whatsapp', 'wa-shared'))!;
+    expect(row.turn_count).toBe(2);
+    expect(row.lease_owner).toBeNull();
+  });
+
+  it('forward handoff: the customer is told and the team gets a notification', async () => {
+    answer = () => ({ status: 200, body: { reply: 'We will check your refund.', handoff: 'forward' } });
+    const runtime = makeRuntime();
+    const result = await runtime.handleMessage({ workspaceId, channel: 'whatsapp', externalId: 'wa-forward', text: 'Where is my refund?', language: 'en' });
+    expect(result).toMatchObject({ source: 'integrator', handoff: { kind: 'forward', connected: false } });
+    if (!result.cancelled) expect(result.text).toBe(`We will check your refund. ${phrase('handoff_forward', 'en')}`);
+    const notes = await sessionsRepository(get().db).notifications(workspaceId, 10);
+    expect(notes.find((n) => n.message === 'Where is my refund?')).toMatchObject({ kind: 'forward' });
+  });
+
+  it('human handoff on the phone connects only while the team is available', async () => {
+    answer = () => ({ status: 200, body: { reply: 'One moment.', handoff: 'human' } });
+    const repo = sessionsRepository(get().db);
+    const runtime = makeRuntime();
+    await repo.setTeamAvailable(workspaceId, false);
+    const away = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-h1', text: 'A person please', language: 'en' });
+    expect(away).toMatchObject({ handoff: { kind: 'human', connected: false } });
+    await repo.setTeamAvailable(workspaceId, true);
+    const there = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-h2', text: 'A person please', language: 'en' });
+    expect(there).toMatchObject({ handoff: { kind: 'human', connected: true } });
+  });
+
+  it('streams what happens to listeners', async () => {
+    const runtime = makeRuntime();
+    const first = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-stream', text: 'Is shipping free?', language: 'en' });
+    const events: string[] = [];
+    runtime.subscribe(first.sessionId, (e) => events.push(e.type));
+    await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-stream', text: 'How fast?', language: 'en' });
+    await runtime.settled();
+    expect(events).toEqual(['turn_started', 'reply', 'turn_completed']);
+  });
+});
+
+describe('session runtime stop', () => {
+  it('refuses new turns once stopping', async () => {
+    const { openTestDatabase } = await import('../helpers/db.ts');
+    const database = await openTestDatabase('pglite');
+    const runtime = createSessionRuntime({
+      sessions: sessionsRepository(database.db),
+      credentials: async () => undefined,
+      botlink: createBotLinkClient({ http: new GuardedClient() }),
+      tools: createToolsClient({ http: new GuardedClient() }),
+      knowledge: createKnowledgeService({ knowledge: knowledgeRepository(database.db) }),
+      ai: createAi(null),
+      logger: createLogger('silent'),
+    });
+    await runtime.stop(10);
+    await expect(runtime.handleMessage({ workspaceId: randomUUID(), channel: 'webchat', externalId: 'x', text: 'hi' })).rejects.toThrow('stopping');
+    await database.close();
+  });
+});
