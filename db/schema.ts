@@ -153,6 +153,15 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
+export interface WebhookEventsTable {
+  /** The Standard Webhooks webhook-id. */
+  id: string;
+  workspace_id: string;
+  event: 'new_chat' | 'escalation' | 'new_lead' | 'test';
+  payload: Json;
+  created_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -164,6 +173,7 @@ export interface Database {
   sessions: SessionsTable;
   session_turns: SessionTurnsTable;
   notifications: NotificationsTable;
+  webhook_events: WebhookEventsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;
