@@ -348,6 +348,16 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       return result;
     },
 
+    /**
+     * Loads the session now, restoring its actor from the database when it was passivated, without a turn: a channel
+     * calls it when a conversation opens (the phone's `setup`) so the first prompt finds the actor warm.
+     */
+    async open(input: { workspaceId: string; channel: Channel; externalId: string; language?: string; customerPhone?: string | null }): Promise<{ sessionId: string }> {
+      const entry = await load(input.workspaceId, input.channel, input.externalId, { ...input, text: '' });
+      entry.lastActivity = now();
+      return { sessionId: entry.id };
+    },
+
     /** Phone: the caller spoke over the reply (`spoken`: what was heard of it). */
     interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string): void {
       const entry = live.get(key(workspaceId, channel, externalId));

@@ -154,6 +154,18 @@ describeEachDatabase('the session runtime', (get) => {
     expect(context.history.map((h) => h.text)).toContain('Is shipping free?');
   });
 
+  it('open() restores a passivated session without running a turn', async () => {
+    const runtime = makeRuntime({ idleMs: 1 });
+    const first = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-open', text: 'Is shipping free?', language: 'en' });
+    await runtime.passivateIdle(Date.now() + 10);
+    expect(runtime.liveCount()).toBe(0);
+    const opened = await runtime.open({ workspaceId, channel: 'webchat', externalId: 'chat-open' });
+    expect(opened.sessionId).toBe(first.sessionId);
+    expect(runtime.liveCount()).toBe(1);
+    await runtime.settled();
+    expect((await sessionsRepository(get().db).find(workspaceId, 'webchat', 'chat-open'))!.turn_count).toBe(1);
+  });
+
   it('a turn restored after its deadline passed does not call the integrator again', async () => {
     const { db } = get();
     const repo = sessionsRepository(db);
