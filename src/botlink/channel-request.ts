@@ -49,6 +49,19 @@ const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback
  */
 export function normaliseLanguage(tag: string | null | undefined): string {
   if (typeof tag !== 'string') return DEFAULT_LANGUAGE;
+  // Intl.Locale and DisplayNames cost ~8 µs a message; a conversation's tags are few, so remember them.
+  const known = languageCache.get(tag);
+  if (known !== undefined) return known;
+  const result = normaliseUncached(tag);
+  if (languageCache.size >= LANGUAGE_CACHE_SIZE) languageCache.clear();
+  languageCache.set(tag, result);
+  return result;
+}
+
+const LANGUAGE_CACHE_SIZE = 1_024;
+const languageCache = new Map<string, string>();
+
+function normaliseUncached(tag: string): string {
   const primary = tag.trim().split(/[-_.@]/, 1)[0]!.toLowerCase();
   if (!/^[a-z]{2,3}$/.test(primary)) return DEFAULT_LANGUAGE;
   let canonical = primary;

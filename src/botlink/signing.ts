@@ -8,8 +8,10 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GENERATED_KEY_CHARS } from '../limits.ts';
 
 /** The HMAC key: spec §5.2, the key is used exactly as displayed, as text (UTF-8); it is never hex- or base64-decoded. */
+// The key is given as a string (encoded as UTF-8 by Node, spec §5.2): a Buffer key costs Node 24 two internal
+// exceptions per call, which was a fifth of the bot-link client's CPU per request (docs/performance.md).
 function hmac(key: string): ReturnType<typeof createHmac> {
-  return createHmac('sha256', Buffer.from(key, 'utf8'));
+  return createHmac('sha256', key);
 }
 
 /** Lowercase hex HMAC-SHA256 of the raw channel body (spec §5.4: HMAC(key, raw_body)). Strings are hashed as UTF-8. */

@@ -17,7 +17,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { Readable } from 'node:stream';
-import { getCACertificates } from 'node:tls';
+import { createSecureContext, getCACertificates } from 'node:tls';
 import { Agent } from 'undici';
 import { CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { AddressPolicy } from './address-policy.ts';
@@ -174,8 +174,11 @@ export class GuardedClient {
       connectTimeout: CHANNEL_TIMEOUT_MS,
       connect: {
         lookup: createGuardedLookup(this.#resolve, this.#policy),
-        // A `ca` option replaces the default store, so the defaults (bundled and NODE_EXTRA_CA_CERTS) are kept in it.
-        ...(options.ca === undefined ? {} : { ca: [...getCACertificates('default'), ...[options.ca].flat()] }),
+        // A `ca` option replaces the default store, so the defaults (bundled and NODE_EXTRA_CA_CERTS) are kept in it;
+        // built once, as a secure context, instead of parsing ~270 certificates on every new connection.
+        ...(options.ca === undefined
+          ? {}
+          : { secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...[options.ca].flat()] }) }),
       },
     });
   }
@@ -233,39 +236,55 @@ export class GuardedClient {
         cause: req.signal.reason,
       });
     }
-    const deadline = AbortSignal.timeout(req.timeoutMs);
-    const signal = req.signal == null ? deadline : AbortSignal.any([deadline, req.signal]);
+    // One controller per request: a timer cleared when the body is read (AbortSignal.timeout would keep its timer
+    // and signal alive for the whole deadline after the request ended), and the caller's signal forwarded into it.
+    const controller = new AbortController();
+    const { signal } = controller;
+    // The reason is made only when the deadline fires: a DOMException captures a stack, 9 % of a request's CPU.
+    const deadline = { reason: undefined as DOMException | undefined };
+    const timer = setTimeout(() => {
+      deadline.reason = new DOMException(`The deadline of ${req.timeoutMs} ms passed.`, 'TimeoutError');
+      controller.abort(deadline.reason);
+    }, req.timeoutMs);
+    const callerSignal = req.signal;
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const context = { host: url.host, timeoutMs: req.timeoutMs, deadline, signal };
 
-    let response;
     try {
-      const pending = this.#agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        signal,
-      });
-      response = await untilAborted(pending, signal, (late) => discard(late.body));
-    } catch (err) {
-      throw classify(err, context, 'before the status line');
-    }
-    const firstByteMs = performance.now() - started;
+      let response;
+      try {
+        const pending = this.#agent.request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          signal,
+        });
+        response = await untilAborted(pending, signal, (late) => discard(late.body));
+      } catch (err) {
+        throw classify(err, context, 'before the status line');
+      }
+      const firstByteMs = performance.now() - started;
 
-    let read: { body: Buffer; truncated: boolean };
-    try {
-      read = await readCapped(response.body, req.maxBytes);
-    } catch (err) {
-      throw classify(err, context, 'while reading the body');
+      let read: { body: Buffer; truncated: boolean };
+      try {
+        read = await readCapped(response.body, req.maxBytes, signal);
+      } catch (err) {
+        throw classify(err, context, 'while reading the body');
+      }
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: read.body,
+        truncated: read.truncated,
+        timings: { firstByteMs, totalMs: performance.now() - started },
+      };
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
     }
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: read.body,
-      truncated: read.truncated,
-      timings: { firstByteMs, totalMs: performance.now() - started },
-    };
   }
 
   /**
@@ -313,21 +332,42 @@ function discard(body: Readable): void {
   body.destroy();
 }
 
-/** Read at most `maxBytes`; past that, destroy the stream so the rest is never downloaded. */
-async function readCapped(body: Readable, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const bytes = chunk as Buffer;
-    if (size + bytes.length > maxBytes) {
-      chunks.push(bytes.subarray(0, maxBytes - size));
+/**
+ * Read at most `maxBytes`; past that, destroy the stream so the rest is never downloaded. Plain 'data' events: an
+ * async iterator costs a promise per chunk on the hottest path of every request.
+ */
+function readCapped(body: Readable, maxBytes: number, signal: AbortSignal): Promise<{ body: Buffer; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: { body: Buffer; truncated: boolean } | Error) => {
+      body.off('data', onData).off('end', onEnd).off('error', onError);
+      signal.removeEventListener('abort', onAbort);
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        discard(body);
+        finish({ body: Buffer.concat(chunks, maxBytes), truncated: true });
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => finish({ body: Buffer.concat(chunks, size), truncated: false });
+    const onError = (err: Error) => finish(err);
+    // undici destroys the body when the signal aborts; the reason travels with the error, but say it here too so a
+    // stream that is merely paused cannot outlive the deadline.
+    const onAbort = () => {
       discard(body);
-      return { body: Buffer.concat(chunks, maxBytes), truncated: true };
-    }
-    chunks.push(bytes);
-    size += bytes.length;
-  }
-  return { body: Buffer.concat(chunks, size), truncated: false };
+      finish(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    body.on('data', onData).on('end', onEnd).on('error', onError);
+  });
 }
 
 const tlsCodePattern =
@@ -341,7 +381,7 @@ const timeoutCodes = new Set([
 
 function classify(
   err: unknown,
-  context: { host: string; timeoutMs: number; deadline: AbortSignal; signal: AbortSignal },
+  context: { host: string; timeoutMs: number; deadline: { reason: unknown }; signal: AbortSignal },
   phase: 'before the status line' | 'while reading the body',
 ): OutboundError {
   const { host, timeoutMs, deadline, signal } = context;
@@ -352,7 +392,7 @@ function classify(
   }
   // The combined signal's reason is the reason of whichever source fired first.
   if (signal.aborted) {
-    if (deadline.aborted && signal.reason === deadline.reason) {
+    if (deadline.reason !== undefined && signal.reason === deadline.reason) {
       return new OutboundError('timeout', `${host} did not answer within ${timeoutMs} ms (${phase}).`, { cause: err });
     }
     return new OutboundError('aborted', `The request to ${host} was cancelled by the caller (${phase}).`, {

@@ -1,0 +1,48 @@
+/**
+ * The integrator's endpoint for the benchmarks: a loopback HTTPS server with the test certificate that answers every
+ * POST with one small fixed channel response once it has read the whole body. It runs in a child process of its own
+ * (bench/lib/integrator.ts forks it) so the server does not compete with the client for one event loop.
+ *
+ * IPC: sends `{ type: 'listening', port }` once listening; answers `{ type: 'cpu' }` with `{ type: 'cpu', usage }`
+ * (process.cpuUsage in microseconds) so the parent can tell whether the server was the bottleneck. It exits when the
+ * parent goes away.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
+const cert = readFileSync(new URL('server.pem', tlsDir), 'utf8');
+const key = readFileSync(new URL('server-key.pem', tlsDir), 'utf8');
+
+const reply = Buffer.from(JSON.stringify({ reply: 'Your order ships tomorrow.', handled: true }));
+const replyHeaders = { 'content-type': 'application/json', 'content-length': String(reply.length) };
+
+const server = createServer({ cert, key }, (req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { 'content-length': '0' });
+      res.end();
+      return;
+    }
+    res.writeHead(200, replyHeaders);
+    res.end(reply);
+  });
+});
+// Rounds alternate between two clients, so one client's sockets sit idle for a whole round; a long keep-alive
+// (announced to undici in the Keep-Alive header) keeps every round on warm connections, with no TLS handshakes.
+let tlsHandshakes = 0;
+server.on('secureConnection', () => tlsHandshakes++);
+server.keepAliveTimeout = 120_000;
+server.headersTimeout = 130_000;
+
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.send?.({ type: 'listening', port });
+});
+
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage(), tlsHandshakes });
+});
+process.on('disconnect', () => process.exit(0));
