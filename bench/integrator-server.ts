@@ -15,6 +15,8 @@ const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
 const cert = readFileSync(new URL('server.pem', tlsDir), 'utf8');
 const key = readFileSync(new URL('server-key.pem', tlsDir), 'utf8');
 
+/** How long the integrator takes to answer (INTEGRATOR_DELAY_MS, default 0): the sessions benchmark uses 50 ms. */
+const delayMs = Number(process.env.INTEGRATOR_DELAY_MS ?? 0);
 const reply = Buffer.from(JSON.stringify({ reply: 'Your order ships tomorrow.', handled: true }));
 const replyHeaders = { 'content-type': 'application/json', 'content-length': String(reply.length) };
 
@@ -24,6 +26,13 @@ const server = createServer({ cert, key }, (req, res) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { 'content-length': '0' });
       res.end();
+      return;
+    }
+    if (delayMs > 0) {
+      setTimeout(() => {
+        res.writeHead(200, replyHeaders);
+        res.end(reply);
+      }, delayMs);
       return;
     }
     res.writeHead(200, replyHeaders);

@@ -43,6 +43,9 @@ export function sessionsRepository(db: Db) {
 
     /** Inserts the session unless one exists for the same external id; returns the row either way. */
     async findOrCreate(row: { id: string; workspace_id: string; channel: 'phone' | 'whatsapp' | 'webchat'; external_id: string; language: string; customer_phone: string | null; machine_version: number }) {
+      // Read first: restoring a known session (the common case) then costs one query and no write.
+      const existing = await this.find(row.workspace_id, row.channel, row.external_id);
+      if (existing) return existing;
       await db
         .insertInto('sessions')
         .values(row)
@@ -69,7 +72,10 @@ export function sessionsRepository(db: Db) {
       await db.updateTable('sessions').set({ lease_owner: null, lease_until: null }).where('id', '=', sessionId).where('lease_owner', '=', owner).execute();
     },
 
-    /** Turn end: the turn row and the session's snapshot in one transaction, and the lease given back. */
+    /**
+     * Turn end: the turn row and the session's snapshot, and the lease given back, in ONE statement (a data-modifying
+     * CTE is atomic on its own): one round trip instead of BEGIN, INSERT, UPDATE, COMMIT on every turn.
+     */
     async saveTurn(input: {
       turn: TurnRecord;
       session: {
@@ -87,39 +93,38 @@ export function sessionsRepository(db: Db) {
       };
     }): Promise<void> {
       const { turn, session } = input;
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('session_turns')
-          .values({
-            ...turn,
-            botlink: json(turn.botlink),
-            knowledge: json(turn.knowledge),
-            tool_rounds: json(turn.tool_rounds),
-            handoff: json(turn.handoff),
-            timings: json(turn.timings),
-            errors: json(turn.errors),
-          })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        await trx
-          .updateTable('sessions')
-          .set({
-            state: session.state,
-            status: session.status,
-            language: session.language,
-            customer_phone: session.customer.phone,
-            customer_email: session.customer.email,
-            customer_name: session.customer.name,
-            handoff: json(session.handoff),
-            turn_count: session.turnCount,
-            snapshot: json(session.snapshot),
-            machine_version: session.machineVersion,
-            updated_at: sql<Date>`now()`,
-            ...(session.releaseLease ? { lease_owner: null, lease_until: null } : {}),
-          })
-          .where('id', '=', session.id)
-          .execute();
-      });
+      await db
+        .with('turn', (q) =>
+          q
+            .insertInto('session_turns')
+            .values({
+              ...turn,
+              botlink: json(turn.botlink),
+              knowledge: json(turn.knowledge),
+              tool_rounds: json(turn.tool_rounds),
+              handoff: json(turn.handoff),
+              timings: json(turn.timings),
+              errors: json(turn.errors),
+            })
+            .onConflict((oc) => oc.column('id').doNothing()),
+        )
+        .updateTable('sessions')
+        .set({
+          state: session.state,
+          status: session.status,
+          language: session.language,
+          customer_phone: session.customer.phone,
+          customer_email: session.customer.email,
+          customer_name: session.customer.name,
+          handoff: json(session.handoff),
+          turn_count: session.turnCount,
+          snapshot: json(session.snapshot),
+          machine_version: session.machineVersion,
+          updated_at: sql<Date>`now()`,
+          ...(session.releaseLease ? { lease_owner: null, lease_until: null } : {}),
+        })
+        .where('id', '=', session.id)
+        .execute();
     },
 
     async saveSnapshot(input: { id: string; state: string; status: 'active' | 'ended'; snapshot: unknown; machineVersion: number }): Promise<void> {
