@@ -2,7 +2,7 @@
  * The data a session actor holds and the shapes of its I/O actors. Everything here is plain JSON, so a snapshot can
  * be persisted and restored as it is.
  */
-import type { AiStep, ConversationTurn } from '../src/ai/types.ts';
+import type { AiStep, AiStepInput, ConversationTurn } from '../src/ai/types.ts';
 import type { Channel } from '../src/botlink/channel-request.ts';
 import type { Handoff, ResponseProblem } from '../src/botlink/channel-response.ts';
 import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
@@ -122,18 +122,8 @@ export interface KnowledgeInput {
   language: string;
 }
 
-export interface AiInput {
-  workspaceId: string;
-  sessionId: string;
-  channel: Channel;
-  language: string;
-  message: string;
-  history: ConversationTurn[];
-  passages: KnowledgePassage[];
-  integratorContext: string | null;
-  tools: ToolSpec[];
-  rounds: ToolRound[];
-}
+/** What the AI port takes (its signal comes from the invoking state), plus whose turn it is. */
+export type AiInput = Omit<AiStepInput, 'signal' | 'workspaceName'> & { workspaceId: string; sessionId: string };
 
 export interface ToolsInput {
   workspaceId: string;
