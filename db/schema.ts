@@ -182,3 +182,243 @@ export type Integration = Selectable<IntegrationsTable>;
 export type NewIntegration = Insertable<IntegrationsTable>;
 export type KnowledgeDocument = Selectable<KnowledgeDocumentsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
+
+// Website chat (migration 0008; src/channels/webchat). Declaration merging adds the tables to `Database` above.
+
+export interface WebchatConversationsTable {
+  /** The `conversation_id` of spec §6 and the session's external_id. */
+  id: string;
+  workspace_id: string;
+  page_url: string;
+  /** Primary language subtag the widget or browser gave; null: the session's default. */
+  language: string | null;
+  /** spec §6 new_lead: the latest contact details the visitor left. */
+  visitor_name: string | null;
+  visitor_email: string | null;
+  /** May be empty (spec §6). */
+  visitor_phone: string | null;
+  lead_at: Timestamp | null;
+  /** When each escalation type was emitted; each at most once per conversation (docs/webchat.md). */
+  escalation_requested_at: Timestamp | null;
+  escalation_detected_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface WebchatSettingsTable {
+  workspace_id: string;
+  /** Web origins (`https://shop.example`) whose pages may call the website-chat API; JSON array of strings. */
+  allowed_origins: Json;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  webchat_conversations: WebchatConversationsTable;
+  webchat_settings: WebchatSettingsTable;
+}
+
+export type WebchatConversation = Selectable<WebchatConversationsTable>;
+
+// Phone channel and team hours (migration 0006; src/channels/phone). Declaration merging adds the tables to `Database`.
+
+export interface PhoneSettingsTable {
+  workspace_id: string;
+  /** E.164; dialled by the TwiML action after a human handoff while the team is available. */
+  transfer_number: string | null;
+  /** `{ time_zone, week }` (src/channels/phone/team-hours.ts); null: the manual team switch alone decides. */
+  team_hours: Json | null;
+  /** BCP 47 language of the ConversationRelay (TwiML `language`). */
+  language: Generated<string>;
+  /** TwiML welcomeGreeting; null: none. */
+  greeting: string | null;
+  updated_at: Timestamp;
+}
+
+export interface PhoneNumbersTable {
+  /** E.164; the primary key, so a number belongs to one workspace at most. */
+  number: string;
+  workspace_id: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  phone_settings: PhoneSettingsTable;
+  phone_numbers: PhoneNumbersTable;
+}
+
+// WhatsApp (migration 0007; src/channels/whatsapp, docs/whatsapp.md). Declaration merging adds the tables to `Database`.
+
+export interface WhatsappAccountsTable {
+  workspace_id: string;
+  /** Meta's id of the business number; unique, so an incoming webhook names one workspace at most. */
+  phone_number_id: string;
+  /** The Graph API access token, sealed with the master key (context `whatsapp-token:<workspace id>`). */
+  access_token_sealed: string;
+  token_hint: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WhatsappWebhookEventsTable {
+  id: string;
+  /** The raw body as Meta sent and signed it. */
+  body: string;
+  received_at: Timestamp;
+  processed_at: Timestamp | null;
+  outcome: 'processed' | 'ignored' | 'unknown_number' | 'invalid' | 'failed' | null;
+  detail: string | null;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  claimed_until: Timestamp | null;
+}
+
+export interface WhatsappConversationsTable {
+  workspace_id: string;
+  wa_id: string;
+  /** The session_id sent to the integrator (spec §2.1). */
+  external_id: string;
+  sequence: Generated<number>;
+  started_at: Timestamp;
+  last_message_at: Timestamp;
+  profile_name: string | null;
+  notice_at: Timestamp | null;
+}
+
+export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed';
+
+export interface WhatsappInboundMessagesTable {
+  id: string;
+  workspace_id: string;
+  /** Meta's wamid; unique per workspace (deduplicates Meta's retries). */
+  message_id: string;
+  event_id: string | null;
+  phone_number_id: string;
+  wa_id: string;
+  type: string;
+  text: string | null;
+  profile_name: string | null;
+  sent_at: Timestamp;
+  state: Generated<'pending' | 'done' | 'failed'>;
+  outcome: WhatsappInboundOutcome | null;
+  session_external_id: string | null;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  claimed_until: Timestamp | null;
+  created_at: Timestamp;
+  processed_at: Timestamp | null;
+}
+
+export type WhatsappOutboundStatus = 'queued' | 'accepted' | 'sent' | 'failed' | 'delivered' | 'read';
+
+export interface WhatsappOutboundMessagesTable {
+  id: string;
+  workspace_id: string;
+  inbound_id: string | null;
+  phone_number_id: string;
+  wa_id: string;
+  kind: 'reply' | 'notice';
+  body: string;
+  /** messages[0].id of the Graph answer. */
+  message_id: string | null;
+  status: Generated<WhatsappOutboundStatus>;
+  status_rank: Generated<number>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  claimed_by: string | null;
+  claimed_until: Timestamp | null;
+  http_status: number | null;
+  error_code: number | null;
+  error_detail: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  accepted_at: Timestamp | null;
+  sent_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  read_at: Timestamp | null;
+  failed_at: Timestamp | null;
+}
+
+export interface Database {
+  whatsapp_accounts: WhatsappAccountsTable;
+  whatsapp_webhook_events: WhatsappWebhookEventsTable;
+  whatsapp_conversations: WhatsappConversationsTable;
+  whatsapp_inbound_messages: WhatsappInboundMessagesTable;
+  whatsapp_outbound_messages: WhatsappOutboundMessagesTable;
+}
+
+export type WhatsappAccount = Selectable<WhatsappAccountsTable>;
+export type WhatsappInboundMessage = Selectable<WhatsappInboundMessagesTable>;
+export type WhatsappOutboundMessage = Selectable<WhatsappOutboundMessagesTable>;
+
+// Outgoing webhooks: endpoints, deliveries and their attempts (migration 0005; src/webhooks, docs/webhooks.md).
+// Declaration merging adds the tables to `Database`.
+
+export type WebhookSubscribableEvent = 'new_chat' | 'escalation' | 'new_lead';
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  event: WebhookSubscribableEvent;
+  url: string;
+  /** The whsec_ secret, sealed with the master key (context `webhook-secret:<endpoint id>`). */
+  secret_sealed: string;
+  secret_hint: string;
+  /** After a rotation: the previous secret, which signs too until `previous_secret_expires_at`. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  disabled_at: Timestamp | null;
+  /** Why the endpoint was disabled, in a sentence for the owner. */
+  disabled_reason: string | null;
+  /** The first failed attempt since the last success (the 5-day rule counts from here). */
+  failing_since: Timestamp | null;
+  last_failure_at: Timestamp | null;
+  last_success_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  /** The outbox row; its id is the `webhook-id` of every attempt. */
+  event_id: string;
+  workspace_id: string;
+  /** Null once the endpoint was deleted. */
+  endpoint_id: string | null;
+  event: string;
+  kind: Generated<'event' | 'test'>;
+  status: Generated<WebhookDeliveryStatus>;
+  attempt_count: Generated<number>;
+  next_attempt_at: Timestamp;
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  /** 1 for the first attempt of the delivery. */
+  attempt: number;
+  url: string;
+  started_at: Timestamp;
+  status: 'succeeded' | 'failed';
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+  /** The first 4 KB of the receiver's answer. */
+  response_excerpt: string | null;
+}
+
+export interface Database {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
+
+export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttempt = Selectable<WebhookAttemptsTable>;

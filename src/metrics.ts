@@ -27,6 +27,33 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers: [registry],
     }),
+    // Outgoing webhooks (src/webhooks): attempts, their time, commit-to-receipt lag, endpoints disabled.
+    webhookAttempts: new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by event and verdict (succeeded, retry, exhausted, gone).',
+      labelNames: ['event', 'verdict'] as const,
+      registers: [registry],
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Time of one webhook attempt, from the request to the end of the (capped) answer.',
+      labelNames: ['verdict'] as const,
+      // The 15 s attempt time-out sits on the last edge.
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    webhookDeliveryLag: new Histogram({
+      name: 'webhook_delivery_lag_seconds',
+      help: 'From the commit of an event to the 2xx of its delivery, retries included.',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600, 86400],
+      registers: [registry],
+    }),
+    webhookEndpointsDisabled: new Counter({
+      name: 'webhook_endpoints_disabled_total',
+      help: 'Webhook endpoints disabled by the delivery worker: gone (410) or failing (5 days without a success).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
   };
 }
 

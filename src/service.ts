@@ -36,6 +36,31 @@ import { createMetrics } from './metrics.ts';
 import { GuardedClient, type GuardedClientOptions } from './net/guarded-client.ts';
 import { loadOrCreateMasterKey } from './secrets/master-key.ts';
 import { createSecretBox } from './secrets/secret-box.ts';
+// Website chat (src/channels/webchat).
+import { createRateLimiter, type RateLimitOptions } from './channels/webchat/rate-limiter.ts';
+import { createWebchatService } from './channels/webchat/webchat-service.ts';
+import { createWidgetGate, WEBCHAT_PATH } from './channels/webchat/widget-gate.ts';
+import { webchatRoutes } from './http/routes/webchat.ts';
+
+// WhatsApp (src/channels/whatsapp).
+import { whatsappRepository } from '../db/repositories/whatsapp.repository.ts';
+import { createWhatsappChannel, type WhatsappChannel, type WhatsappChannelOptions } from './channels/whatsapp/whatsapp-channel.ts';
+import { whatsappRoutes } from './http/routes/whatsapp.ts';
+
+// Phone and team hours (src/channels/phone).
+import { randomUUID } from 'node:crypto';
+import { phoneRepository } from '../db/repositories/phone.repository.ts';
+import { createPhoneChannel, type PhoneChannelOptions } from './channels/phone/phone-channel.ts';
+import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
+import { createTeamAvailability } from './channels/phone/team-availability.ts';
+import { phoneRoutes } from './http/routes/phone.ts';
+
+// Outgoing webhooks (src/webhooks): settings, the outbox's delivery worker, LISTEN on real PostgreSQL.
+import { webhooksRepository } from '../db/repositories/webhooks.repository.ts';
+import { webhookRoutes } from './http/routes/webhooks.ts';
+import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
+import { listenForDeliveries, type OutboxListener } from './webhooks/outbox-listener.ts';
+import { createWebhookService, type WebhookService } from './webhooks/webhook-service.ts';
 
 export const VERSION = '0.1.0';
 
@@ -50,6 +75,14 @@ export interface ServiceOptions {
   drainMs?: number;
   /** Session runtime settings (tests use short ones). */
   sessions?: { idleMs?: number; instanceId?: string };
+  /** WhatsApp: `processing: false` stores webhooks without processing them (ingest benchmark); worker timings for tests. */
+  whatsapp?: Pick<WhatsappChannelOptions, 'processing' | 'worker'>;
+  /** Website chat: the per-widget-key rate limit (tests use a short window); defaults in src/channels/webchat/limits.ts. */
+  webchat?: { rateLimit?: Pick<RateLimitOptions, 'burst' | 'windowMs'> };
+  /** Phone: filler, heartbeat and key-entry timings (tests use short ones), and the clock of team hours. */
+  phone?: PhoneChannelOptions;
+  /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
+  webhooks?: Pick<DeliveryWorkerOptions, 'instanceId' | 'endpointConcurrency' | 'maxInFlight' | 'pollIntervalMs' | 'timeoutMs' | 'leaseMs'>;
 }
 
 export interface RunningService {
@@ -62,6 +95,10 @@ export interface RunningService {
   knowledge: KnowledgeService;
   /** The live conversations: channels hand messages to it. */
   runtime: SessionRuntime;
+  /** WhatsApp: settings, webhook ingest and the processing worker. */
+  whatsapp: WhatsappChannel;
+  /** Outgoing webhooks: the settings and log (`service`) and the delivery worker. */
+  webhooks: { service: WebhookService; worker: DeliveryWorker };
   stop(): Promise<void>;
 }
 
@@ -103,7 +140,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Conversations: one actor per session (machines/session.machine.ts).
   const ai = createAi(config.llm, { logger });
   const sessions = sessionsRepository(database.db);
+  // Phone and team hours: a human handoff connects while the team switch is on and now is inside the team hours.
+  const phoneRepo = phoneRepository(database.db);
+  const teamAvailable = createTeamAvailability({ phone: phoneRepo, ...(options.phone?.now ? { now: options.phone.now } : {}) });
   const runtime = createSessionRuntime({
+    teamAvailable,
     sessions,
     credentials: (workspaceId) => integration.credentials(workspaceId),
     botlink,
@@ -142,13 +183,80 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...sessionRoutes({ sessions, runtime }),
   );
 
-  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys });
+  // Website chat (spec §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
+  const webchat = createWebchatService({ db: database.db, runtime, publicUrl: config.publicUrl, logger, metrics });
+  const widgetGate = createWidgetGate({
+    apiKeys,
+    allowedOrigins: (workspaceId) => webchat.allowedOrigins(workspaceId),
+    limiter: createRateLimiter(options.webchat?.rateLimit),
+    metrics,
+  });
+  routes.push(...webchatRoutes(webchat));
+  const widget = { path: WEBCHAT_PATH, middleware: widgetGate.middleware, workspaceOf: widgetGate.workspaceOf };
+
+  // WhatsApp (interfaces.md: Channels → WhatsApp): webhook stored first, processed by the worker started below.
+  const whatsapp = createWhatsappChannel({
+    config: config.whatsapp,
+    publicUrl: config.publicUrl,
+    repository: whatsappRepository(database.db),
+    secrets: createSecretBox(masterKey),
+    runtime,
+    logger,
+    registry: metrics.registry,
+    ...options.whatsapp,
+  });
+  routes.push(...whatsappRoutes(whatsapp));
+
+  // Phone (interfaces.md: Channels → Phone): settings, Twilio's TwiML webhooks; the WebSocket is attached below.
+  routes.push(
+    ...phoneRoutes({
+      phone: phoneRepo,
+      sessions,
+      teamAvailable,
+      publicUrl: config.publicUrl,
+      twilioAuthToken: config.twilioAuthToken,
+      logger,
+      ...(options.phone?.now ? { now: options.phone.now } : {}),
+    }),
+  );
+
+  // Outgoing webhooks (spec §6, issue 5): events → outbox → one delivery actor per endpoint. The worker starts after
+  // listen and stops on drain before the outbound client closes.
+  const webhookRepository = webhooksRepository(database.db);
+  const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets: createSecretBox(masterKey), http, logger, metrics, ...options.webhooks });
+  const webhooks = createWebhookService({ db: database.db, repository: webhookRepository, secrets: createSecretBox(masterKey), http, worker: webhookWorker });
+  routes.push(...webhookRoutes(webhooks));
+  let webhookListener: OutboxListener | undefined;
+
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
+  // Phone: GET /v1/phone/ws upgrades on this server (ws in noServer mode).
+  const phone = createPhoneChannel({
+    runtime,
+    workspaceForNumber: (number) => phoneRepo.workspaceForNumber(number),
+    teamAvailable,
+    notifyTeam: (n) => sessions.addNotification({ id: randomUUID(), workspace_id: n.workspaceId, session_id: n.sessionId, kind: 'human_followup', message: n.message }),
+    recordHandoff: (sessionId, handoff) => phoneRepo.recordHandoff(sessionId, handoff),
+    metrics: createPhoneMetrics(metrics.registry),
+    logger,
+    auth: { twilioAuthToken: config.twilioAuthToken, bridgeToken: config.bridgeToken, publicUrl: config.publicUrl },
+    ...(options.phone ? { options: options.phone } : {}),
+  });
+  phone.attach(server);
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   state = 'ready';
+  whatsapp.start();
+  // Outgoing webhooks: deliver what is due (also what a previous run left), and on real PostgreSQL listen for wake-ups.
+  webhookWorker.start();
+  if (config.databaseUrl && database.kind === 'postgres') {
+    webhookListener = await listenForDeliveries({ url: config.databaseUrl, db: database.db, logger, onWake: webhookWorker.wake }).catch((err: unknown) => {
+      logger.warn({ err }, 'LISTEN for webhook wake-ups failed; deliveries go out on the poll');
+      return undefined;
+    });
+  }
   logger.info({ port: address.port, database: database.kind }, 'botlink is ready');
 
   let stopping: Promise<void> | undefined;
@@ -159,6 +267,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     accounts,
     knowledge,
     runtime,
+    whatsapp,
+    webhooks: { service: webhooks, worker: webhookWorker },
     stop() {
       stopping ??= (async () => {
         state = 'draining';
@@ -169,9 +279,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         const timedOut = new Promise<false>((resolve) => setTimeout(resolve, options.drainMs ?? 10_000, false).unref());
         // Conversations finish their turn and are written before the connections they use go away.
         clearInterval(sweep);
+        // WhatsApp: no new claims; messages in turn finish before the runtime stops (the rest waits in the database).
+        await whatsapp.stop(options.drainMs ?? 10_000);
+        // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).
+        await phone.stop(options.drainMs ?? 10_000);
         await runtime.stop(options.drainMs ?? 10_000);
         if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
         await ai.close();
+        // Outgoing webhooks: attempts in flight finish (or are handed back) before the outbound client closes.
+        await webhookListener?.close();
+        await webhookWorker.stop(options.drainMs ?? 10_000);
         await http.close();
         if (!options.database) await database.close();
         releaseLock();

@@ -1,16 +1,25 @@
 /**
  * Every migration, in order. A static list (rather than reading the folder) so the same set runs under Node, vitest
- * and a bundled image, and a missing file is a type error instead of a silently skipped migration.
+ * and a bundled image, and a missing file is a type error instead of a silently skipped migration. Kysely applies
+ * them by name; keep this list in that order too, so a reader sees the schema grow as the database does.
  */
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001-foundation.ts';
 import * as m0002 from './0002-knowledge.ts';
 import * as m0003 from './0003-sessions.ts';
 import * as m0004 from './0004-outbox.ts';
+import * as m0005 from './0005-webhook-delivery.ts';
+import * as m0006 from './0006-phone.ts';
+import * as m0007 from './0007-whatsapp.ts';
+import * as m0008 from './0008-webchat.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
-  '0002-knowledge': m0002,
-  '0003-sessions': m0003,
-  '0004-outbox': m0004,
+  '0002-knowledge': m0002, // knowledge base, sync and widget keys
+  '0003-sessions': m0003, // sessions, turns, notifications, team switch
+  '0004-outbox': m0004, // webhook_events
+  '0005-webhook-delivery': m0005, // webhook endpoints, deliveries, attempts
+  '0006-phone': m0006, // phone numbers and team hours
+  '0007-whatsapp': m0007, // WhatsApp settings, raw events, messages
+  '0008-webchat': m0008, // web chat conversations and settings
 };

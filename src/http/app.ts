@@ -15,6 +15,10 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { RouteDefinition } from './route.ts';
 import { compileBodyValidator } from './validation.ts';
+// Phone (src/channels/phone).
+import { TWILIO_MAX_FORM_BYTES, TWILIO_WEBHOOK_PREFIX } from '../channels/phone/limits.ts';
+// WhatsApp (src/channels/whatsapp).
+import { WHATSAPP_MAX_WEBHOOK_BYTES, WHATSAPP_WEBHOOK_PATH } from '../channels/whatsapp/limits.ts';
 
 export interface AppDeps {
   routes: readonly RouteDefinition[];
@@ -24,12 +28,25 @@ export interface AppDeps {
   adminToken: string | null;
   /** Resolves the sync API's keys (sync-write and sync-read routes); absent: those routes answer 503. */
   apiKeys?: ApiKeyResolver;
+  /** Website chat: the gate of the `widget` routes (CORS, widget key, origin, rate limit); absent: they answer 503. */
+  widget?: WidgetAccess;
 }
 
 /** What the HTTP layer needs of the sync and widget keys (src/auth/api-keys.ts). */
 export interface ApiKeyResolver {
   workspaceForSyncKey(key: string): Promise<string | undefined>;
   workspaceForWidgetKey(key: string): Promise<string | undefined>;
+}
+
+/**
+ * Website chat (src/channels/webchat/widget-gate.ts): `middleware` is mounted at `path` ahead of body parsing, so its
+ * CORS headers reach every answer a widget may read, and preflights are answered there; `workspaceOf` gives the
+ * `widget` access rule the workspace the gate admitted the request for.
+ */
+export interface WidgetAccess {
+  path: string;
+  middleware: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  workspaceOf(req: Request): string;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -58,6 +75,17 @@ export function createApp(deps: AppDeps): express.Express {
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
+
+  // Website chat: the widget gate runs before the body is parsed (see WidgetAccess).
+  if (deps.widget) app.use(deps.widget.path, deps.widget.middleware);
+
+  // WhatsApp: Meta signs the raw bytes (and escapes non-ASCII as \uXXXX), so its webhook gets them unparsed; the JSON
+  // parser below skips a body that was already read (docs/whatsapp.md).
+  app.use(WHATSAPP_WEBHOOK_PATH, express.raw({ type: () => true, limit: WHATSAPP_MAX_WEBHOOK_BYTES }));
+
+  // Phone (src/channels/phone): Twilio posts its voice and action webhooks form-encoded and signs the parameters;
+  // parsed here for those routes only, so requireJsonBodies below lets them through and JSON stays the rule elsewhere.
+  app.use(TWILIO_WEBHOOK_PREFIX, express.urlencoded({ extended: false, limit: TWILIO_MAX_FORM_BYTES, parameterLimit: 200 }));
 
   app.use(express.json({ limit: MAX_API_BODY_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBodies);
@@ -99,6 +127,11 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
 async function authorise(definition: RouteDefinition, req: Request, deps: AppDeps): Promise<{ principal?: Principal; workspaceId: string }> {
   if (definition.access === 'public') return { workspaceId: '' };
   if (definition.access === 'sync-write' || definition.access === 'sync-read') return { workspaceId: await keyWorkspace(definition.access, req, deps) };
+  // Website chat: the widget gate already checked the widget key, the Origin and the rate limit.
+  if (definition.access === 'widget') {
+    if (!deps.widget) throw new AppError('unavailable', 'Website chat is not available on this server.');
+    return { workspaceId: deps.widget.workspaceOf(req) };
+  }
   const token = bearerToken(req.headers.authorization);
   if (definition.access === 'admin') {
     if (!deps.adminToken) throw new AppError('unauthorized', 'The operator API is off: ADMIN_TOKEN is not set.');

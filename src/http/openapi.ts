@@ -44,6 +44,8 @@ function securityOf(r: RouteDefinition): Array<Record<string, string[]>> {
   if (r.access === 'public') return [];
   if (r.access === 'sync-write') return [{ syncKey: [] }];
   if (r.access === 'sync-read') return [{ syncKey: [] }, { widgetKey: [] }];
+  // Website chat: the widget key only.
+  if (r.access === 'widget') return [{ widgetKey: [] }];
   return [{ bearer: [] }];
 }
 

@@ -14,7 +14,11 @@ export type JsonSchema = Record<string, unknown>;
  * sync-write: the workspace's secret sync key in `X-Sync-Key`; sync-read: the sync key or the read-only widget key
  * in `X-Widget-Key` (spec §1.6, §5.7; a widget key on a sync-write route is 403).
  */
-export type Access = 'public' | 'admin' | 'member' | 'manager' | 'sync-write' | 'sync-read';
+export type Access = 'public' | 'admin' | 'member' | 'manager' | 'sync-write' | 'sync-read'
+  // Website chat (src/channels/webchat): widget: the read-only widget key in `X-Widget-Key` only (never the sync key,
+  // which must not appear in web pages), checked with the page's Origin and the rate limit by the gate below
+  // /v1/webchat/ (src/channels/webchat/widget-gate.ts).
+  | 'widget';
 
 export interface RouteContext<B> {
   req: Request;

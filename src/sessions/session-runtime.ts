@@ -56,6 +56,11 @@ export interface SessionRuntimeDeps {
   leaseMs?: number;
   leaseWaitMs?: number;
   now?: () => number;
+  /**
+   * Phone (src/channels/phone/team-availability.ts): whether the team can take a human handoff now, the manual switch
+   * and the team hours together; absent: the manual switch alone (`sessions.teamAvailable`).
+   */
+  teamAvailable?: (workspaceId: string) => Promise<boolean>;
 }
 
 export interface InboundMessage {
@@ -167,7 +172,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         return Promise.all(input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)));
       }),
       handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
-        const teamAvailable = await deps.sessions.teamAvailable(input.workspaceId);
+        const teamAvailable = deps.teamAvailable ? await deps.teamAvailable(input.workspaceId) : await deps.sessions.teamAvailable(input.workspaceId);
         const sessionId = live.get(key(input.workspaceId, input.channel, input.sessionId))?.id ?? null;
         // spec §2.2: 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
         // follow-up. 'forward': the customer is told and the team is notified.

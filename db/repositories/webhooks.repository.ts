@@ -1,0 +1,446 @@
+/**
+ * Outgoing webhooks: endpoints (one per workspace and event), deliveries (the worker's queue and the dashboard's log)
+ * and their attempts. Every time the worker compares against is passed in (`now`), never read from the database
+ * clock, so the schedule can be driven by a fake clock and all engine processes judge leases by the same rule.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../database.ts';
+import type { Database, WebhookAttempt, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscribableEvent } from '../schema.ts';
+
+/** A delivery as the worker claimed it, with what an attempt needs: the payload, the URL and the sealed secrets. */
+export interface ClaimedRow {
+  id: string;
+  event_id: string;
+  kind: 'event' | 'test';
+  /** Attempts made before this claim. */
+  attempt_count: number;
+  event: string;
+  endpoint_id: string;
+  payload: unknown;
+  event_created_at: Date;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** The outcome of one attempt, to be written. */
+export interface AttemptOutcome {
+  deliveryId: string;
+  endpointId: string;
+  kind: 'event' | 'test';
+  /** This attempt's number (claimed attempt_count + 1); also the fence: the row must still be at number − 1. */
+  attempt: number;
+  url: string;
+  startedAt: Date;
+  succeeded: boolean;
+  /** The delivery's status after this attempt. */
+  status: 'pending' | 'succeeded' | 'failed';
+  /** When status stays pending: the next attempt. */
+  nextAttemptAt: Date | null;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  /** 410 Gone: disable the endpoint with this sentence. */
+  goneReason: string | null;
+}
+
+export interface RecordedOutcome {
+  /** False when the lease was lost (another worker took the delivery over); nothing was written. */
+  recorded: boolean;
+  /** Set when this batch disabled the endpoint: the reason shown to the owner. */
+  endpointDisabled: string | null;
+}
+
+export interface DeliveryFilters {
+  event?: string;
+  status?: WebhookDeliveryStatus;
+  eventId?: string;
+  before?: Date;
+  limit: number;
+}
+
+export interface DeliveryLogRow {
+  id: string;
+  event_id: string;
+  event: string;
+  kind: 'event' | 'test';
+  status: WebhookDeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  endpoint_id: string | null;
+  payload: unknown;
+}
+
+const dateOf = (value: Date | string | null): Date | null => (value == null ? null : value instanceof Date ? value : new Date(value));
+
+export function webhooksRepository(db: Db) {
+  return {
+    // Endpoints.
+
+    async listEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
+      return db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).orderBy('event').execute();
+    },
+
+    async findEndpoint(workspaceId: string, event: WebhookSubscribableEvent): Promise<WebhookEndpoint | undefined> {
+      return db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('event', '=', event).executeTakeFirst();
+    },
+
+    /** Inserts the endpoint unless one exists for the event; undefined when it did (a concurrent PUT won). */
+    async createEndpoint(row: { id: string; workspace_id: string; event: WebhookSubscribableEvent; url: string; secret_sealed: string; secret_hint: string; now: Date }): Promise<WebhookEndpoint | undefined> {
+      const { now, ...values } = row;
+      return db
+        .insertInto('webhook_endpoints')
+        .values({ ...values, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['workspace_id', 'event']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** A new URL; saving it is also how an owner re-enables a disabled endpoint (the failure count starts over). */
+    async updateEndpointUrl(workspaceId: string, event: WebhookSubscribableEvent, url: string, now: Date): Promise<WebhookEndpoint | undefined> {
+      return db
+        .updateTable('webhook_endpoints')
+        .set({ url, disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now })
+        .where('workspace_id', '=', workspaceId)
+        .where('event', '=', event)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** The current secret becomes the previous one (signing until `previousUntil`); the new one takes its place. */
+    async rotateSecret(workspaceId: string, event: WebhookSubscribableEvent, input: { sealed: (endpointId: string) => string; hint: string; previousUntil: Date; now: Date }): Promise<WebhookEndpoint | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const current = await trx.selectFrom('webhook_endpoints').select('id').where('workspace_id', '=', workspaceId).where('event', '=', event).forUpdate().executeTakeFirst();
+        if (!current) return undefined;
+        return trx
+          .updateTable('webhook_endpoints')
+          .set((eb) => ({
+            previous_secret_sealed: eb.ref('secret_sealed'),
+            previous_secret_expires_at: input.previousUntil,
+            secret_sealed: input.sealed(current.id),
+            secret_hint: input.hint,
+            updated_at: input.now,
+          }))
+          .where('id', '=', current.id)
+          .returningAll()
+          .executeTakeFirst();
+      });
+    },
+
+    /** Deletes the endpoint; its waiting deliveries are cancelled (the log keeps them, without the endpoint). */
+    async deleteEndpoint(workspaceId: string, event: WebhookSubscribableEvent, now: Date): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const endpoint = await trx.selectFrom('webhook_endpoints').select('id').where('workspace_id', '=', workspaceId).where('event', '=', event).forUpdate().executeTakeFirst();
+        if (!endpoint) return false;
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ status: 'cancelled', last_error: 'The endpoint was deleted.', completed_at: now, updated_at: now, lease_owner: null, lease_until: null })
+          .where('endpoint_id', '=', endpoint.id)
+          .where('status', '=', 'pending')
+          // One in flight keeps its lease: its outcome is still written, and a retry it would need is cancelled then.
+          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+          .execute();
+        await trx.deleteFrom('webhook_endpoints').where('id', '=', endpoint.id).execute();
+        return true;
+      });
+    },
+
+    // The queue.
+
+    /** Queues a delivery of an already recorded event to one endpoint (the test button), in the caller's transaction. */
+    async queueDelivery(trx: Transaction<Database>, row: { id: string; eventId: string; workspaceId: string; endpointId: string; event: string; kind: 'event' | 'test'; now: Date }): Promise<void> {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values({ id: row.id, event_id: row.eventId, workspace_id: row.workspaceId, endpoint_id: row.endpointId, event: row.event, kind: row.kind, next_attempt_at: row.now, created_at: row.now, updated_at: row.now })
+        .execute();
+    },
+
+    /**
+     * Endpoints with pending deliveries and the earliest moment one of them can be claimed (its next attempt, or the
+     * end of the lease it is under), earliest first.
+     */
+    async pendingEndpoints(limit: number): Promise<{ endpointId: string; dueAt: Date }[]> {
+      const { rows } = await sql<{ endpoint_id: string; due_at: Date | string }>`
+        select d.endpoint_id::text as endpoint_id,
+               min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) as due_at
+        from webhook_deliveries d
+        join webhook_endpoints ep on ep.id = d.endpoint_id
+        where d.status = 'pending' and (ep.disabled_at is null or d.kind = 'test')
+        group by d.endpoint_id
+        order by due_at
+        limit ${limit}
+      `.execute(db);
+      return rows.map((r) => ({ endpointId: r.endpoint_id, dueAt: dateOf(r.due_at)! }));
+    },
+
+    /**
+     * Claims up to `limit` due deliveries of one endpoint for `owner` until `leaseUntil`. FOR UPDATE SKIP LOCKED lets
+     * engines claim side by side without waiting for each other or taking the same row; the lease keeps a claimed
+     * row out of other claims after this statement's locks are gone.
+     */
+    async claim(input: { endpointId: string; owner: string; now: Date; leaseUntil: Date; limit: number }): Promise<ClaimedRow[]> {
+      if (input.limit <= 0) return [];
+      const { rows } = await sql<ClaimedRow>`
+        with picked as (
+          select d.id
+          from webhook_deliveries d
+          join webhook_endpoints ep on ep.id = d.endpoint_id
+          where d.endpoint_id = ${input.endpointId}
+            and d.status = 'pending'
+            and d.next_attempt_at <= ${input.now}
+            and (d.lease_until is null or d.lease_until < ${input.now})
+            and (ep.disabled_at is null or d.kind = 'test')
+          order by d.next_attempt_at
+          limit ${input.limit}
+          for update of d skip locked
+        ), claimed as (
+          update webhook_deliveries d
+          set lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}
+          from picked
+          where d.id = picked.id
+          returning d.id, d.event_id, d.kind, d.attempt_count, d.event, d.endpoint_id
+        )
+        select claimed.id::text as id, claimed.event_id, claimed.kind, claimed.attempt_count, claimed.event,
+               claimed.endpoint_id::text as endpoint_id, ev.payload, ev.created_at as event_created_at,
+               ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
+        from claimed
+        join webhook_events ev on ev.id = claimed.event_id
+        join webhook_endpoints ep on ep.id = claimed.endpoint_id
+      `.execute(db);
+      return rows.map((r) => ({
+        ...r,
+        payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as unknown) : r.payload,
+        event_created_at: dateOf(r.event_created_at)!,
+        previous_secret_expires_at: dateOf(r.previous_secret_expires_at),
+      }));
+    },
+
+    /**
+     * Gives back the leases `owner` holds on pending deliveries (all of them, or those named), so another worker
+     * takes them at once. One whose endpoint was disabled or deleted meanwhile is settled instead: nobody would
+     * claim it again.
+     */
+    async releaseLeases(owner: string, now: Date, ids?: readonly string[]): Promise<number> {
+      if (ids !== undefined && ids.length === 0) return 0;
+      const result = await sql<{ id: string }>`
+        with released as (
+          select d.id, d.kind, d.endpoint_id, ep.disabled_at
+          from webhook_deliveries d
+          left join webhook_endpoints ep on ep.id = d.endpoint_id
+          where d.lease_owner = ${owner} and d.status = 'pending'
+            ${ids === undefined ? sql`` : sql`and d.id = any(${ids}::uuid[])`}
+          for update of d
+        )
+        update webhook_deliveries d
+        set lease_owner = null, lease_until = null,
+            status = case when r.kind = 'test' then 'pending'
+                          when r.endpoint_id is null then 'cancelled'
+                          when r.disabled_at is not null then 'failed'
+                          else 'pending' end,
+            completed_at = case when r.kind = 'event' and (r.endpoint_id is null or r.disabled_at is not null) then ${now}::timestamptz else null end,
+            last_error = case when r.kind = 'event' and (r.endpoint_id is null or r.disabled_at is not null)
+                              then coalesce(d.last_error || ' ', '') || 'Not sent: the endpoint was disabled or deleted.' else d.last_error end
+        from released r
+        where d.id = r.id
+        returning d.id::text as id
+      `.execute(db);
+      return result.rows.length;
+    },
+
+    /**
+     * Writes a batch of attempt outcomes in one statement (atomic by itself): each delivery's new state and its
+     * attempt row, fenced by the lease, so a delivery another worker took over is left alone. A retry whose endpoint
+     * was disabled or deleted while the attempt ran is settled, since nobody would claim it again. Returns the ids
+     * written.
+     */
+    async recordOutcomes(input: { owner: string; now: Date; outcomes: readonly AttemptOutcome[] }): Promise<Set<string>> {
+      const { owner, now, outcomes } = input;
+      if (outcomes.length === 0) return new Set();
+      const values = sql.join(
+        outcomes.map(
+          (o) =>
+            sql`(${o.deliveryId}::uuid, ${o.endpointId}::uuid, ${o.kind}::text, ${o.attempt}::int, ${o.status}::text, ${o.nextAttemptAt}::timestamptz,
+                 ${o.httpStatus}::int, ${o.error}::text, ${o.startedAt}::timestamptz, ${o.url}::text, ${o.succeeded ? 'succeeded' : 'failed'}::text,
+                 ${Math.round(o.latencyMs)}::int, ${o.responseExcerpt}::text)`,
+        ),
+      );
+      const { rows } = await sql<{ id: string }>`
+        with v (id, endpoint_id, kind, attempt, status, next_attempt_at, http_status, error, started_at, url, attempt_status, latency_ms, excerpt) as (
+          values ${values}
+        ), decided as (
+          select v.*,
+                 case when v.status <> 'pending' or v.kind = 'test' then v.status
+                      when ep.id is null then 'cancelled'
+                      when ep.disabled_at is not null then 'failed'
+                      else 'pending' end as final_status
+          from v left join webhook_endpoints ep on ep.id = v.endpoint_id
+        ), written as (
+          update webhook_deliveries d
+          set status = decided.final_status,
+              attempt_count = decided.attempt,
+              next_attempt_at = coalesce(decided.next_attempt_at, d.next_attempt_at),
+              lease_owner = null,
+              lease_until = null,
+              last_status = decided.http_status,
+              last_error = case when decided.final_status = decided.status then decided.error
+                                else coalesce(decided.error || ' ', '') || 'Not retried: the endpoint was disabled or deleted.' end,
+              updated_at = ${now},
+              completed_at = case when decided.final_status = 'pending' then null else ${now}::timestamptz end
+          from decided
+          where d.id = decided.id and d.lease_owner = ${owner} and d.attempt_count = decided.attempt - 1 and d.status = 'pending'
+          returning d.id
+        ), attempts as (
+          insert into webhook_attempts (delivery_id, attempt, url, started_at, status, http_status, latency_ms, error, response_excerpt)
+          select decided.id, decided.attempt, decided.url, decided.started_at, decided.attempt_status, decided.http_status, decided.latency_ms, decided.error, decided.excerpt
+          from decided join written on written.id = decided.id
+          on conflict (delivery_id, attempt) do nothing
+        )
+        select id::text as id from written
+      `.execute(db);
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /**
+     * What recorded attempts mean for their endpoint, in a transaction of its own: the last success resets the
+     * failing streak; failures after it start or extend it; a streak of `autoDisableAfterMs`, or a 410, disables the
+     * endpoint and settles its waiting deliveries. Returns the reason when this call disabled it. Only real events
+     * count: the test button must neither disable nor revive an endpoint.
+     */
+    async recordHealth(endpointId: string, outcomes: readonly AttemptOutcome[], options: { now: Date; autoDisableAfterMs: number }): Promise<string | null> {
+      return db.transaction().execute((trx) => recordHealth(trx, endpointId, outcomes, options));
+    },
+
+    // The log.
+
+    async listDeliveries(workspaceId: string, filters: DeliveryFilters): Promise<DeliveryLogRow[]> {
+      let query = db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+        .select(['d.id', 'd.event_id', 'd.event', 'd.kind', 'd.status', 'd.attempt_count', 'd.next_attempt_at', 'd.last_status', 'd.last_error', 'd.created_at', 'd.completed_at', 'd.endpoint_id', 'ev.payload'])
+        .where('d.workspace_id', '=', workspaceId);
+      if (filters.event) query = query.where('d.event', '=', filters.event);
+      if (filters.status) query = query.where('d.status', '=', filters.status);
+      if (filters.eventId) query = query.where('d.event_id', '=', filters.eventId);
+      if (filters.before) query = query.where('d.created_at', '<', filters.before);
+      const rows = await query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(filters.limit).execute();
+      return rows as DeliveryLogRow[];
+    },
+
+    async findDelivery(workspaceId: string, id: string): Promise<DeliveryLogRow | undefined> {
+      const row = await db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+        .select(['d.id', 'd.event_id', 'd.event', 'd.kind', 'd.status', 'd.attempt_count', 'd.next_attempt_at', 'd.last_status', 'd.last_error', 'd.created_at', 'd.completed_at', 'd.endpoint_id', 'ev.payload'])
+        .where('d.workspace_id', '=', workspaceId)
+        .where('d.id', '=', id)
+        .executeTakeFirst();
+      return row as DeliveryLogRow | undefined;
+    },
+
+    async attemptsOf(deliveryIds: readonly string[]): Promise<WebhookAttempt[]> {
+      if (deliveryIds.length === 0) return [];
+      return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('attempt').execute();
+    },
+
+    /**
+     * A manual retry: the delivery is due now (a finished one is pending again, with its log kept). Its attempt
+     * count is kept, so the automatic schedule goes on from where it was; past the schedule it is this one attempt.
+     */
+    async requeue(workspaceId: string, id: string, now: Date): Promise<boolean> {
+      const result = await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status: 'pending',
+          next_attempt_at: sql<Date>`least(${eb.ref('next_attempt_at')}, ${now}::timestamptz)`,
+          completed_at: null,
+          updated_at: now,
+        }))
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}
+
+export type WebhooksRepository = ReturnType<typeof webhooksRepository>;
+
+/** See `recordHealth` of the repository. */
+async function recordHealth(
+  trx: Transaction<Database>,
+  endpointId: string,
+  outcomes: readonly AttemptOutcome[],
+  options: { now: Date; autoDisableAfterMs: number },
+): Promise<string | null> {
+  const successes = outcomes.filter((o) => o.succeeded).map((o) => o.startedAt.getTime());
+  const lastSuccess = successes.length > 0 ? Math.max(...successes) : null;
+  const failuresAfter = outcomes.filter((o) => !o.succeeded && (lastSuccess === null || o.startedAt.getTime() > lastSuccess));
+  const firstFailure = failuresAfter.length > 0 ? new Date(Math.min(...failuresAfter.map((o) => o.startedAt.getTime()))) : null;
+  const lastFailure = failuresAfter.length > 0 ? new Date(Math.max(...failuresAfter.map((o) => o.startedAt.getTime()))) : null;
+
+  let failingSince: Date | null = null;
+  if (lastSuccess !== null) {
+    const success = new Date(lastSuccess);
+    // A streak that another process started after this success is kept.
+    const row = await sql<{ failing_since: Date | string | null }>`
+      update webhook_endpoints
+      set last_success_at = greatest(coalesce(last_success_at, ${success}::timestamptz), ${success}::timestamptz),
+          failing_since = case when failing_since is not null and failing_since > ${success}::timestamptz then failing_since else ${firstFailure}::timestamptz end,
+          last_failure_at = coalesce(greatest(last_failure_at, ${lastFailure}::timestamptz), ${lastFailure}::timestamptz, last_failure_at)
+      where id = ${endpointId}
+      returning failing_since
+    `.execute(trx);
+    failingSince = dateOf(row.rows[0]?.failing_since ?? null);
+  } else if (firstFailure !== null) {
+    const row = await sql<{ failing_since: Date | string | null }>`
+      update webhook_endpoints
+      set failing_since = case when last_success_at is not null and last_success_at > ${firstFailure}::timestamptz then failing_since
+                               else coalesce(failing_since, ${firstFailure}::timestamptz) end,
+          last_failure_at = greatest(coalesce(last_failure_at, ${lastFailure}::timestamptz), ${lastFailure}::timestamptz)
+      where id = ${endpointId}
+      returning failing_since
+    `.execute(trx);
+    failingSince = dateOf(row.rows[0]?.failing_since ?? null);
+  }
+
+  const gone = outcomes.find((o) => o.goneReason !== null);
+  let reason: string | null = null;
+  let at = options.now;
+  if (gone) {
+    reason = gone.goneReason;
+    at = gone.startedAt;
+  } else if (failingSince && lastFailure && lastFailure.getTime() - failingSince.getTime() >= options.autoDisableAfterMs) {
+    const days = Math.floor((lastFailure.getTime() - failingSince.getTime()) / 86_400_000);
+    const last = [...failuresAfter].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime())[0]!;
+    reason =
+      `Every delivery attempt since ${failingSince.toISOString()} failed (${days} days without a success); ` +
+      `the last one at ${last.startedAt.toISOString()}: ${last.error ?? `HTTP ${last.httpStatus}`}`;
+    at = lastFailure;
+  }
+  if (reason === null) return null;
+
+  const disabled = await trx
+    .updateTable('webhook_endpoints')
+    .set({ disabled_at: at, disabled_reason: reason, updated_at: options.now })
+    .where('id', '=', endpointId)
+    .where('disabled_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (!disabled) return null;
+  // Deliveries that no worker holds now will not be sent; those in flight are settled when their outcome is written.
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', last_error: `Not sent: the endpoint was disabled. ${reason}`.slice(0, 1_000), completed_at: options.now, updated_at: options.now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('kind', '=', 'event')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', options.now)]))
+    .execute();
+  return reason;
+}

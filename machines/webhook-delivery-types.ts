@@ -1,0 +1,108 @@
+/**
+ * The data of the webhook delivery actor and the shapes of its I/O actors. Plain JSON throughout: timestamps are
+ * milliseconds since the epoch.
+ */
+import type { AttemptResult, DeliveryKind, Verdict } from '../src/webhooks/retry-policy.ts';
+
+/** One claimed delivery: the machine reads `id`, `kind` and `attemptCount`; the rest is for the send actor. */
+export interface ClaimedDelivery {
+  id: string;
+  /** The outbox id: the `webhook-id` of every attempt. */
+  eventId: string;
+  kind: DeliveryKind;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  endpointId: string;
+  event: string;
+  url: string;
+  payload: unknown;
+  /** When the event was committed (for the commit-to-receipt lag). */
+  eventCreatedAt: number;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: number | null;
+}
+
+export interface ClaimInput {
+  endpointId: string;
+  /** Free slots of this endpoint: claim at most this many. */
+  limit: number;
+}
+
+/** What one attempt produced. */
+export interface SendOutput {
+  deliveryId: string;
+  /** When the attempt started (the clock behind `webhook-timestamp`). */
+  attemptedAt: number;
+  latencyMs: number;
+  result: AttemptResult;
+  /** At most RESPONSE_EXCERPT_BYTES of the answer, as text; null when no answer came. */
+  responseExcerpt: string | null;
+  /** Uniform in [0, 1), drawn by the runtime: the jitter of the next delay. */
+  jitterSample: number;
+}
+
+export interface RecordInput {
+  delivery: ClaimedDelivery;
+  attempt: SendOutput;
+  verdict: Verdict;
+}
+
+export interface RecordOutput {
+  deliveryId: string;
+  /** False when the lease had been lost and another worker owns the delivery now. */
+  recorded: boolean;
+  /** Set when this outcome disabled the endpoint (410, or the 5-day rule): no more claims. */
+  endpointDisabled: string | null;
+}
+
+export interface WebhookDeliveryInput {
+  endpointId: string;
+  /** Attempts in flight to this endpoint at most. */
+  concurrency: number;
+}
+
+export interface WebhookDeliveryContext {
+  endpointId: string;
+  concurrency: number;
+  /** Claimed and waiting for a free slot, oldest first (claims run ahead so a slot never waits for the database). */
+  queued: ClaimedDelivery[];
+  /** Being sent: these hold the endpoint's slots. */
+  sending: ClaimedDelivery[];
+  /** Answered; their outcome is being written (ids). They hold no slot, but the actor ends only when written. */
+  recording: string[];
+  /** How many the running (or last) claim may take. */
+  claimLimit: number;
+  /** The last claim found fewer due deliveries than it could take, and no wake-up came since. */
+  drained: boolean;
+  /** A wake-up arrived while a claim ran: rows committed after its snapshot may be waiting. */
+  wokenDuringClaim: boolean;
+  /** No more claims and no more sends: the worker is stopping, or the endpoint was disabled. */
+  stopping: boolean;
+  disabledReason: string | null;
+  lastError: string | null;
+}
+
+/** What the machine asks of its I/O port (the `deliveries` actor): send one attempt, write one outcome. */
+export type DeliveryCommand = { type: 'send'; delivery: ClaimedDelivery } | { type: 'record'; input: RecordInput };
+
+/** What the I/O port reports back, one event per command. */
+export type DeliveryReport =
+  | { type: 'sent'; output: SendOutput }
+  | { type: 'sendFailed'; deliveryId: string; error: unknown }
+  | { type: 'recorded'; output: RecordOutput }
+  | { type: 'recordFailed'; deliveryId: string; error: unknown };
+
+export type WebhookDeliveryEvent =
+  /** New deliveries may be due (NOTIFY, the in-process signal, the poll, a manual retry). */
+  | { type: 'wake' }
+  /** Finish what is in flight, claim and send nothing more. */
+  | { type: 'stop' }
+  | DeliveryReport;
+
+export interface WebhookDeliveryOutput {
+  disabledReason: string | null;
+  lastError: string | null;
+  /** Claimed but never sent (the actor stopped first): the worker hands their leases back. */
+  unsent: string[];
+}

@@ -1,0 +1,195 @@
+/**
+ * The delivery actor of one webhook endpoint (issue 5). Pure statechart: claiming deliveries from the table, and
+ * sending attempts and writing their outcomes, are named actors that the delivery worker provides
+ * (src/webhooks/delivery-worker.ts); the decision in between (success, retry when, give up, endpoint gone) is made
+ * here with the pure retry policy.
+ *
+ *   claiming ──claimed──▶ running ──(room in the queue, more due)──▶ claiming
+ *      │                     │
+ *      └─error─▶ cooling ────┘     running ──(nothing queued, sent or being written; nothing due | stopping)──▶ done
+ *
+ *   every claimed delivery:  queued ─(a slot is free)─▶ send ─▶ decide (retry policy) ─▶ record
+ *
+ * `claim` is a promise actor per claim. `deliveries` is the endpoint's I/O port, one callback actor for the actor's
+ * whole life: the machine sends it `send` and `record` commands and it reports `sent` and `recorded` back. (A child
+ * actor per request would cost a copy of the children map at every spawn and stop; at thousands of deliveries a
+ * second that dominated the worker's CPU.) Stopping this actor stops the port, which aborts the requests in flight.
+ *
+ * `concurrency` bounds the requests in flight to the receiver: a slot is taken by `send` and freed when the answer is
+ * in. Claims run ahead by up to another `concurrency` deliveries, so a freed slot is refilled without waiting for the
+ * database, and outcomes are written while the next requests already go out. The actor lives while its endpoint has
+ * work: it ends when a claim comes back short and nothing is left, and the worker starts it again on the next
+ * wake-up. One actor per endpoint with its own slots is what keeps one slow receiver from starving the others.
+ */
+import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import { CLAIM_RETRY_MS } from '../src/webhooks/limits.ts';
+import { decideAttempt } from '../src/webhooks/retry-policy.ts';
+import type {
+  ClaimedDelivery,
+  ClaimInput,
+  DeliveryCommand,
+  DeliveryReport,
+  WebhookDeliveryContext,
+  WebhookDeliveryEvent,
+  WebhookDeliveryInput,
+  WebhookDeliveryOutput,
+} from './webhook-delivery-types.ts';
+
+const provided = (name: string) => () => Promise.reject(new Error(`The delivery worker provides the ${name} actor.`));
+
+/** The invoke id of the I/O port. */
+const PORT = 'deliveries';
+
+/** Claimed deliveries the actor holds at most: the slots, and as many again waiting for one. */
+const capacity = (context: WebhookDeliveryContext): number => 2 * context.concurrency;
+const held = (context: WebhookDeliveryContext): number => context.queued.length + context.sending.length;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const webhookDeliveryMachine = setup({
+  types: {
+    context: {} as WebhookDeliveryContext,
+    events: {} as WebhookDeliveryEvent,
+    input: {} as WebhookDeliveryInput,
+    output: {} as WebhookDeliveryOutput,
+  },
+  actors: {
+    claim: fromPromise<ClaimedDelivery[], ClaimInput>(provided('claim')),
+    deliveries: fromCallback<DeliveryCommand, { endpointId: string }, DeliveryReport>(() => {
+      throw new Error('The delivery worker provides the deliveries actor.');
+    }),
+  },
+  guards: {
+    finished: ({ context }) =>
+      context.sending.length === 0 && context.recording.length === 0 && (context.stopping || (context.drained && context.queued.length === 0)),
+    // Claim once the queue has room for a slot's worth: one query then fills several slots.
+    mayClaim: ({ context }) => !context.stopping && !context.drained && capacity(context) - held(context) >= context.concurrency,
+  },
+  actions: {
+    /** Moves queued deliveries into free slots and sends them; a stopping actor sends nothing new. */
+    fillSlots: enqueueActions(({ context, enqueue }) => {
+      const free = context.concurrency - context.sending.length;
+      if (context.stopping || context.queued.length === 0 || free <= 0) return;
+      const starting = context.queued.slice(0, free);
+      for (const delivery of starting) enqueue.sendTo(PORT, { type: 'send', delivery } satisfies DeliveryCommand);
+      enqueue.assign({ sending: [...context.sending, ...starting], queued: context.queued.slice(starting.length) });
+    }),
+    enqueue: assign(({ context }, params: { claimed: ClaimedDelivery[]; limit: number }) => ({
+      queued: [...context.queued, ...params.claimed],
+      // A short claim means nothing else is due, unless a wake-up came while it ran.
+      drained: params.claimed.length < params.limit && !context.wokenDuringClaim,
+      wokenDuringClaim: false,
+      lastError: null,
+    })),
+    /** The answer is in: the slot is free, the verdict made, and its outcome goes to be written. */
+    decide: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'sent') return;
+      const attempt = event.output;
+      const delivery = context.sending.find((d) => d.id === attempt.deliveryId);
+      if (!delivery) return;
+      const verdict = decideAttempt({
+        result: attempt.result,
+        attemptNumber: delivery.attemptCount + 1,
+        kind: delivery.kind,
+        attemptedAt: attempt.attemptedAt,
+        jitterSample: attempt.jitterSample,
+      });
+      enqueue.sendTo(PORT, { type: 'record', input: { delivery, attempt, verdict } } satisfies DeliveryCommand);
+      enqueue.assign({ sending: context.sending.filter((d) => d !== delivery), recording: [...context.recording, delivery.id] });
+    }),
+    // The port reports every failure of a request as a result; an error here is a bug. The delivery is left to its
+    // lease, which runs out and lets it be claimed again: nothing is lost, and nothing half-known is written.
+    abandonSend: assign(({ context, event }) => {
+      if (event.type !== 'sendFailed') return {};
+      return { sending: context.sending.filter((d) => d.id !== event.deliveryId), lastError: `send: ${errorText(event.error)}` };
+    }),
+    settle: assign(({ context, event }) => {
+      if (event.type !== 'recorded') return {};
+      const { deliveryId, endpointDisabled } = event.output;
+      return {
+        recording: context.recording.filter((id) => id !== deliveryId),
+        ...(endpointDisabled === null ? {} : { stopping: true, disabledReason: endpointDisabled }),
+      };
+    }),
+    // Writing the outcome failed (the database is away): the lease runs out and the delivery is attempted again.
+    forgetRecord: assign(({ context, event }) => {
+      if (event.type !== 'recordFailed') return {};
+      return { recording: context.recording.filter((id) => id !== event.deliveryId), lastError: `record: ${errorText(event.error)}` };
+    }),
+  },
+}).createMachine({
+  id: 'webhookDelivery',
+  context: ({ input }) => ({
+    endpointId: input.endpointId,
+    concurrency: Math.max(1, input.concurrency),
+    queued: [],
+    sending: [],
+    recording: [],
+    claimLimit: 0,
+    drained: false,
+    wokenDuringClaim: false,
+    stopping: false,
+    disabledReason: null,
+    lastError: null,
+  }),
+  // The I/O port lives as long as the actor; if it fails, nothing in flight can finish: the actor ends, and the
+  // leases of what it held run out.
+  invoke: {
+    id: PORT,
+    src: 'deliveries',
+    input: ({ context }) => ({ endpointId: context.endpointId }),
+    onError: {
+      target: '.done',
+      actions: assign(({ event }) => ({ lastError: `deliveries: ${errorText(event.error)}`, stopping: true, sending: [], recording: [] })),
+    },
+  },
+  initial: 'claiming',
+  on: {
+    sent: { actions: ['decide', 'fillSlots'] },
+    sendFailed: { actions: ['abandonSend', 'fillSlots'] },
+    recorded: { actions: 'settle' },
+    recordFailed: { actions: 'forgetRecord' },
+    stop: { actions: assign({ stopping: true }) },
+  },
+  states: {
+    claiming: {
+      // The limit is fixed when the claim starts: room made while it runs must not make a full claim look short.
+      entry: assign(({ context }) => ({ claimLimit: capacity(context) - held(context) })),
+      invoke: {
+        src: 'claim',
+        input: ({ context }): ClaimInput => ({ endpointId: context.endpointId, limit: context.claimLimit }),
+        onDone: {
+          target: 'running',
+          actions: [{ type: 'enqueue', params: ({ context, event }) => ({ claimed: event.output, limit: context.claimLimit }) }, 'fillSlots'],
+        },
+        onError: {
+          target: 'cooling',
+          actions: assign(({ event }) => ({ lastError: `claim: ${errorText(event.error)}`, wokenDuringClaim: false })),
+        },
+      },
+      on: { wake: { actions: assign({ wokenDuringClaim: true }) } },
+    },
+    running: {
+      always: [
+        { guard: 'finished', target: 'done' },
+        { guard: 'mayClaim', target: 'claiming' },
+      ],
+      on: { wake: { actions: assign({ drained: false }) } },
+    },
+    // The database refused the claim: wait, then try again (or finish, when stopping and nothing is in flight).
+    cooling: {
+      always: { guard: 'finished', target: 'done' },
+      after: { [CLAIM_RETRY_MS]: { target: 'running', actions: assign({ drained: false }) } },
+    },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => ({
+    disabledReason: context.disabledReason,
+    lastError: context.lastError,
+    unsent: context.queued.map((d) => d.id),
+  }),
+});
+
+export type WebhookDeliveryMachine = typeof webhookDeliveryMachine;

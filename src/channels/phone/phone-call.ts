@@ -1,0 +1,389 @@
+/**
+ * One phone call on one ConversationRelay WebSocket (interfaces.md, Channels → Phone; docs/phone.md):
+ *
+ *   setup ──▶ the workspace answering `to`, the session (session_id = callSid, customer.phone = from)
+ *   prompt (last:false)* prompt (last:true) ──▶ one turn of the session runtime ──▶ one text frame, last:true
+ *       nothing after PHONE_FILLER_MS ──▶ a filler text frame, preemptible, once a turn
+ *   interrupt ──▶ the turn is cancelled; what the caller heard is kept as the reply in the history
+ *   dtmf ──▶ a key entry (ends with '#' or a pause): "0" asks for a person, anything else is said as the message
+ *   socket closed ──▶ the session ends
+ *
+ * A turn's answer is spoken only while that turn is the current one: an interrupt, a newer prompt or a closed socket
+ * makes it stale, and a stale answer is never sent (no answer to a question the caller already moved on from).
+ */
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import { phrase } from '../../ai/phrases.ts';
+import { normaliseLanguage } from '../../botlink/channel-request.ts';
+import { MAX_MESSAGE_CHARS } from '../../limits.ts';
+import type { Logger } from '../../log.ts';
+import type { SessionRuntime, TurnResult } from '../../sessions/session-runtime.ts';
+import { parseFrame, type DropReason, type HandoffData, type InboundFrame, type OutboundFrame, type SetupFrame } from './frames.ts';
+import { PHONE_MAX_DTMF_DIGITS } from './limits.ts';
+import type { PhoneMetrics } from './phone-metrics.ts';
+import { normaliseE164 } from './phone-number.ts';
+import { phonePhrase } from './phone-phrases.ts';
+import type { TeamAvailability } from './team-availability.ts';
+
+/** What a call needs of the session runtime. */
+export type PhoneRuntime = Pick<SessionRuntime, 'handleMessage' | 'open' | 'interrupt' | 'end'>;
+
+export interface PhoneCallDeps {
+  runtime: PhoneRuntime;
+  workspaceForNumber: (number: string) => Promise<string | undefined>;
+  teamAvailable: TeamAvailability;
+  /** A follow-up for the team (the caller asked for a person while none was available). */
+  notifyTeam: (n: { workspaceId: string; sessionId: string; message: string }) => Promise<void>;
+  recordHandoff: (sessionId: string, handoff: unknown) => Promise<void>;
+  metrics: PhoneMetrics;
+  logger: Logger;
+  fillerMs: number;
+  dtmfEntryMs: number;
+  maxFrameBytes: number;
+  setupTimeoutMs: number;
+  /** How long after our `end` frame we close the socket ourselves if the bridge has not. */
+  endGraceMs: number;
+}
+
+interface Turn {
+  id: string;
+  startedAt: number;
+  fillerTimer: NodeJS.Timeout | null;
+  fillerAtMs: number | null;
+  firstTextMs: number | null;
+}
+
+interface Opened {
+  workspaceId: string;
+  sessionId: string;
+  callSid: string;
+  customerPhone: string | null;
+}
+
+export interface PhoneCall {
+  /** Resolves when every turn and handoff that was running has settled. */
+  idle(): Promise<void>;
+  /** Whether a turn or handoff is running. */
+  busy(): boolean;
+  /** SIGTERM: asks the bridge to connect the call again (handoffData reason 'reconnect'), then closes with 1001. */
+  handBack(): void;
+  /** Resolves once the socket is closed and the session ended (or kept, after a hand-back). */
+  readonly finished: Promise<void>;
+  /** Liveness for the heartbeat: false until the next pong. */
+  alive: boolean;
+}
+
+export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
+  const { runtime, metrics } = deps;
+  let log = deps.logger;
+  let opened: Opened | null = null;
+  let setupSeen = false;
+  let closed = false;
+  let ending = false;
+  let handedBack = false;
+  /** The caller's language as the recogniser reports it (BCP 47) and its two-letter form for the bot link. */
+  let lang: string | null = null;
+  let language = 'en';
+  let partial: string[] = [];
+  let partialChars = 0;
+  let current: Turn | null = null;
+  let dtmfDigits = '';
+  let dtmfTimer: NodeJS.Timeout | null = null;
+  let endTimer: NodeJS.Timeout | null = null;
+  /** A person connected because the caller pressed 0: written on the session row once the session has ended. */
+  let dtmfHandoff: unknown = null;
+  const running = new Set<Promise<unknown>>();
+  /** Frames are handled in order; only `setup` waits (for the database), turns run beside the queue. */
+  let queue: Promise<void> = Promise.resolve();
+  let resolveFinished!: () => void;
+  const finished = new Promise<void>((resolve) => (resolveFinished = resolve));
+
+  metrics.activeCalls.inc();
+  const setupTimer = setTimeout(() => {
+    if (setupSeen || closed) return;
+    log.warn('no setup frame in time; closing');
+    ws.close(1008, 'setup expected');
+  }, deps.setupTimeoutMs);
+
+  const call: PhoneCall = {
+    alive: true,
+    finished,
+    idle: async () => {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+    busy: () => running.size > 0,
+    handBack() {
+      if (closed) return;
+      handedBack = true;
+      if (opened && !ending) send({ type: 'end', handoffData: JSON.stringify({ reason: 'reconnect', session_id: opened.sessionId } satisfies HandoffData) });
+      ws.close(1001, 'server shutting down');
+    },
+  };
+
+  ws.on('pong', () => (call.alive = true));
+  ws.on('error', (err) => log.warn({ err }, 'phone socket error'));
+  ws.on('message', (data, isBinary) => {
+    call.alive = true;
+    if (isBinary) return drop('binary', 'binary frame');
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (bytes.length > deps.maxFrameBytes) return drop('too_large', `${bytes.length} bytes`);
+    const parsed = parseFrame(bytes.toString('utf8'));
+    if (!parsed.ok) return drop(parsed.reason, parsed.detail);
+    const frame = parsed.frame;
+    queue = queue.then(() => handle(frame)).catch((err: unknown) => log.error({ err, frame: frame.type }, 'phone frame failed'));
+  });
+  ws.on('close', (code) => {
+    closed = true;
+    clearTimeout(setupTimer);
+    if (dtmfTimer) clearTimeout(dtmfTimer);
+    if (endTimer) clearTimeout(endTimer);
+    if (current?.fillerTimer) clearTimeout(current.fillerTimer);
+    current = null;
+    metrics.activeCalls.dec();
+    log.info({ code, handedBack }, 'phone call closed');
+    // Wait for setup still in the queue, so a call closed right after setup still ends its session.
+    void queue
+      .then(async () => {
+        // After a hand-back the session stays open for the reconnect; the runtime persists it when it stops.
+        if (!opened || handedBack) return;
+        // open() first: a call silent for longer than the idle time was passivated, and end() only ends live actors.
+        await runtime.open({ workspaceId: opened.workspaceId, channel: 'phone', externalId: opened.callSid });
+        await runtime.end(opened.workspaceId, 'phone', opened.callSid);
+        // After the runtime's last write, which would otherwise overwrite it with the machine's own handoff field.
+        if (dtmfHandoff) await deps.recordHandoff(opened.sessionId, dtmfHandoff);
+      })
+      .catch((err: unknown) => log.error({ err }, 'ending the phone session failed'))
+      .finally(resolveFinished);
+  });
+
+  let dropsLogged = 0;
+  function drop(reason: DropReason, detail: string): void {
+    metrics.framesDropped.inc({ reason });
+    // A bridge sending garbage in a loop must not flood the log: the first few per call at warn, the rest at debug.
+    const level = dropsLogged++ < MAX_DROP_WARNINGS ? 'warn' : 'debug';
+    log[level]({ reason, detail }, 'phone frame dropped');
+  }
+
+  function send(frame: OutboundFrame): void {
+    if (closed || ws.readyState !== ws.OPEN) return;
+    ws.send(JSON.stringify(frame));
+  }
+
+  function sendText(token: string, options: { preemptible?: boolean } = {}): void {
+    send({ type: 'text', token, last: true, ...(lang ? { lang } : {}), ...(options.preemptible ? { preemptible: true } : {}) });
+  }
+
+  /** Our `end` frame: the bridge ends the relay session (and Twilio asks the <Connect> action what next). */
+  function sendEnd(handoffData?: HandoffData): void {
+    if (ending) return;
+    ending = true;
+    send({ type: 'end', ...(handoffData ? { handoffData: JSON.stringify(handoffData) } : {}) });
+    endTimer = setTimeout(() => ws.close(1000, 'call ended'), deps.endGraceMs);
+  }
+
+  function track<T>(work: Promise<T>): Promise<T> {
+    running.add(work);
+    void work.finally(() => running.delete(work)).catch(() => {});
+    return work;
+  }
+
+  async function handle(frame: InboundFrame): Promise<void> {
+    if (closed || ending) return;
+    if (frame.type === 'setup') return setup(frame);
+    if (frame.type === 'error') {
+      // The bridge tells us about something we sent (Twilio: error 64107 and kin); nothing to answer.
+      log.warn({ description: frame.description }, 'bridge reported an error');
+      return;
+    }
+    if (!opened) return drop('before_setup', `${frame.type} before setup`);
+    switch (frame.type) {
+      case 'prompt':
+        return prompt(frame.voicePrompt, frame.lang, frame.last);
+      case 'interrupt':
+        return interrupt(frame.utteranceUntilInterrupt);
+      case 'dtmf':
+        return key(frame.digit);
+    }
+  }
+
+  async function setup(frame: SetupFrame): Promise<void> {
+    if (setupSeen) return drop('duplicate_setup', 'a second setup');
+    setupSeen = true;
+    clearTimeout(setupTimer);
+    const to = normaliseE164(frame.to);
+    const workspaceId = to ? await deps.workspaceForNumber(to) : undefined;
+    log = deps.logger.child({ callSid: frame.callSid, relaySessionId: frame.sessionId });
+    if (!workspaceId) {
+      metrics.calls.inc({ outcome: 'unknown_number' });
+      log.warn({ to: frame.to }, 'call to a number no workspace answers');
+      sendText(phonePhrase('unknown_number', 'en'));
+      sendEnd();
+      return;
+    }
+    // spec §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
+    const customerPhone = normaliseE164(frame.from);
+    // If the socket closes meanwhile, the close handler (queued behind this) still ends the session.
+    let sessionId: string;
+    try {
+      ({ sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: frame.callSid, customerPhone }));
+    } catch (err) {
+      // No session, no conversation: an apology rather than silence, and the bridge ends the call.
+      log.error({ err, workspaceId }, 'the phone session could not be opened');
+      metrics.calls.inc({ outcome: 'failed' });
+      sendText(phonePhrase('unknown_number', 'en'));
+      sendEnd();
+      return;
+    }
+    opened = { workspaceId, sessionId, callSid: frame.callSid, customerPhone };
+    log = log.child({ sessionId, workspaceId });
+    metrics.calls.inc({ outcome: 'answered' });
+    log.info('phone call connected');
+  }
+
+  function prompt(text: string, promptLang: string | null, last: boolean): void {
+    if (promptLang) switchLanguage(promptLang);
+    // A partial transcript: keep it until the utterance is final (one turn per utterance).
+    if (partialChars < MAX_MESSAGE_CHARS) {
+      partial.push(text);
+      partialChars += text.length + 1;
+    }
+    if (!last) return;
+    const message = partial.join(' ').replace(/\s+/g, ' ').trim().slice(0, MAX_MESSAGE_CHARS);
+    partial = [];
+    partialChars = 0;
+    startTurn(message);
+  }
+
+  /** The recogniser reports another language: speak it too (a `language` frame), and ask the bot link in it. */
+  function switchLanguage(tag: string): void {
+    const next = normaliseLanguage(tag);
+    const changed = lang !== null && next !== normaliseLanguage(lang);
+    lang = tag;
+    language = next;
+    if (changed) send({ type: 'language', ttsLanguage: tag, transcriptionLanguage: tag });
+  }
+
+  function cancelCurrent(): void {
+    if (current?.fillerTimer) clearTimeout(current.fillerTimer);
+    current = null;
+  }
+
+  function startTurn(message: string): void {
+    const o = opened!;
+    cancelCurrent();
+    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null };
+    current = turn;
+    if (message === '') {
+      // Nothing intelligible was heard: ask again rather than send an empty question to the integrator.
+      sendText(phrase('not_heard', language));
+      current = null;
+      return;
+    }
+    turn.fillerTimer = setTimeout(() => {
+      turn.fillerTimer = null;
+      if (current !== turn || closed) return;
+      turn.fillerAtMs = performance.now() - turn.startedAt;
+      turn.firstTextMs ??= turn.fillerAtMs;
+      metrics.fillers.inc();
+      metrics.firstText.observe(turn.fillerAtMs / 1000);
+      // preemptible: the answer, when ready, cuts the filler off instead of waiting for it to finish.
+      sendText(phrase('filler', language), { preemptible: true });
+    }, deps.fillerMs);
+    const work = runtime
+      .handleMessage({ workspaceId: o.workspaceId, channel: 'phone', externalId: o.callSid, text: message, language, customerPhone: o.customerPhone, turnId: turn.id })
+      .then(
+        (result) => finishTurn(turn, result),
+        (err: unknown) => failTurn(turn, err),
+      );
+    track(work);
+  }
+
+  function finishTurn(turn: Turn, result: TurnResult): void {
+    if (turn.fillerTimer) clearTimeout(turn.fillerTimer);
+    if (result.cancelled || current !== turn || closed) {
+      if (!result.cancelled) metrics.staleReplies.inc();
+      log.info({ turnId: turn.id, cancelled: result.cancelled ? result.reason : 'stale' }, 'phone turn not spoken');
+      return;
+    }
+    current = null;
+    const replyMs = performance.now() - turn.startedAt;
+    if (turn.firstTextMs == null) {
+      turn.firstTextMs = replyMs;
+      metrics.firstText.observe(replyMs / 1000);
+    }
+    metrics.reply.observe(replyMs / 1000);
+    // The AI does not stream yet: the whole reply is one talk cycle (docs/phone.md).
+    sendText(result.text);
+    log.info(
+      { turnId: turn.id, source: result.source, replyMs: round(replyMs), firstTextMs: round(turn.firstTextMs), fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs), handoff: result.handoff?.kind ?? null },
+      'phone turn answered',
+    );
+    if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: 'integrator' });
+  }
+
+  function failTurn(turn: Turn, err: unknown): void {
+    if (turn.fillerTimer) clearTimeout(turn.fillerTimer);
+    log.error({ err, turnId: turn.id }, 'phone turn failed');
+    if (current !== turn || closed) return;
+    current = null;
+    // No dead air even when the engine fails: the caller hears the honest fallback sentence.
+    sendText(phrase('dont_know', language));
+  }
+
+  function interrupt(spoken: string | null): void {
+    const o = opened!;
+    cancelCurrent();
+    runtime.interrupt(o.workspaceId, 'phone', o.callSid, spoken ?? undefined);
+  }
+
+  function key(digit: string): void {
+    if (dtmfTimer) clearTimeout(dtmfTimer);
+    dtmfTimer = null;
+    if (digit === '#') return flushKeys();
+    if (digit === '*') {
+      dtmfDigits = '';
+      return;
+    }
+    if (dtmfDigits.length < PHONE_MAX_DTMF_DIGITS) dtmfDigits += digit;
+    dtmfTimer = setTimeout(flushKeys, deps.dtmfEntryMs);
+  }
+
+  function flushKeys(): void {
+    if (dtmfTimer) clearTimeout(dtmfTimer);
+    dtmfTimer = null;
+    const digits = dtmfDigits;
+    dtmfDigits = '';
+    if (closed || ending || digits === '') return;
+    // "0" on its own asks for a person; a longer entry (an order or phone number, which may start with 0) is said.
+    if (digits === '0') void track(askForPerson());
+    else startTurn(digits);
+  }
+
+  async function askForPerson(): Promise<void> {
+    const o = opened!;
+    if (current) interrupt(null);
+    const available = await deps.teamAvailable(o.workspaceId);
+    if (closed || ending) return;
+    // spec §2.2: on the phone a person is connected only while the team is available; otherwise the team follows up.
+    if (available) {
+      const sentence = phrase('handoff_human', language);
+      sendText(sentence);
+      dtmfHandoff = { kind: 'human', connected: true, sentence, requestedBy: 'dtmf' };
+      sendEnd({ reason: 'human', session_id: o.sessionId, requested_by: 'dtmf' });
+    } else {
+      const sentence = phrase('team_unavailable', language);
+      sendText(sentence);
+      await deps.notifyTeam({ workspaceId: o.workspaceId, sessionId: o.sessionId, message: 'The caller pressed 0 to speak to a person while the team was not available.' });
+    }
+    log.info({ available }, 'caller asked for a person (dtmf 0)');
+  }
+
+  return call;
+}
+
+/** Dropped frames logged at warn per call; the metric counts them all. */
+const MAX_DROP_WARNINGS = 10;
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

@@ -1,0 +1,19 @@
+/**
+ * Phone numbers in E.164 (`+` country code and subscriber number, at most 15 digits). Numbers are stored and compared
+ * in this form only, so `+31 20 123 4567` from the dashboard and `+31201234567` from Twilio's `to` are one number.
+ */
+
+const E164 = /^\+[1-9][0-9]{1,14}$/;
+/** Separators people write inside numbers; a leading "tel:" as in RFC 3966 URIs. */
+const SEPARATORS = /[\s().\u00a0-]/g;
+
+/**
+ * The number in E.164, or null when it is not one. Separators are removed; a national number (no `+`) is refused
+ * because the country it belongs to cannot be known here.
+ */
+export function normaliseE164(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  // "+31 (0)20 …" is common European notation for "dial 0 only from inside the country": the (0) is dropped.
+  const compact = value.trim().replace(/^tel:/i, '').replace(/\(0\)/g, '').replace(SEPARATORS, '');
+  return E164.test(compact) ? compact : null;
+}

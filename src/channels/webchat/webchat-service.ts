@@ -1,0 +1,182 @@
+/**
+ * Website chat (spec §1.3, §6; interfaces.md: Channels → Website chat). A visitor's conversation on the customer's
+ * web page: it answers from the knowledge base only (the session runtime never calls the bot link for `webchat`),
+ * and it emits the spec §6 events `new_chat`, `new_lead` and `escalation` into the outbox, each in the same
+ * transaction as the state change that causes it (src/webhooks/outbox.ts), so an event exists exactly when its
+ * cause was committed.
+ *
+ * Decisions (docs/webchat.md):
+ * - The conversation id is a random UUID: the `conversation_id` of the events and the session's external_id.
+ * - A message that asks for a person (escalation-phrases.ts) is answered with the team sentence instead of a
+ *   knowledge-base turn, and emits `escalation` of type `detected`, at most once per conversation and not after the
+ *   visitor already asked with the button.
+ * - The escalate route emits `escalation` of type `requested` once per conversation; a repeat press is answered the
+ *   same and records nothing.
+ * - A lead emits `new_lead` when the details are new or changed; the same details again record nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { Counter } from 'prom-client';
+import type { Db } from '../../../db/database.ts';
+import { webchatRepository, type Lead } from '../../../db/repositories/webchat.repository.ts';
+import { phrase } from '../../ai/phrases.ts';
+import { notFound } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { SessionRuntime } from '../../sessions/session-runtime.ts';
+import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/events.ts';
+import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
+import { asksForPerson } from './escalation-phrases.ts';
+import { parseAllowedOrigins } from './origins.ts';
+
+export interface WebchatServiceDeps {
+  db: Db;
+  runtime: Pick<SessionRuntime, 'handleMessage' | 'open'>;
+  /** PUBLIC_URL: the base of `dashboard_url` in new_chat. */
+  publicUrl: string;
+  logger: Logger;
+  /** Counters are registered here when given. */
+  metrics?: Pick<Metrics, 'registry'>;
+  now?: () => Date;
+}
+
+export interface WebchatSettings {
+  allowed_origins: string[];
+  updated_at: string | null;
+}
+
+/** A conversation id is a UUID; anything else cannot name one (and must not reach a uuid column as text). */
+const CONVERSATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createWebchatService(deps: WebchatServiceDeps) {
+  const { db, runtime } = deps;
+  const now = deps.now ?? (() => new Date());
+  const repo = webchatRepository(db);
+  const log = deps.logger.child({ channel: 'webchat' });
+  const events = deps.metrics
+    ? new Counter({ name: 'webchat_events_recorded_total', help: 'Website-chat events written to the outbox, by event and escalation type.', labelNames: ['event', 'type'] as const, registers: [deps.metrics.registry] })
+    : null;
+
+  /** The team sentence (spec §2.2 'forward': the team follows up) in the conversation's language. */
+  const teamSentence = (language: string | null | undefined) => phrase('handoff_forward', language ?? 'en');
+
+  async function conversation(workspaceId: string, id: string) {
+    const row = CONVERSATION_ID.test(id) ? await repo.findConversation(workspaceId, id) : undefined;
+    // Another workspace's conversation is answered exactly like a missing one.
+    if (!row) throw notFound('The conversation');
+    return row;
+  }
+
+  /** Marks and records one escalation inside `trx`; true when it was recorded now. */
+  async function escalateIn(trx: Executor, workspaceId: string, conversationId: string, type: EscalationType, visitorMessage: string, at: Date): Promise<boolean> {
+    if (!(await webchatRepository(trx).markEscalation(workspaceId, conversationId, type, at))) return false;
+    await recordEvent(trx, workspaceId, { event: 'escalation', conversation_id: conversationId, type, visitor_message: visitorMessage, timestamp: timestamp(at) });
+    return true;
+  }
+
+  function counted(event: string, type = ''): void {
+    events?.inc({ event, type });
+  }
+
+  /** One knowledge-base turn; null when a newer message of the visitor replaced it (that request carries the answer). */
+  async function turn(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string | null> {
+    const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: conversationId, text, ...(language ? { language } : {}) });
+    return result.cancelled ? null : result.text;
+  }
+
+  return {
+    /** POST /v1/webchat/conversations: the conversation and its new_chat event in one transaction, then the reply. */
+    async start(workspaceId: string, input: { visitorMessage: string; pageUrl: string; language: string | null }): Promise<{ conversation_id: string; reply: string | null }> {
+      const id = randomUUID();
+      const at = now();
+      const text = input.visitorMessage.trim();
+      const person = asksForPerson(text);
+      await db.transaction().execute(async (trx) => {
+        await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language: input.language, created_at: at });
+        await recordEvent(trx, workspaceId, {
+          event: 'new_chat',
+          conversation_id: id,
+          visitor_message: text,
+          page_url: input.pageUrl,
+          timestamp: timestamp(at),
+          dashboard_url: dashboardUrl(deps.publicUrl, id),
+        });
+        if (person) await escalateIn(trx, workspaceId, id, 'detected', text, at);
+      });
+      counted('new_chat');
+      if (person) counted('escalation', 'detected');
+      log.debug({ workspaceId, conversationId: id, escalation: person }, 'website chat started');
+      if (person) {
+        // The session exists from the start, so the dashboard finds the conversation even without a turn.
+        await runtime.open({ workspaceId, channel: 'webchat', externalId: id, ...(input.language ? { language: input.language } : {}) });
+        return { conversation_id: id, reply: teamSentence(input.language) };
+      }
+      return { conversation_id: id, reply: await turn(workspaceId, id, text, input.language) };
+    },
+
+    /** POST /v1/webchat/conversations/{id}/messages: the visitor's next message and its reply. */
+    async message(workspaceId: string, conversationId: string, input: { message: string; language: string | null }): Promise<{ reply: string | null }> {
+      const row = await conversation(workspaceId, conversationId);
+      if (input.language && input.language !== row.language) await repo.setLanguage(row.id, input.language);
+      const language = input.language ?? row.language;
+      const text = input.message.trim();
+      if (asksForPerson(text)) {
+        const at = now();
+        const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, row.id, 'detected', text, at));
+        if (recorded) counted('escalation', 'detected');
+        log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for a person');
+        return { reply: teamSentence(language) };
+      }
+      return { reply: await turn(workspaceId, row.id, text, language) };
+    },
+
+    /** POST /v1/webchat/conversations/{id}/lead: the contact details on the conversation, and new_lead. */
+    async lead(workspaceId: string, conversationId: string, input: Lead): Promise<{ recorded: boolean }> {
+      if (!CONVERSATION_ID.test(conversationId)) throw notFound('The conversation');
+      const at = now();
+      const lead = { name: input.name.trim(), email: input.email.trim(), phone: input.phone.trim() };
+      const outcome = await db.transaction().execute(async (trx) => {
+        const saved = await webchatRepository(trx).saveLead(workspaceId, conversationId, lead, at);
+        if (saved === 'changed') {
+          await recordEvent(trx, workspaceId, { event: 'new_lead', conversation_id: conversationId, ...lead, timestamp: timestamp(at) });
+        }
+        return saved;
+      });
+      if (outcome === 'missing') throw notFound('The conversation');
+      if (outcome === 'changed') counted('new_lead');
+      log.debug({ workspaceId, conversationId, recorded: outcome === 'changed' }, 'visitor left contact details');
+      return { recorded: outcome === 'changed' };
+    },
+
+    /** POST /v1/webchat/conversations/{id}/escalate: the visitor asked for the team with the widget's button. */
+    async escalate(workspaceId: string, conversationId: string, input: { message?: string | undefined; language: string | null }): Promise<{ reply: string }> {
+      const row = await conversation(workspaceId, conversationId);
+      const given = input.message?.trim();
+      // spec §6 wants the visitor's message: the one given with the button, else the visitor's latest one.
+      const visitorMessage = given || (await repo.latestVisitorMessage(workspaceId, row.id)) || '';
+      const at = now();
+      const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, row.id, 'requested', visitorMessage, at));
+      if (recorded) counted('escalation', 'requested');
+      log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for the team');
+      return { reply: teamSentence(input.language ?? row.language) };
+    },
+
+    /** GET /v1/webchat. */
+    async settings(workspaceId: string): Promise<WebchatSettings> {
+      const row = await repo.findSettings(workspaceId);
+      return { allowed_origins: row?.allowed_origins ?? [], updated_at: row ? row.updated_at.toISOString() : null };
+    },
+
+    /** PUT /v1/webchat: the origins are checked and canonicalised; the list replaces the previous one. */
+    async putSettings(workspaceId: string, input: { allowed_origins: string[] }): Promise<WebchatSettings> {
+      const row = await repo.putSettings(workspaceId, parseAllowedOrigins(input.allowed_origins));
+      return { allowed_origins: row.allowed_origins, updated_at: row.updated_at.toISOString() };
+    },
+
+    /** The canonical origins whose pages may call the website-chat API for this workspace (none until set). */
+    async allowedOrigins(workspaceId: string): Promise<readonly string[]> {
+      return (await repo.findSettings(workspaceId))?.allowed_origins ?? [];
+    },
+  };
+}
+
+export type WebchatService = ReturnType<typeof createWebchatService>;

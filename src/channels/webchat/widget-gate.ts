@@ -1,0 +1,113 @@
+/**
+ * The gate in front of the widget's routes (everything below /v1/webchat/): CORS, the widget key, the workspace's
+ * allowed origins and the per-key rate limit, in that order, before the body is validated, so every answer the
+ * widget may read (400, 404, 429 included) carries the CORS headers.
+ *
+ * CORS (docs/webchat.md):
+ * - A preflight (OPTIONS) carries no X-Widget-Key, so it cannot know the workspace. It is answered permissively for
+ *   the methods and headers the widget uses, and the origin is enforced on the actual request instead. That is safe:
+ *   a preflight grants nothing by itself, it only lets the browser send the actual request, and that request is
+ *   refused (403, before any work) unless its Origin is one the key's workspace allowed; the refusal carries no
+ *   Access-Control-Allow-Origin, so the page cannot even read it.
+ * - An allowed origin is echoed in Access-Control-Allow-Origin (never `*`); no credentials are involved, the key is a
+ *   header and we set no cookies. A request without Origin is not from a browser page and is let through: CORS
+ *   protects browsers' users, it is not authentication, and a non-browser client can send any Origin it likes.
+ * - The origin list is therefore not a secret boundary: the widget key is public by design. It keeps other web sites
+ *   from embedding a workspace's widget key in their pages (its quota, its conversations, its webhooks).
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { Counter } from 'prom-client';
+import { WIDGET_KEY_HEADER } from '../../auth/api-keys.ts';
+import { AppError } from '../../errors.ts';
+import type { Metrics } from '../../metrics.ts';
+import { PREFLIGHT_MAX_AGE_SECONDS } from './limits.ts';
+import { canonicalOrigin } from './origins.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+
+/** Where the gate is mounted; the widget's routes live below it, the settings (bearer token) at it. */
+export const WEBCHAT_PATH = '/v1/webchat';
+
+/** The request headers a widget may send (Accept-Language is listed for widgets that set it themselves). */
+const ALLOWED_HEADERS = ['Content-Type', WIDGET_KEY_HEADER, 'X-Request-Id', 'Accept-Language'].join(', ');
+/** Response headers the widget's script may read: when to retry after 429, and the id to quote to support. */
+const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
+
+export interface WidgetGateDeps {
+  apiKeys: { workspaceForWidgetKey(key: string): Promise<string | undefined> };
+  /** The workspace's canonical allowed origins. */
+  allowedOrigins(workspaceId: string): Promise<readonly string[]>;
+  limiter: RateLimiter;
+  metrics?: Pick<Metrics, 'registry'>;
+}
+
+export function createWidgetGate(deps: WidgetGateDeps) {
+  /** The workspace each admitted request acts on; read by the `widget` access rule (src/http/app.ts). */
+  const admitted = new WeakMap<Request, string>();
+  const refused = deps.metrics
+    ? new Counter({ name: 'webchat_requests_refused_total', help: 'Website-chat requests refused by the gate before any work, by reason.', labelNames: ['reason'] as const, registers: [deps.metrics.registry] })
+    : null;
+
+  function preflight(req: Request, res: Response): void {
+    const origin = req.get('origin');
+    res.vary('Origin');
+    if (origin !== undefined) res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Allow-Methods', 'POST');
+    res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+    res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
+    res.status(204).end();
+  }
+
+  async function admit(req: Request, res: Response): Promise<string> {
+    // The answer depends on Origin whatever it is, so caches must key on it.
+    res.vary('Origin');
+    const key = req.get(WIDGET_KEY_HEADER);
+    if (key === undefined) {
+      throw new AppError(
+        'unauthorized',
+        req.get('x-sync-key') !== undefined
+          ? `Website chat takes the widget key in ${WIDGET_KEY_HEADER}, never the secret sync key (it would be visible in the web page).`
+          : `The widget key is required: ${WIDGET_KEY_HEADER}: <key> (GET /v1/keys/widget in the dashboard).`,
+      );
+    }
+    const workspaceId = await deps.apiKeys.workspaceForWidgetKey(key.trim());
+    if (!workspaceId) throw new AppError('unauthorized', `The widget key in ${WIDGET_KEY_HEADER} is unknown.`);
+
+    const origin = req.get('origin');
+    if (origin !== undefined) {
+      const canonical = canonicalOrigin(origin);
+      if (canonical === undefined || !(await deps.allowedOrigins(workspaceId)).includes(canonical)) {
+        refused?.inc({ reason: 'origin' });
+        throw new AppError('forbidden', `The origin ${origin.slice(0, 300)} may not use this widget key; an owner or admin adds it with PUT /v1/webchat {"allowed_origins": [...]}.`);
+      }
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    }
+
+    const decision = deps.limiter.take(workspaceId);
+    if (!decision.allowed) {
+      refused?.inc({ reason: 'rate_limited' });
+      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+      throw new AppError('rate_limited', `Too many requests with this widget key; try again in ${decision.retryAfterSeconds} s.`, { retry_after_seconds: decision.retryAfterSeconds });
+    }
+    return workspaceId;
+  }
+
+  return {
+    /** Express middleware for WEBCHAT_PATH; the settings at WEBCHAT_PATH itself pass through untouched. */
+    async middleware(req: Request, res: Response, next: NextFunction): Promise<void> {
+      if (req.path === '/' || req.path === '') return next();
+      if (req.method === 'OPTIONS') return preflight(req, res);
+      admitted.set(req, await admit(req, res));
+      next();
+    },
+
+    /** The workspace of an admitted widget request; a `widget` route outside WEBCHAT_PATH is a wiring mistake. */
+    workspaceOf(req: Request): string {
+      const workspaceId = admitted.get(req);
+      if (workspaceId === undefined) throw new AppError('internal', `A widget route must live below ${WEBCHAT_PATH}/.`);
+      return workspaceId;
+    },
+  };
+}
+
+export type WidgetGate = ReturnType<typeof createWidgetGate>;

@@ -1,0 +1,202 @@
+/**
+ * Sending a text message with Meta's Graph API: `POST {WHATSAPP_GRAPH_URL}/{phone_number_id}/messages` with
+ * `Authorization: Bearer <the workspace's access token>` and
+ * `{messaging_product:'whatsapp', to, type:'text', text:{body, preview_url:false}}`.
+ *
+ * Why not the guarded client (src/net): that one is for URLs an integrator gives us. WHATSAPP_GRAPH_URL is the
+ * operator's setting, read once at start (Meta's by default; a local stand-in in tests), so this is a plain undici
+ * Agent of our own (never the global dispatcher) with the same hygiene as src/ai/openai-adapter.ts: one deadline over
+ * connect, headers and body, a cap on the bytes read, and the caller's signal.
+ *
+ * The answer is classified, never thrown: the caller decides from `retryable` whether to try again.
+ */
+import type { Readable } from 'node:stream';
+import { Agent } from 'undici';
+import {
+  GRAPH_CONNECTIONS,
+  GRAPH_ERROR_TEXT_CHARS,
+  GRAPH_MAX_RESPONSE_BYTES,
+  GRAPH_RETRYABLE_CODES,
+  GRAPH_TIMEOUT_MS,
+} from './limits.ts';
+
+export interface SendTextInput {
+  phoneNumberId: string;
+  accessToken: string;
+  /** The customer's wa_id. */
+  to: string;
+  body: string;
+  signal?: AbortSignal;
+}
+
+export type SendOutcome =
+  | { ok: true; httpStatus: number; /** `messages[0].id`: status webhooks name it. */ messageId: string | null }
+  | {
+      ok: false;
+      /** 5xx, 429, a rate-limit or temporary Graph code, or no answer at all: worth another attempt later. */
+      retryable: boolean;
+      reason: 'timeout' | 'aborted' | 'connection' | 'status';
+      httpStatus: number | null;
+      /** Graph's `error.code` (131047: outside the 24-hour window), when the body had one. */
+      code: number | null;
+      /** For the message row and the log; never the token. */
+      detail: string;
+      /** From a Retry-After header, when Meta sent one. */
+      retryAfterMs: number | null;
+    };
+
+export interface GraphClientOptions {
+  /** WHATSAPP_GRAPH_URL, e.g. `https://graph.facebook.com/v21.0`. */
+  graphUrl: string;
+  /** Deadline per request in ms; default {@link GRAPH_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
+export class GraphClient {
+  readonly #base: URL;
+  readonly #timeoutMs: number;
+  readonly #agent: Agent;
+
+  constructor(options: GraphClientOptions) {
+    const base = new URL(options.graphUrl);
+    if (base.protocol !== 'https:') throw new RangeError('GraphClient: graphUrl must be https');
+    base.pathname = base.pathname.replace(/\/+$/, '');
+    this.#base = base;
+    this.#timeoutMs = options.timeoutMs ?? GRAPH_TIMEOUT_MS;
+    // The connect attempt is bounded by the same deadline as the request (undici's own default is 10 s).
+    this.#agent = new Agent({ connections: GRAPH_CONNECTIONS, connectTimeout: this.#timeoutMs });
+  }
+
+  async sendText(input: SendTextInput): Promise<SendOutcome> {
+    const body = JSON.stringify({ messaging_product: 'whatsapp', to: input.to, type: 'text', text: { body: input.body, preview_url: false } });
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const signal = input.signal ? AbortSignal.any([deadline, input.signal]) : deadline;
+    const failure = (err: unknown): SendOutcome => {
+      const timedOut = deadline.aborted;
+      const aborted = !timedOut && signal.aborted;
+      const detail = timedOut ? `no answer within ${this.#timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+      return { ok: false, retryable: !aborted, reason: timedOut ? 'timeout' : aborted ? 'aborted' : 'connection', httpStatus: null, code: null, detail: detail.slice(0, GRAPH_ERROR_TEXT_CHARS), retryAfterMs: null };
+    };
+
+    let status: number;
+    let retryAfter: string | string[] | undefined;
+    let raw: Buffer;
+    try {
+      const response = await untilAborted(
+        this.#agent.request({
+          origin: this.#base.origin,
+          path: `${this.#base.pathname}/${encodeURIComponent(input.phoneNumberId)}/messages`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${input.accessToken}` },
+          body,
+          signal,
+        }),
+        signal,
+        (late) => discard(late.body),
+      );
+      status = response.statusCode;
+      retryAfter = response.headers['retry-after'];
+      raw = await readCapped(response.body, GRAPH_MAX_RESPONSE_BYTES, signal);
+    } catch (err) {
+      return failure(err);
+    }
+
+    const json = parseJson(raw);
+    if (status >= 200 && status <= 299) {
+      const messages = isObject(json) && Array.isArray(json.messages) ? json.messages : [];
+      const first: unknown = messages[0];
+      const messageId = isObject(first) && typeof first.id === 'string' && first.id !== '' ? first.id : null;
+      return { ok: true, httpStatus: status, messageId };
+    }
+    const error = isObject(json) && isObject(json.error) ? json.error : {};
+    const code = typeof error.code === 'number' ? error.code : null;
+    const details = isObject(error.error_data) && typeof error.error_data.details === 'string' ? error.error_data.details : null;
+    const message = typeof error.message === 'string' ? error.message : raw.toString('utf8');
+    const detail = [message, details].filter((t) => t && t.trim() !== '').join(': ').replace(/\s+/g, ' ').trim().slice(0, GRAPH_ERROR_TEXT_CHARS);
+    const retryable = status >= 500 || status === 429 || (code !== null && GRAPH_RETRYABLE_CODES.has(code));
+    return { ok: false, retryable, reason: 'status', httpStatus: status, code, detail: detail || `HTTP ${status}`, retryAfterMs: retryAfterMs(retryAfter) };
+  }
+
+  /** Closes the connections once the sends in flight are done (each ends by its own deadline). */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Retry-After in seconds (the form Meta uses); an HTTP date is not worth the parsing here. */
+function retryAfterMs(header: string | string[] | undefined): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,6}$/.test(value.trim())) return null;
+  return Number(value.trim()) * 1000;
+}
+
+/**
+ * Settle with `work`, or reject as soon as `signal` aborts: undici notes an abort during connect but honours it only
+ * once the request is on a socket (the same reason as in src/net/guarded-client.ts). A late response is discarded.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, discardLate: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const onAbort = () => {
+      settled = true;
+      reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (settled) discardLate(value);
+        else resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!settled) reject(err);
+      },
+    );
+  });
+}
+
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/** Reads at most `maxBytes` (the rest is never downloaded); an error body's start is all we keep anyway. */
+async function readCapped(body: Readable, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  if (signal.aborted) {
+    discard(body);
+    throw signal.reason;
+  }
+  const onAbort = () => body.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const bytes = chunk as Buffer;
+      if (size + bytes.length > maxBytes) {
+        chunks.push(bytes.subarray(0, maxBytes - size));
+        discard(body);
+        return Buffer.concat(chunks, maxBytes);
+      }
+      chunks.push(bytes);
+      size += bytes.length;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  return Buffer.concat(chunks, size);
+}

@@ -1,0 +1,166 @@
+/**
+ * Reading Meta's webhook payload (WhatsApp Cloud API, `object: whatsapp_business_account`):
+ *
+ *   entry[].changes[] with field 'messages' and value {
+ *     metadata: { display_phone_number, phone_number_id },   ← which business number: which workspace
+ *     contacts?: [{ profile: { name }, wa_id }],              ← the customer's profile name (may be absent)
+ *     messages?: [{ from, id, timestamp, type, text?: { body } | image | audio | location | … }],
+ *     statuses?: [{ id, status: sent|delivered|read|failed, timestamp, recipient_id, errors?: [{ code, title }] }],
+ *   }
+ *
+ * The reader is tolerant: one malformed message or status is skipped (and counted), never the whole body, because
+ * Meta will not send a corrected one. Fields we do not use are ignored, so new ones Meta adds do not break us.
+ */
+import { MAX_NAME_CHARS } from '../../limits.ts';
+
+export interface InboundMessage {
+  /** Meta's message id (`wamid.…`): the key that deduplicates Meta's retries. */
+  id: string;
+  /** The customer's WhatsApp id: their phone number's digits. */
+  waId: string;
+  /** When the customer sent it (Meta's timestamp). */
+  sentAt: Date;
+  /** text, image, audio, video, document, sticker, location, contacts, interactive, button, reaction, … */
+  type: string;
+  /** The text of a `text` message; null for every other type. */
+  text: string | null;
+  /** `contacts[].profile.name` of the sender, cut to spec §8's 120 characters; null when Meta sent none. */
+  profileName: string | null;
+}
+
+export type DeliveryStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+export interface StatusUpdate {
+  /** The id of the message we sent (`messages[0].id` of the send answer). */
+  messageId: string;
+  status: DeliveryStatus;
+  at: Date;
+  /** For `failed`: Meta's first error. */
+  error: { code: number | null; title: string | null } | null;
+}
+
+export interface WebhookChange {
+  /** The business number the change belongs to (PUT /v1/whatsapp names it). */
+  phoneNumberId: string;
+  messages: InboundMessage[];
+  statuses: StatusUpdate[];
+}
+
+export interface ParsedWebhook {
+  changes: WebhookChange[];
+  /** Parts that could not be read (a message without id, an unknown status, …); logged by the caller. */
+  skipped: number;
+}
+
+export class WebhookPayloadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookPayloadError';
+  }
+}
+
+const statuses = new Set<string>(['sent', 'delivered', 'read', 'failed']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function array(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function nonEmptyString(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** Meta's timestamps are Unix seconds as a string; a missing or odd one is "now" rather than a lost message. */
+function timestamp(value: unknown, now: Date): Date {
+  const seconds = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : Number.NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : now;
+}
+
+function profileName(value: unknown): string | null {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name === '') return null;
+  const chars = Array.from(name);
+  return chars.length > MAX_NAME_CHARS ? chars.slice(0, MAX_NAME_CHARS).join('') : name;
+}
+
+/** Parses a raw webhook body (UTF-8 JSON). Throws {@link WebhookPayloadError} when it is not Meta's shape at all. */
+export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhook {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new WebhookPayloadError('The body is not JSON.');
+  }
+  if (!isObject(json)) throw new WebhookPayloadError('The body is not a JSON object.');
+  if (json.object !== 'whatsapp_business_account') throw new WebhookPayloadError(`The object is ${JSON.stringify(json.object)}, not whatsapp_business_account.`);
+
+  const changes: WebhookChange[] = [];
+  let skipped = 0;
+  for (const entry of array(json.entry)) {
+    if (!isObject(entry)) {
+      skipped++;
+      continue;
+    }
+    for (const change of array(entry.changes)) {
+      // Other fields (account_update, message_template_status_update, …) are not conversations.
+      if (!isObject(change) || change.field !== 'messages' || !isObject(change.value)) {
+        skipped++;
+        continue;
+      }
+      const value = change.value;
+      const phoneNumberId = isObject(value.metadata) ? nonEmptyString(value.metadata.phone_number_id) : null;
+      if (phoneNumberId === null) {
+        skipped++;
+        continue;
+      }
+      const names = new Map<string, string | null>();
+      for (const contact of array(value.contacts)) {
+        if (!isObject(contact)) continue;
+        const waId = nonEmptyString(contact.wa_id);
+        if (waId !== null) names.set(waId, profileName(isObject(contact.profile) ? contact.profile.name : undefined));
+      }
+
+      const messages: InboundMessage[] = [];
+      for (const m of array(value.messages)) {
+        const id = isObject(m) ? nonEmptyString(m.id) : null;
+        const waId = isObject(m) ? nonEmptyString(m.from) : null;
+        const type = isObject(m) ? nonEmptyString(m.type) : null;
+        if (!isObject(m) || id === null || waId === null || type === null) {
+          skipped++;
+          continue;
+        }
+        const text = type === 'text' && isObject(m.text) && typeof m.text.body === 'string' ? m.text.body : null;
+        messages.push({ id, waId, sentAt: timestamp(m.timestamp, now), type, text, profileName: names.get(waId) ?? null });
+      }
+
+      const updates: StatusUpdate[] = [];
+      for (const s of array(value.statuses)) {
+        const messageId = isObject(s) ? nonEmptyString(s.id) : null;
+        const status = isObject(s) && typeof s.status === 'string' && statuses.has(s.status) ? (s.status as DeliveryStatus) : null;
+        if (!isObject(s) || messageId === null || status === null) {
+          skipped++;
+          continue;
+        }
+        const first = array(s.errors)[0];
+        const error = status === 'failed'
+          ? {
+              code: isObject(first) && typeof first.code === 'number' ? first.code : null,
+              title: isObject(first) ? nonEmptyString(first.title) ?? nonEmptyString(first.message) : null,
+            }
+          : null;
+        updates.push({ messageId, status, at: timestamp(s.timestamp, now), error });
+      }
+      changes.push({ phoneNumberId, messages, statuses: updates });
+    }
+  }
+  return { changes, skipped };
+}
+
+/** spec §2.1 customer.phone in E.164: `+` and the wa_id's digits; null when there are none. */
+export function e164(waId: string): string | null {
+  const digits = waId.replace(/\D/g, '');
+  return digits.length === 0 ? null : `+${digits}`;
+}

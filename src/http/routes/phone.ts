@@ -1,0 +1,245 @@
+/**
+ * The phone channel's HTTP routes (interfaces.md, Dashboard API and Channels → Phone; docs/phone.md):
+ *
+ * - `PUT /v1/phone`, `GET /v1/phone`: the numbers a workspace answers, the transfer number, team hours, the call
+ *   language and greeting (owners and admins).
+ * - `POST /v1/phone/twilio/voice`: Twilio's voice webhook; answers TwiML that connects the call to GET /v1/phone/ws.
+ * - `POST /v1/phone/twilio/action`: Twilio's <Connect> action when the relay session ended; after a human handoff it
+ *   dials the transfer number while the team is available, otherwise it says goodbye and hangs up.
+ *
+ * Twilio posts form-encoded bodies (src/http/app.ts parses them for /v1/phone/twilio only) and, when
+ * TWILIO_AUTH_TOKEN is set, both Twilio routes require a valid X-Twilio-Signature.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import type { PhoneRepository } from '../../../db/repositories/phone.repository.ts';
+import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
+import { phrase } from '../../ai/phrases.ts';
+import { ISSUED_PARAM, PHONE_WS_PATH } from '../../channels/phone/phone-channel.ts';
+import { parseHandoffData } from '../../channels/phone/frames.ts';
+import { PHONE_DEFAULT_LANGUAGE, PHONE_MAX_GREETING_CHARS, PHONE_MAX_NUMBERS, TWILIO_WEBHOOK_PREFIX } from '../../channels/phone/limits.ts';
+import { normaliseE164 } from '../../channels/phone/phone-number.ts';
+import { phonePhrase, sayLanguage } from '../../channels/phone/phone-phrases.ts';
+import type { TeamAvailability } from '../../channels/phone/team-availability.ts';
+import { teamHoursProblems, teamHoursSchema, type TeamHours } from '../../channels/phone/team-hours.ts';
+import { connectTwiml, dialTwiml, hangUpTwiml, sayAndHangUpTwiml } from '../../channels/phone/twiml.ts';
+import { publicRequestUrl, verifyTwilioSignature, type FormParams } from '../../channels/phone/twilio-signature.ts';
+import { AppError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { route, type RouteDefinition } from '../route.ts';
+
+export const TWILIO_VOICE_PATH = `${TWILIO_WEBHOOK_PREFIX}/voice`;
+export const TWILIO_ACTION_PATH = `${TWILIO_WEBHOOK_PREFIX}/action`;
+
+export interface PhoneRouteDeps {
+  phone: PhoneRepository;
+  sessions: Pick<SessionsRepository, 'find' | 'addNotification'>;
+  teamAvailable: TeamAvailability;
+  publicUrl: string;
+  twilioAuthToken: string | null;
+  logger: Logger;
+  /** The clock, ms (the `issued` stamp in the WebSocket URL); default Date.now. */
+  now?: () => number;
+}
+
+interface PhoneBody {
+  numbers: string[];
+  transfer_number?: string | null;
+  team_hours?: TeamHours | null;
+  language?: string;
+  greeting?: string | null;
+}
+
+const NUMBER = { type: 'string', minLength: 3, maxLength: 32, description: "E.164, like '+31201234567' (spaces, dashes and dots are removed)." };
+/** BCP 47 as ConversationRelay takes it ('nl-NL', 'en-US', 'multi'). */
+const LANGUAGE_TAG = '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$';
+
+const phoneSettingsSchema = {
+  type: 'object',
+  properties: {
+    numbers: { type: 'array', items: { type: 'string' } },
+    transfer_number: { type: ['string', 'null'] },
+    team_hours: {},
+    language: { type: 'string' },
+    greeting: { type: ['string', 'null'] },
+    team_available: { type: 'boolean', description: 'The manual switch (PUT /v1/team).' },
+    available_now: { type: 'boolean', description: 'The switch, and now inside team_hours when set: whether a human handoff connects now.' },
+    updated_at: { type: ['string', 'null'] },
+  },
+};
+
+const twiml = (body: string) => ({ status: 200, body, headers: { 'content-type': 'text/xml; charset=utf-8' } });
+
+export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
+  const { phone, sessions } = deps;
+  const now = deps.now ?? Date.now;
+  const websocketUrl = publicRequestUrl(deps.publicUrl, PHONE_WS_PATH, 'ws');
+  const actionUrl = publicRequestUrl(deps.publicUrl, TWILIO_ACTION_PATH, 'http');
+
+  async function view(workspaceId: string) {
+    const [settings, state, availableNow] = await Promise.all([phone.settings(workspaceId), phone.teamState(workspaceId), deps.teamAvailable(workspaceId)]);
+    return {
+      numbers: settings?.numbers ?? [],
+      transfer_number: settings?.transfer_number ?? null,
+      team_hours: settings?.team_hours ?? null,
+      language: settings?.language ?? PHONE_DEFAULT_LANGUAGE,
+      greeting: settings?.greeting ?? null,
+      team_available: state?.switchOn ?? false,
+      available_now: availableNow,
+      updated_at: settings?.updated_at ? settings.updated_at.toISOString() : null,
+    };
+  }
+
+  /** The form parameters Twilio posted, checked against X-Twilio-Signature when TWILIO_AUTH_TOKEN is set. */
+  function twilioForm(req: Request): Record<string, string> {
+    const params = (req.body ?? {}) as FormParams;
+    if (deps.twilioAuthToken) {
+      const url = publicRequestUrl(deps.publicUrl, req.originalUrl, 'http');
+      if (!verifyTwilioSignature(deps.twilioAuthToken, req.headers['x-twilio-signature'], url, params)) {
+        deps.logger.warn({ path: req.path }, 'Twilio webhook refused: X-Twilio-Signature is missing or wrong');
+        throw new AppError('unauthorized', 'X-Twilio-Signature is missing or does not match this request.');
+      }
+    }
+    const flat: Record<string, string> = {};
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) flat[k] = Array.isArray(v) ? (v[0] ?? '') : v;
+    return flat;
+  }
+
+  async function workspaceOf(form: Record<string, string>): Promise<string | undefined> {
+    const to = normaliseE164(form.To);
+    return to ? phone.workspaceForNumber(to) : undefined;
+  }
+
+  return [
+    route<PhoneBody>({
+      method: 'put',
+      path: '/v1/phone',
+      tag: 'phone',
+      summary:
+        'The phone numbers this workspace answers (E.164, each in one workspace only: 409 otherwise), the transfer number for human handoffs, team hours, and the call language and greeting. Replaces the settings as a whole.',
+      access: 'manager',
+      body: {
+        type: 'object',
+        required: ['numbers'],
+        additionalProperties: false,
+        properties: {
+          numbers: { type: 'array', maxItems: PHONE_MAX_NUMBERS, items: NUMBER },
+          transfer_number: { anyOf: [NUMBER, { type: 'null' }] },
+          team_hours: { anyOf: [teamHoursSchema, { type: 'null' }], description: "Weekly opening hours in an IANA time zone: { time_zone: 'Europe/Amsterdam', week: { mon: [['09:00','17:30']], … } }. null or absent: the team switch alone decides." },
+          language: { type: 'string', maxLength: 35, pattern: LANGUAGE_TAG, description: `BCP 47 language of speech recognition and voice; default ${PHONE_DEFAULT_LANGUAGE}.` },
+          greeting: { anyOf: [{ type: 'string', maxLength: PHONE_MAX_GREETING_CHARS }, { type: 'null' }], description: 'Spoken first when a call connects.' },
+        },
+      },
+      responses: {
+        200: { description: 'Saved; the settings as stored.', schema: phoneSettingsSchema },
+        409: { description: 'A number is answered by another workspace.' },
+      },
+      async handler({ body, principal }) {
+        const problems: { field: string; message: string }[] = [];
+        const numbers: string[] = [];
+        body.numbers.forEach((raw, i) => {
+          const n = normaliseE164(raw);
+          if (!n) problems.push({ field: `numbers.${i}`, message: "must be an E.164 number, like '+31201234567'" });
+          else if (!numbers.includes(n)) numbers.push(n);
+        });
+        let transfer: string | null = null;
+        if (body.transfer_number != null) {
+          transfer = normaliseE164(body.transfer_number);
+          if (!transfer) problems.push({ field: 'transfer_number', message: "must be an E.164 number, like '+31201234567'" });
+        }
+        if (body.team_hours) problems.push(...teamHoursProblems(body.team_hours));
+        if (problems.length > 0) throw new AppError('validation_failed', `${problems[0]!.field} ${problems[0]!.message}.`, problems);
+
+        const saved = await phone.save(principal.workspaceId, {
+          numbers,
+          transfer_number: transfer,
+          team_hours: body.team_hours ?? null,
+          language: body.language ?? PHONE_DEFAULT_LANGUAGE,
+          greeting: body.greeting?.trim() ? body.greeting.trim() : null,
+        });
+        if (!saved.ok) {
+          throw new AppError('conflict', `${saved.taken.join(', ')} ${saved.taken.length === 1 ? 'is' : 'are'} answered by another workspace.`, saved.taken.map((n) => ({ field: `numbers.${body.numbers.findIndex((r) => normaliseE164(r) === n)}`, message: 'is answered by another workspace' })));
+        }
+        return { status: 200, body: await view(principal.workspaceId) };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/phone',
+      tag: 'phone',
+      summary: 'The phone settings, the team switch and whether a human handoff would connect now (switch and team hours).',
+      access: 'manager',
+      responses: { 200: { description: 'The settings; empty defaults when none were saved.', schema: phoneSettingsSchema } },
+      async handler({ principal }) {
+        return { status: 200, body: await view(principal.workspaceId) };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: TWILIO_VOICE_PATH,
+      tag: 'phone',
+      summary:
+        "Twilio's voice webhook (form-encoded; X-Twilio-Signature when TWILIO_AUTH_TOKEN is set). Answers TwiML that connects the call to the phone WebSocket through ConversationRelay, or an apology when no workspace answers the called number.",
+      access: 'public',
+      responses: { 200: { description: 'TwiML (text/xml).' }, 401: { description: 'The Twilio signature is missing or wrong.' } },
+      async handler({ req }) {
+        const form = twilioForm(req);
+        const workspaceId = await workspaceOf(form);
+        if (!workspaceId) {
+          deps.logger.warn({ callSid: form.CallSid }, 'Twilio call to a number no workspace answers');
+          return twiml(sayAndHangUpTwiml(phonePhrase('unknown_number', 'en'), PHONE_DEFAULT_LANGUAGE));
+        }
+        const settings = await phone.settings(workspaceId);
+        // The URL carries when it was issued, inside Twilio's signature, so a captured one cannot be replayed later.
+        const issued = `${websocketUrl}?${ISSUED_PARAM}=${Math.floor(now() / 1000)}`;
+        return twiml(connectTwiml({ websocketUrl: issued, actionUrl, language: settings?.language ?? PHONE_DEFAULT_LANGUAGE, welcomeGreeting: settings?.greeting ?? null }));
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: TWILIO_ACTION_PATH,
+      tag: 'phone',
+      summary:
+        "Twilio's <Connect> action after the relay session ended (form-encoded, HandoffData from our end frame). Human handoff: Dial the transfer number while the team is available, otherwise a goodbye; reconnect (drain): connect the call again.",
+      access: 'public',
+      responses: { 200: { description: 'TwiML (text/xml).' }, 401: { description: 'The Twilio signature is missing or wrong.' } },
+      async handler({ req }) {
+        const form = twilioForm(req);
+        const handoff = parseHandoffData(form.HandoffData);
+        const workspaceId = await workspaceOf(form);
+        if (!workspaceId || !handoff) return twiml(hangUpTwiml());
+        const settings = await phone.settings(workspaceId);
+        const workspaceLanguage = settings?.language ?? PHONE_DEFAULT_LANGUAGE;
+        if (handoff.reason === 'reconnect') {
+          const issued = `${websocketUrl}?${ISSUED_PARAM}=${Math.floor(now() / 1000)}`;
+          return twiml(connectTwiml({ websocketUrl: issued, actionUrl, language: workspaceLanguage }));
+        }
+        const session = form.CallSid ? await sessions.find(workspaceId, 'phone', form.CallSid) : undefined;
+        const language = session?.language ?? workspaceLanguage;
+        const log = deps.logger.child({ workspaceId, sessionId: session?.id ?? null });
+        if (handoff.reason === 'human') {
+          const transfer = settings?.transfer_number ?? null;
+          if (transfer && (await deps.teamAvailable(workspaceId))) {
+            log.info('handing the call to the team (Dial)');
+            return twiml(dialTwiml(transfer));
+          }
+          // Team hours ended or the switch went off since the handoff was promised, or no transfer number is set:
+          // the team follows up instead (spec §2.2).
+          log.info({ transferNumber: transfer !== null }, 'no person to dial; the team follows up');
+          await sessions.addNotification({
+            id: randomUUID(),
+            workspace_id: workspaceId,
+            session_id: session?.id ?? null,
+            kind: 'human_followup',
+            message: transfer ? 'The caller was to be connected, but the team was no longer available.' : 'The caller was to be connected, but no transfer number is set (PUT /v1/phone).',
+          });
+          return twiml(sayAndHangUpTwiml(phrase('team_unavailable', language), sayLanguage(language, workspaceLanguage)));
+        }
+        return twiml(sayAndHangUpTwiml(phonePhrase('goodbye', language), sayLanguage(language, workspaceLanguage)));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,182 @@
+/**
+ * Website chat (spec §1.3, §6; interfaces.md: Channels → Website chat; docs/webchat.md).
+ * - The widget's routes take the widget key in `X-Widget-Key` (access `widget`); the gate below /v1/webchat/
+ *   (src/channels/webchat/widget-gate.ts) has already checked the key, the page's Origin and the rate limit.
+ * - The widget's settings (`GET|PUT /v1/webchat`, the allowed web origins) are for owners and admins.
+ */
+import type { Request } from 'express';
+import { primaryLanguage } from '../../ai/phrases.ts';
+import type { WebchatService } from '../../channels/webchat/webchat-service.ts';
+import {
+  MAX_ALLOWED_ORIGINS,
+  MAX_EMAIL_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_ORIGIN_CHARS,
+  MAX_PAGE_URL_CHARS,
+  MAX_PHONE_CHARS,
+  PHONE_PATTERN,
+} from '../../channels/webchat/limits.ts';
+import { AppError } from '../../errors.ts';
+import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
+
+const visitorText = (what: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_MESSAGE_CHARS,
+  pattern: '\\S',
+  description: `${what}; at most ${MAX_MESSAGE_CHARS} characters (spec §8).`,
+});
+const language: JsonSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
+  description: 'The page\'s language (nl, en, nl-BE); default: the browser\'s Accept-Language, then the conversation\'s.',
+};
+const reply: JsonSchema = {
+  type: ['string', 'null'],
+  description: 'The answer for the visitor; null only when a newer message of the visitor replaced this turn (its request carries the answer).',
+};
+const widgetErrors = {
+  403: { description: 'The page\'s Origin is not one of the workspace\'s allowed origins (PUT /v1/webchat).' },
+  429: { description: 'Too many requests with this widget key; see Retry-After (seconds).' },
+};
+const conversationErrors = { ...widgetErrors, 404: { description: 'No such conversation in the widget key\'s workspace.' } };
+const settingsSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    allowed_origins: { type: 'array', items: { type: 'string' } },
+    updated_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+
+/** The language of this request: the body's, else the browser's first Accept-Language, else none (keep the conversation's). */
+function languageOf(req: Request, given: string | undefined): string | null {
+  const tag = given ?? req.get('accept-language')?.split(',', 1)[0]?.split(';', 1)[0];
+  const primary = tag ? primaryLanguage(tag) : '';
+  return /^[a-z]{2}$/.test(primary) ? primary : null;
+}
+
+/** spec §6 page_url: a URL; we take http(s) pages only, with a host. */
+function pageUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
+    throw new AppError('validation_failed', 'page_url must be an http(s) URL.', [{ field: 'page_url', message: 'must be an http(s) URL' }]);
+  }
+  return text;
+}
+
+export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
+  return [
+    route<{ visitor_message: string; page_url: string; language?: string }>({
+      method: 'post',
+      path: '/v1/webchat/conversations',
+      tag: 'webchat',
+      summary: 'A visitor starts a conversation: emits new_chat, and answers from the knowledge base (or with the team sentence when the visitor asks for a person).',
+      access: 'widget',
+      body: {
+        type: 'object',
+        required: ['visitor_message', 'page_url'],
+        additionalProperties: false,
+        properties: {
+          visitor_message: visitorText('The visitor\'s first message'),
+          page_url: { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: MAX_PAGE_URL_CHARS, description: 'The page the chat was opened on.' },
+          language,
+        },
+      },
+      responses: {
+        201: { description: 'Started.', schema: { type: 'object', properties: { conversation_id: { type: 'string', format: 'uuid' }, reply } } },
+        ...widgetErrors,
+      },
+      async handler({ req, body, workspaceId }) {
+        const started = await webchat.start(workspaceId, { visitorMessage: body.visitor_message, pageUrl: pageUrl(body.page_url), language: languageOf(req, body.language) });
+        return { status: 201, body: started };
+      },
+    }),
+
+    route<{ message: string; language?: string }>({
+      method: 'post',
+      path: '/v1/webchat/conversations/{id}/messages',
+      tag: 'webchat',
+      summary: 'The visitor\'s next message and its reply.',
+      access: 'widget',
+      body: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: visitorText('The visitor\'s message'), language } },
+      responses: { 200: { description: 'The reply.', schema: { type: 'object', properties: { reply } } }, ...conversationErrors },
+      async handler({ req, body, params, workspaceId }) {
+        return { status: 200, body: await webchat.message(workspaceId, params.id ?? '', { message: body.message, language: languageOf(req, body.language) }) };
+      },
+    }),
+
+    route<{ name: string; email: string; phone?: string }>({
+      method: 'post',
+      path: '/v1/webchat/conversations/{id}/lead',
+      tag: 'webchat',
+      summary: 'The visitor leaves contact details: saved on the conversation, emits new_lead (again only when they changed).',
+      access: 'widget',
+      body: {
+        type: 'object',
+        required: ['name', 'email'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, pattern: '\\S', description: `At most ${MAX_NAME_CHARS} characters (spec §8).` },
+          email: { type: 'string', format: 'email', maxLength: MAX_EMAIL_CHARS, description: `At most ${MAX_EMAIL_CHARS} characters (spec §8).` },
+          phone: { type: 'string', maxLength: MAX_PHONE_CHARS, pattern: PHONE_PATTERN, description: 'May be empty or left out (spec §6).' },
+        },
+      },
+      responses: {
+        200: { description: 'Saved; `recorded` says whether new_lead was emitted (false for the same details again).', schema: { type: 'object', properties: { recorded: { type: 'boolean' } } } },
+        ...conversationErrors,
+      },
+      async handler({ body, params, workspaceId }) {
+        return { status: 200, body: await webchat.lead(workspaceId, params.id ?? '', { name: body.name, email: body.email, phone: body.phone ?? '' }) };
+      },
+    }),
+
+    route<{ message?: string }>({
+      method: 'post',
+      path: '/v1/webchat/conversations/{id}/escalate',
+      tag: 'webchat',
+      summary: 'The visitor asks for the team (the widget\'s button): emits escalation of type requested, once per conversation, and answers the team sentence.',
+      access: 'widget',
+      body: { type: 'object', additionalProperties: false, properties: { message: { type: 'string', maxLength: MAX_MESSAGE_CHARS, description: `For the team; default: the visitor's latest message. At most ${MAX_MESSAGE_CHARS} characters.` } } },
+      responses: { 200: { description: 'The team sentence for the visitor.', schema: { type: 'object', properties: { reply: { type: 'string' } } } }, ...conversationErrors },
+      async handler({ req, body, params, workspaceId }) {
+        return { status: 200, body: await webchat.escalate(workspaceId, params.id ?? '', { message: body.message, language: languageOf(req, undefined) }) };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/webchat',
+      tag: 'webchat',
+      summary: 'The widget\'s settings: the web origins whose pages may use the widget key (none until set).',
+      access: 'manager',
+      responses: { 200: { description: 'The settings.', schema: settingsSchema } },
+      async handler({ workspaceId }) {
+        return { status: 200, body: await webchat.settings(workspaceId) };
+      },
+    }),
+
+    route<{ allowed_origins: string[] }>({
+      method: 'put',
+      path: '/v1/webchat',
+      tag: 'webchat',
+      summary: 'Replace the allowed web origins (https://shop.example: scheme, host, optional port). Browsers on other origins get 403.',
+      access: 'manager',
+      body: {
+        type: 'object',
+        required: ['allowed_origins'],
+        additionalProperties: false,
+        properties: { allowed_origins: { type: 'array', maxItems: MAX_ALLOWED_ORIGINS, items: { type: 'string', minLength: 1, maxLength: MAX_ORIGIN_CHARS } } },
+      },
+      responses: { 200: { description: 'Saved, canonicalised (lowercase, default port dropped, duplicates merged).', schema: settingsSchema } },
+      async handler({ body, workspaceId }) {
+        return { status: 200, body: await webchat.putSettings(workspaceId, body) };
+      },
+    }),
+  ];
+}

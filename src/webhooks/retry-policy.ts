@@ -1,0 +1,77 @@
+/**
+ * What one attempt's result means for its delivery: pure functions of the result, the attempt number and the clock,
+ * used by the delivery machine (machines/webhook-delivery.machine.ts) to decide, and by the tests to check the
+ * schedule without waiting.
+ *
+ * Standard Webhooks' status handling: 2xx is success; every other status is a failure, 3xx included (redirects are
+ * never followed); 410 Gone means the receiver wants nothing more, so the endpoint is disabled; `Retry-After` is
+ * taken into account when the next attempt is scheduled.
+ */
+import { MAX_RETRY_AFTER_MS, RETRY_JITTER, RETRY_SCHEDULE_MS } from './limits.ts';
+
+/** What an attempt produced: a status line, or a failure before one arrived. */
+export type AttemptResult =
+  | { kind: 'response'; status: number; retryAfter: string | null }
+  | { kind: 'error'; reason: string; message: string };
+
+export type DeliveryKind = 'event' | 'test';
+
+export type Verdict =
+  | { outcome: 'succeeded' }
+  /** Failed; the next attempt is due at `nextAttemptAt` (ms since epoch). */
+  | { outcome: 'retry'; nextAttemptAt: number; delayMs: number }
+  /** Failed and no attempt is left (the schedule is used up, or a test delivery's single attempt). */
+  | { outcome: 'exhausted' }
+  /** 410 Gone: failed, and the endpoint is disabled. */
+  | { outcome: 'gone' };
+
+export const isSuccess = (result: AttemptResult): boolean =>
+  result.kind === 'response' && result.status >= 200 && result.status <= 299;
+
+/**
+ * The delay before the next attempt after `attemptsMade` attempts have failed, jittered by ±RETRY_JITTER with
+ * `jitterSample` in [0, 1); null when the schedule is used up.
+ */
+export function scheduledDelay(attemptsMade: number, jitterSample: number): number | null {
+  const base = RETRY_SCHEDULE_MS[attemptsMade];
+  if (base === undefined) return null;
+  const sample = Math.min(Math.max(jitterSample, 0), 1);
+  return Math.round(base * (1 + RETRY_JITTER * (2 * sample - 1)));
+}
+
+/** `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null {
+  if (value == null) return null;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  // An HTTP date always names a weekday, a day, a month and GMT; Date.parse alone would accept far more.
+  if (!/^[A-Za-z]{3},? .*GMT$/.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
+
+/**
+ * The verdict on one attempt. `attemptNumber` counts this attempt (1 for the first). A receiver's `Retry-After` can
+ * postpone the next attempt up to MAX_RETRY_AFTER_MS but never bring it forward: the schedule is the floor, so no
+ * receiver can make us spend its attempts faster.
+ */
+export function decideAttempt(input: {
+  result: AttemptResult;
+  attemptNumber: number;
+  kind: DeliveryKind;
+  /** When the attempt started, ms since epoch. */
+  attemptedAt: number;
+  /** Uniform in [0, 1): the jitter of the next delay. */
+  jitterSample: number;
+}): Verdict {
+  const { result, attemptNumber, kind, attemptedAt, jitterSample } = input;
+  if (isSuccess(result)) return { outcome: 'succeeded' };
+  if (result.kind === 'response' && result.status === 410 && kind === 'event') return { outcome: 'gone' };
+  // The test button's delivery has one attempt; a manual retry adds another.
+  if (kind === 'test') return { outcome: 'exhausted' };
+  const scheduled = scheduledDelay(attemptNumber, jitterSample);
+  if (scheduled === null) return { outcome: 'exhausted' };
+  const asked = result.kind === 'response' ? parseRetryAfter(result.retryAfter, attemptedAt) : null;
+  const delayMs = asked === null ? scheduled : Math.max(scheduled, Math.min(asked, MAX_RETRY_AFTER_MS));
+  return { outcome: 'retry', nextAttemptAt: attemptedAt + delayMs, delayMs };
+}
