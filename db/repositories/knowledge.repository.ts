@@ -66,6 +66,8 @@ export interface SearchQuery {
   maxTerms: number;
   /** Words of at least this many letters also match as prefixes in the recall search. */
   prefixMinChars: number;
+  /** Recall: at most this many chunks sharing a word are ranked. */
+  candidateLimit: number;
   signal?: AbortSignal | undefined;
 }
 
@@ -221,9 +223,12 @@ function knowledgeQueries(db: Db) {
           ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
             * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score
         from qs
-        join knowledge_chunks c on c.tsv @@ qs.any_prefix
+        join knowledge_chunks c on c.id in (
+          select c2.id from knowledge_chunks c2
+          where c2.workspace_id = ${q.workspaceId} and c2.tsv @@ qs.any_prefix
+          limit ${q.candidateLimit}
+        )
         join knowledge_documents d on d.id = c.document_id
-        where c.workspace_id = ${q.workspaceId}
         order by score desc, d.external_id, c.ordinal
         limit ${q.limit}`.execute(db, { signal: q.signal });
       return rows;

@@ -34,6 +34,7 @@ import {
   MAX_QUERY_TERMS,
   RANK_WEIGHTS,
   RECALL_PREFIX_MIN_CHARS,
+  RECALL_CANDIDATE_LIMIT,
   RECALL_SCORE_FACTOR,
 } from './limits.ts';
 import { cleanLine, htmlToText, normaliseParagraphs, primaryLanguage } from './text.ts';
@@ -169,6 +170,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       weights: `{${RANK_WEIGHTS.join(',')}}`,
       maxTerms: MAX_QUERY_TERMS,
       prefixMinChars: RECALL_PREFIX_MIN_CHARS,
+      candidateLimit: RECALL_CANDIDATE_LIMIT,
       signal: options.signal,
     };
     const precise = await knowledge.searchPrecise(q);
