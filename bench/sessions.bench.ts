@@ -86,7 +86,8 @@ export async function run(): Promise<BenchmarkResult> {
   try {
     const workspaceId = (await createAccountsService({ accounts: accountsRepository(db) }).createWorkspace({ name: 'Bench', ownerEmail: 'b@bench.example' })).workspace.id;
     const repository = sessionsRepository(db);
-    const persist = new LatencyRecorder(count + turns);
+    // Persist times are taken at the steady rate only (phase 2); under the closed-loop phase they are queueing.
+    let persist = new LatencyRecorder(count + turns);
     const timedRepository = {
       ...repository,
       async saveTurn(input: Parameters<typeof repository.saveTurn>[0]) {
@@ -135,6 +136,7 @@ export async function run(): Promise<BenchmarkResult> {
     // saturation (phase 1 runs closed-loop and gives the capacity).
     const rate = envNumber('SESSIONS_BENCH_RATE', 200, { min: 1 });
     const overheadSteady = new LatencyRecorder(turns);
+    persist = new LatencyRecorder(turns);
     const inFlight: Promise<void>[] = [];
     const steadyStarted = performance.now();
     for (let i = 0; i < turns; i++) {
@@ -202,7 +204,7 @@ export async function run(): Promise<BenchmarkResult> {
       ['heap per idle live session, KB', String(round(heapPerSessionKb, 2)), `≤ ${targets.heapPerSessionKb}`, verdict(checks.heap)],
       ['turn overhead p50, ms (beyond the integrator\'s 50 ms)', String(round(o.p50)), `≤ ${targets.overheadP50Ms}`, verdict(checks.overheadP50)],
       ['turn overhead p99, ms', String(round(o.p99)), `≤ ${targets.overheadP99Ms}`, verdict(checks.overheadP99)],
-      ['persist at turn end p99, ms (PostgreSQL)', String(round(p.p99)), `≤ ${targets.persistP99Ms}`, verdict(checks.persist)],
+      ['persist at turn end p99, ms (PostgreSQL, at the steady rate)', String(round(p.p99)), `≤ ${targets.persistP99Ms}`, verdict(checks.persist)],
       ['restore a passivated session p99, ms (PostgreSQL)', String(round(r.p99)), `≤ ${targets.restoreP99Ms}`, verdict(checks.restore)],
       [`capacity, turns/s (closed loop, ${concurrency} in flight)`, String(round(capacity, 0)), '', ''],
       [`turn overhead p50 / p99 at capacity, ms`, `${round(closed.p50)} / ${round(closed.p99)}`, '', ''],
