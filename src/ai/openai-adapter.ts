@@ -11,7 +11,6 @@
  * Every failure is an {@link AiError} with a `reason`; the session falls back to the embedded answerer on it (see
  * `withFallback` in ./index.ts), so a failing model never breaks a conversation (spec §1.8).
  */
-import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { cutToChars } from '../botlink/channel-request.ts';
 import type { ToolInvocation } from '../botlink/tools-types.ts';
@@ -27,6 +26,7 @@ import {
   MAX_TOOL_CALLS_PER_ROUND,
 } from './limits.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
+import { discard, readCapped, untilAborted } from '../net/bounded-read.ts';
 
 export type AiErrorReason =
   | 'timeout'
@@ -407,63 +407,3 @@ function errorExcerpt(body: Buffer): string {
   return message === '' ? '' : `: ${message}`;
 }
 
-/**
- * Settle with `work`, or reject as soon as `signal` aborts. undici honours a request's signal only once the request
- * is on a socket; while the socket is still being opened an abort is merely noted, so the deadline is enforced here
- * too (the same reason as in src/net/guarded-client.ts). A response that still arrives later is discarded.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, discardLate: (value: T) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const onAbort = () => {
-      settled = true;
-      reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (settled) discardLate(value);
-        else resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!settled) reject(err);
-      },
-    );
-  });
-}
-
-function discard(body: Readable): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
-/** Reads at most `maxBytes`; past that the stream is destroyed so the rest is never downloaded. */
-async function readCapped(body: Readable, maxBytes: number, signal: AbortSignal): Promise<{ body: Buffer; truncated: boolean }> {
-  // undici ends the body when the signal aborts; destroying it here as well makes that independent of its internals.
-  if (signal.aborted) {
-    discard(body);
-    throw signal.reason;
-  }
-  const onAbort = () => body.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-  signal.addEventListener('abort', onAbort, { once: true });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      const bytes = chunk as Buffer;
-      if (size + bytes.length > maxBytes) {
-        chunks.push(bytes.subarray(0, maxBytes - size));
-        discard(body);
-        return { body: Buffer.concat(chunks, maxBytes), truncated: true };
-      }
-      chunks.push(bytes);
-      size += bytes.length;
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  return { body: Buffer.concat(chunks, size), truncated: false };
-}

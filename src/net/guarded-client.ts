@@ -16,12 +16,12 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import type { Readable } from 'node:stream';
 import { createSecureContext, getCACertificates } from 'node:tls';
 import { Agent } from 'undici';
 import { CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { createAddressPolicy, inspectUrl, literalAddress, refusedAddressReason } from './address-policy.ts';
+import { discard, readCapped, untilAborted } from './bounded-read.ts';
 
 export type OutboundFailureReason = 'invalid_url' | 'refused_address' | 'timeout' | 'tls' | 'connection' | 'aborted';
 
@@ -296,78 +296,6 @@ export class GuardedClient {
     await Promise.allSettled(this.#inFlight);
     await this.#agent.destroy();
   }
-}
-
-/**
- * Settle with `work`, or reject with the signal's reason as soon as it aborts. undici honours a request's signal only
- * once the request is on a socket: while the socket is still being opened (DNS, TCP, TLS) an abort is merely noted
- * and the request waits for the connector, up to undici's own 10 s connect timeout. The deadline must cover connect,
- * so it is enforced here as well; a response that still arrives later is discarded.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, discardLate: (value: T) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const onAbort = () => {
-      settled = true;
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (settled) discardLate(value);
-        else resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
-/** Stop reading and close the connection (undici reports a destroyed unfinished body as a RequestAbortedError). */
-function discard(body: Readable): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
-/**
- * Read at most `maxBytes`; past that, destroy the stream so the rest is never downloaded. Plain 'data' events: an
- * async iterator costs a promise per chunk on the hottest path of every request.
- */
-function readCapped(body: Readable, maxBytes: number, signal: AbortSignal): Promise<{ body: Buffer; truncated: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (result: { body: Buffer; truncated: boolean } | Error) => {
-      body.off('data', onData).off('end', onEnd).off('error', onError);
-      signal.removeEventListener('abort', onAbort);
-      if (result instanceof Error) reject(result);
-      else resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - size));
-        discard(body);
-        finish({ body: Buffer.concat(chunks, maxBytes), truncated: true });
-        return;
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    };
-    const onEnd = () => finish({ body: Buffer.concat(chunks, size), truncated: false });
-    const onError = (err: Error) => finish(err);
-    // undici destroys the body when the signal aborts; the reason travels with the error, but say it here too so a
-    // stream that is merely paused cannot outlive the deadline.
-    const onAbort = () => {
-      discard(body);
-      finish(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    body.on('data', onData).on('end', onEnd).on('error', onError);
-  });
 }
 
 const tlsCodePattern =

@@ -10,7 +10,6 @@
  *
  * The answer is classified, never thrown: the caller decides from `retryable` whether to try again.
  */
-import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import {
   GRAPH_CONNECTIONS,
@@ -19,6 +18,7 @@ import {
   GRAPH_RETRYABLE_CODES,
   GRAPH_TIMEOUT_MS,
 } from './limits.ts';
+import { discard, readCapped, untilAborted } from '../../net/bounded-read.ts';
 
 export interface SendTextInput {
   phoneNumberId: string;
@@ -96,7 +96,7 @@ export class GraphClient {
       );
       status = response.statusCode;
       retryAfter = response.headers['retry-after'];
-      raw = await readCapped(response.body, GRAPH_MAX_RESPONSE_BYTES, signal);
+      raw = (await readCapped(response.body, GRAPH_MAX_RESPONSE_BYTES, signal)).body;
     } catch (err) {
       return failure(err);
     }
@@ -142,61 +142,3 @@ function retryAfterMs(header: string | string[] | undefined): number | null {
   return Number(value.trim()) * 1000;
 }
 
-/**
- * Settle with `work`, or reject as soon as `signal` aborts: undici notes an abort during connect but honours it only
- * once the request is on a socket (the same reason as in src/net/guarded-client.ts). A late response is discarded.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, discardLate: (value: T) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const onAbort = () => {
-      settled = true;
-      reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (settled) discardLate(value);
-        else resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!settled) reject(err);
-      },
-    );
-  });
-}
-
-function discard(body: Readable): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
-/** Reads at most `maxBytes` (the rest is never downloaded); an error body's start is all we keep anyway. */
-async function readCapped(body: Readable, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
-  if (signal.aborted) {
-    discard(body);
-    throw signal.reason;
-  }
-  const onAbort = () => body.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-  signal.addEventListener('abort', onAbort, { once: true });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      const bytes = chunk as Buffer;
-      if (size + bytes.length > maxBytes) {
-        chunks.push(bytes.subarray(0, maxBytes - size));
-        discard(body);
-        return Buffer.concat(chunks, maxBytes);
-      }
-      chunks.push(bytes);
-      size += bytes.length;
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  return Buffer.concat(chunks, size);
-}

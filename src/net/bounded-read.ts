@@ -1,0 +1,78 @@
+/**
+ * Reading an HTTP answer within one deadline and a byte cap: shared by every client we have (the guarded client for
+ * integrator URLs, the LLM adapter, the WhatsApp Graph client). undici honours a request's AbortSignal only once the
+ * request is on a socket, so the deadline is also enforced around it; bodies are read up to a cap and then dropped.
+ */
+import type { Readable } from 'node:stream';
+
+/**
+ * Settle with `work`, or reject as soon as `signal` aborts. undici honours a request's signal only once the request
+ * is on a socket; while the socket is still being opened an abort is merely noted, so the deadline is enforced here
+ * too. A response that still arrives later is discarded.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, discardLate: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const onAbort = () => {
+      settled = true;
+      reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (settled) discardLate(value);
+        else resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!settled) reject(err);
+      },
+    );
+  });
+}
+
+/** Stop reading and close the connection (undici reports a destroyed unfinished body as a RequestAbortedError). */
+export function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/**
+ * Read at most `maxBytes`; past that, destroy the stream so the rest is never downloaded. Plain 'data' events: an
+ * async iterator costs a promise per chunk on the hottest path of every request.
+ */
+export function readCapped(body: Readable, maxBytes: number, signal: AbortSignal): Promise<{ body: Buffer; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: { body: Buffer; truncated: boolean } | Error) => {
+      body.off('data', onData).off('end', onEnd).off('error', onError);
+      signal.removeEventListener('abort', onAbort);
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        discard(body);
+        finish({ body: Buffer.concat(chunks, maxBytes), truncated: true });
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => finish({ body: Buffer.concat(chunks, size), truncated: false });
+    const onError = (err: Error) => finish(err);
+    // undici destroys the body when the signal aborts; the reason travels with the error, but say it here too so a
+    // stream that is merely paused cannot outlive the deadline.
+    const onAbort = () => {
+      discard(body);
+      finish(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    body.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
