@@ -1,27 +1,14 @@
 /** Sessions, their turns and the team's notifications. The lease columns serialise turns across processes. */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.ts';
+import type { SessionTurnsTable } from '../schema.ts';
 
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsRepository>['find']>>;
 
-export interface TurnRecord {
-  id: string;
-  session_id: string;
-  ordinal: number;
-  status: 'completed' | 'cancelled';
-  language: string;
-  customer_message: string;
-  reply: string | null;
-  source: string | null;
-  botlink: unknown;
-  knowledge: unknown;
-  tool_rounds: unknown;
-  handoff: unknown;
-  timings: unknown;
-  errors: unknown;
-  started_at: Date;
-  ended_at: Date;
-}
+type TurnJsonColumns = 'botlink' | 'knowledge' | 'tool_rounds' | 'handoff' | 'timings' | 'errors';
+/** A turn row as the runtime hands it over: the table's columns, JSON ones as values (serialised here). */
+export type TurnRecord = Omit<Selectable<SessionTurnsTable>, TurnJsonColumns | 'started_at' | 'ended_at'> &
+  Record<TurnJsonColumns, unknown> & { started_at: Date; ended_at: Date };
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
