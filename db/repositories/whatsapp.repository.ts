@@ -7,9 +7,9 @@
  * rows of a process that died are free again when its lease runs out. Finishing a row checks `claimed_by`, so a
  * process whose lease was taken over cannot overwrite the new owner's result.
  */
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../database.ts';
-import type { WhatsappInboundOutcome, WhatsappOutboundMessage, WhatsappOutboundStatus } from '../schema.ts';
+import type { Database, WhatsappInboundOutcome, WhatsappOutboundMessage, WhatsappOutboundStatus } from '../schema.ts';
 
 /** The order delivery statuses move in; a status never replaces a higher one (read never goes back to delivered). */
 export const STATUS_RANK: Readonly<Record<WhatsappOutboundStatus, number>> = {
@@ -23,6 +23,22 @@ export const STATUS_RANK: Readonly<Record<WhatsappOutboundStatus, number>> = {
 };
 
 const interval = (ms: number) => sql<Date>`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
+
+/** What every failed send attempt records: one more attempt, the failure, and the claim given back. */
+function attemptFailed(
+  eb: ExpressionBuilder<Database, 'whatsapp_outbound_messages'>,
+  failure: { httpStatus: number | null; code: number | null; detail: string },
+) {
+  return {
+    attempts: eb('attempts', '+', 1),
+    http_status: failure.httpStatus,
+    error_code: failure.code,
+    error_detail: failure.detail,
+    claimed_by: null,
+    claimed_until: null,
+    updated_at: sql<Date>`now()`,
+  };
+}
 
 export interface NewInbound {
   id: string;
@@ -373,14 +389,8 @@ export function whatsappRepository(db: Db) {
       await db
         .updateTable('whatsapp_outbound_messages')
         .set((eb) => ({
-          attempts: eb('attempts', '+', 1),
           next_attempt_at: interval(delayMs),
-          http_status: failure.httpStatus,
-          error_code: failure.code,
-          error_detail: failure.detail,
-          claimed_by: null,
-          claimed_until: null,
-          updated_at: sql<Date>`now()`,
+          ...attemptFailed(eb, failure),
         }))
         .where('id', '=', id)
         .where('claimed_by', '=', owner)
@@ -395,13 +405,7 @@ export function whatsappRepository(db: Db) {
           status: 'failed',
           status_rank: STATUS_RANK.failed,
           failed_at: sql<Date>`now()`,
-          attempts: eb('attempts', '+', 1),
-          http_status: failure.httpStatus,
-          error_code: failure.code,
-          error_detail: failure.detail,
-          claimed_by: null,
-          claimed_until: null,
-          updated_at: sql<Date>`now()`,
+          ...attemptFailed(eb, failure),
         }))
         .where('id', '=', id)
         .where('claimed_by', '=', owner)

@@ -3,6 +3,7 @@
  * `src/limits.ts`). Every use imports from here.
  */
 import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from '../knowledge/limits.ts';
+import { MAX_REPLY_CHARS } from '../limits.ts';
 
 // ── Embedded answerer ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -39,7 +40,7 @@ export const MAX_PROMPT_HISTORY_TURNS = 20;
 /** Most knowledge passages put into the prompt. */
 export const MAX_PROMPT_PASSAGES = 6;
 /** Most characters of the integrator's context put into the prompt (spec §2.2, §8: a reply has at most 2000). */
-export const MAX_PROMPT_CONTEXT_CHARS = 2_000;
+export const MAX_PROMPT_CONTEXT_CHARS = MAX_REPLY_CHARS;
 /** How much of an LLM error body is quoted in an AiError message (for the operator's log, never for customers). */
 export const LLM_ERROR_EXCERPT_CHARS = 300;
 

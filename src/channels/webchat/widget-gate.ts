@@ -20,7 +20,7 @@ import { Counter } from 'prom-client';
 import { WIDGET_KEY_HEADER } from '../../auth/api-keys.ts';
 import { AppError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
-import { PREFLIGHT_MAX_AGE_SECONDS } from './limits.ts';
+import { PREFLIGHT_MAX_AGE_SECONDS, MAX_ORIGIN_CHARS } from './limits.ts';
 import { canonicalOrigin } from './origins.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
@@ -77,7 +77,7 @@ export function createWidgetGate(deps: WidgetGateDeps) {
       const canonical = canonicalOrigin(origin);
       if (canonical === undefined || !(await deps.allowedOrigins(workspaceId)).includes(canonical)) {
         refused?.inc({ reason: 'origin' });
-        throw new AppError('forbidden', `The origin ${origin.slice(0, 300)} may not use this widget key; an owner or admin adds it with PUT /v1/webchat {"allowed_origins": [...]}.`);
+        throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it with PUT /v1/webchat {"allowed_origins": [...]}.`);
       }
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
