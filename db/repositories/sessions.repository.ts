@@ -12,6 +12,24 @@ export type TurnRecord = Omit<Selectable<SessionTurnsTable>, TurnJsonColumns | '
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
+/** One turn end: the turn's row and what the session row becomes. */
+export interface SaveTurnInput {
+  turn: TurnRecord;
+  session: {
+    id: string;
+    state: string;
+    status: 'active' | 'ended';
+    language: string;
+    customer: { phone: string | null; email: string | null; name: string | null };
+    handoff: unknown;
+    turnCount: number;
+    snapshot: unknown;
+    machineVersion: number;
+    /** Give the turn's lease back (a session whose lease is held for the whole conversation keeps it). */
+    releaseLease: boolean;
+  };
+}
+
 export function sessionsRepository(db: Db) {
   return {
     async find(workspaceId: string, channel: 'phone' | 'whatsapp' | 'webchat', externalId: string) {
@@ -55,63 +73,75 @@ export function sessionsRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
 
+    /**
+     * Extends the leases `owner` holds on these sessions by `leaseMs` from now; returns the ids still held (a lease
+     * that expired and was taken by another process meanwhile is not among them).
+     */
+    async renewLeases(sessionIds: readonly string[], owner: string, leaseMs: number): Promise<Set<string>> {
+      if (sessionIds.length === 0) return new Set();
+      const rows = await db
+        .updateTable('sessions')
+        .set({ lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` })
+        .where('id', '=', sql<string>`any(${sql.val(sessionIds)}::uuid[])`)
+        .where('lease_owner', '=', owner)
+        .returning('id')
+        .execute();
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /** A stopping process gives back every lease it holds. */
+    async releaseLeasesOf(owner: string): Promise<void> {
+      await db.updateTable('sessions').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
+    },
+
     async releaseLease(sessionId: string, owner: string): Promise<void> {
       await db.updateTable('sessions').set({ lease_owner: null, lease_until: null }).where('id', '=', sessionId).where('lease_owner', '=', owner).execute();
     },
 
     /**
-     * Turn end: the turn row and the session's snapshot, and the lease given back, in ONE statement (a data-modifying
-     * CTE is atomic on its own): one round trip instead of BEGIN, INSERT, UPDATE, COMMIT on every turn.
+     * Turn ends, any number of sessions at once: the turn rows and the sessions' snapshots (and their leases given
+     * back where asked) in ONE statement, a data-modifying CTE, atomic on its own. The rows travel as two JSON
+     * parameters, so a batch of 100 turns is one round trip and one parse like a batch of one. The session runtime
+     * groups concurrent turn ends into one call (db/group-commit.ts); one session appears at most once per call.
      */
-    async saveTurn(input: {
-      turn: TurnRecord;
-      session: {
-        id: string;
-        owner: string;
-        state: string;
-        status: 'active' | 'ended';
-        language: string;
-        customer: { phone: string | null; email: string | null; name: string | null };
-        handoff: unknown;
-        turnCount: number;
-        snapshot: unknown;
-        machineVersion: number;
-        releaseLease: boolean;
-      };
-    }): Promise<void> {
-      const { turn, session } = input;
-      await db
-        .with('turn', (q) =>
-          q
-            .insertInto('session_turns')
-            .values({
-              ...turn,
-              botlink: json(turn.botlink),
-              knowledge: json(turn.knowledge),
-              tool_rounds: json(turn.tool_rounds),
-              handoff: json(turn.handoff),
-              timings: json(turn.timings),
-              errors: json(turn.errors),
-            })
-            .onConflict((oc) => oc.column('id').doNothing()),
+    async saveTurns(inputs: readonly SaveTurnInput[]): Promise<void> {
+      if (inputs.length === 0) return;
+      const turns = inputs.map(({ turn }) => ({ ...turn, started_at: turn.started_at.toISOString(), ended_at: turn.ended_at.toISOString() }));
+      const sessions = inputs.map(({ session: s }) => ({
+        id: s.id,
+        state: s.state,
+        status: s.status,
+        language: s.language,
+        customer_phone: s.customer.phone,
+        customer_email: s.customer.email,
+        customer_name: s.customer.name,
+        handoff: s.handoff ?? null,
+        turn_count: s.turnCount,
+        snapshot: s.snapshot,
+        machine_version: s.machineVersion,
+        release_lease: s.releaseLease,
+      }));
+      await sql`
+        with turn as (
+          insert into session_turns (id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
+            knowledge, tool_rounds, handoff, timings, errors, started_at, ended_at)
+          select id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
+            knowledge, coalesce(tool_rounds, '[]'), handoff, coalesce(timings, '{}'), coalesce(errors, '[]'), started_at, ended_at
+          from jsonb_to_recordset(${JSON.stringify(turns)}::jsonb) as t(id text, session_id uuid, ordinal integer, status text,
+            language text, customer_message text, reply text, source text, botlink jsonb, knowledge jsonb, tool_rounds jsonb,
+            handoff jsonb, timings jsonb, errors jsonb, started_at timestamptz, ended_at timestamptz)
+          on conflict (id) do nothing
         )
-        .updateTable('sessions')
-        .set({
-          state: session.state,
-          status: session.status,
-          language: session.language,
-          customer_phone: session.customer.phone,
-          customer_email: session.customer.email,
-          customer_name: session.customer.name,
-          handoff: json(session.handoff),
-          turn_count: session.turnCount,
-          snapshot: json(session.snapshot),
-          machine_version: session.machineVersion,
-          updated_at: sql<Date>`now()`,
-          ...(session.releaseLease ? { lease_owner: null, lease_until: null } : {}),
-        })
-        .where('id', '=', session.id)
-        .execute();
+        update sessions s set
+          state = v.state, status = v.status, language = v.language, customer_phone = v.customer_phone,
+          customer_email = v.customer_email, customer_name = v.customer_name, handoff = v.handoff, turn_count = v.turn_count,
+          snapshot = v.snapshot, machine_version = v.machine_version, updated_at = now(),
+          lease_owner = case when v.release_lease then null else s.lease_owner end,
+          lease_until = case when v.release_lease then null else s.lease_until end
+        from jsonb_to_recordset(${JSON.stringify(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
+          customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
+          machine_version integer, release_lease boolean)
+        where s.id = v.id`.execute(db);
     },
 
     async saveSnapshot(input: { id: string; state: string; status: 'active' | 'ended'; snapshot: unknown; machineVersion: number }): Promise<void> {

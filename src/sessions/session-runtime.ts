@@ -18,7 +18,8 @@ import {
   type SessionEmitted,
   type TurnState,
 } from '../../machines/session-types.ts';
-import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
+import { groupCommit } from '../../db/group-commit.ts';
+import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
 import { renderForSpeech, renderForText } from '../ai/render.ts';
 import type { AiPort } from '../ai/types.ts';
@@ -34,6 +35,11 @@ export const SESSION_IDLE_MS = 5 * 60_000;
 export const SESSION_LEASE_MS = 60_000;
 /** How long a message waits for another process to finish this session's turn. */
 export const SESSION_LEASE_WAIT_MS = 30_000;
+/**
+ * A lease held for a whole conversation (`open({ hold: true })`, the phone): renewed every third of this, so a crashed
+ * process lets go of its calls' sessions within this time.
+ */
+export const SESSION_HELD_LEASE_MS = 15_000;
 const LEASE_POLL_MS = 25;
 
 export interface Credentials {
@@ -55,6 +61,7 @@ export interface SessionRuntimeDeps {
   idleMs?: number;
   leaseMs?: number;
   leaseWaitMs?: number;
+  heldLeaseMs?: number;
   now?: () => number;
   /**
    * Phone (src/channels/phone/team-availability.ts): whether the team can take a human handoff now, the manual switch
@@ -107,6 +114,11 @@ interface Live {
   /** Serialises this session's writes. */
   writes: Promise<void>;
   completed: TurnState | null;
+  /**
+   * The lease is held from open to end (the phone: the call's socket pins the conversation to this process), so a
+   * turn skips the lease round trip and its save keeps the lease.
+   */
+  held: boolean;
 }
 
 export function createSessionRuntime(deps: SessionRuntimeDeps) {
@@ -115,7 +127,11 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const idleMs = deps.idleMs ?? SESSION_IDLE_MS;
   const leaseMs = deps.leaseMs ?? SESSION_LEASE_MS;
   const leaseWaitMs = deps.leaseWaitMs ?? SESSION_LEASE_WAIT_MS;
+  const heldLeaseMs = deps.heldLeaseMs ?? SESSION_HELD_LEASE_MS;
   const live = new Map<string, Live>();
+  // Turn ends of all sessions are written in groups: under load one statement stores many turns (db/group-commit.ts).
+  const turnWrites = groupCommit<SaveTurnInput>({ write: (batch) => deps.sessions.saveTurns(batch) });
+  let renewTimer: NodeJS.Timeout | null = null;
   const loading = new Map<string, Promise<Live>>();
   const listeners = new Map<string, Set<(event: SessionStreamEvent) => void>>();
   let stopping = false;
@@ -231,7 +247,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.waiters.get(e.turn.id)?.({ cancelled: true, sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
       entry.waiters.delete(e.turn.id);
       publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
-      void enqueue(entry, () => deps.sessions.saveTurn({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry, false) }));
+      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry, false) }));
     });
     // A turn is persisted once the machine has settled in idle (history updated, turn cleared).
     actor.subscribe({
@@ -245,7 +261,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         if (turn && snapshot.matches('idle')) {
           entry.completed = null;
           publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
-          void enqueue(entry, () => deps.sessions.saveTurn({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry, true) }));
+          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry, !entry.held) }));
         }
       },
       // Every invoke has onError, so this is the last line: log, answer waiters, and drop the actor (the database
@@ -257,6 +273,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         }
         entry.waiters.clear();
         live.delete(entry.key);
+        void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
       },
     });
   }
@@ -291,7 +308,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     // A snapshot of another machine version restarts the session idle: its history is in session_turns.
     const restorable = snapshot != null && version === SESSION_MACHINE_VERSION && (snapshot as { status?: string }).status === 'active';
     const actor = createActor(machine, restorable ? { snapshot: snapshot as never, input } : { input });
-    const entry: Live = { id, key: k, workspaceId, channel, actor, lastActivity: now(), waiters: new Map(), writes: Promise.resolve(), completed: null };
+    const entry: Live = { id, key: k, workspaceId, channel, actor, lastActivity: now(), waiters: new Map(), writes: Promise.resolve(), completed: null, held: false };
     attach(entry);
     actor.start();
     return entry;
@@ -302,7 +319,6 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     const { context } = snapshot;
     return {
       id: entry.id,
-      owner,
       state: stateName(snapshot.value),
       status: snapshot.status === 'done' ? ('ended' as const) : ('active' as const),
       language: context.language,
@@ -316,10 +332,10 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   }
 
   /** Waits for this session's lease; reloads the actor when another process advanced the session meanwhile. */
-  async function lease(entry: Live): Promise<Live> {
+  async function lease(entry: Live, ms: number = leaseMs): Promise<Live> {
     const deadline = now() + leaseWaitMs;
     let waited = false;
-    while (!(await deps.sessions.acquireLease(entry.id, owner, leaseMs))) {
+    while (!(await deps.sessions.acquireLease(entry.id, owner, ms))) {
       if (now() > deadline) break; // the conversation must not break: run the turn; the lease expires anyway
       waited = true;
       await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
@@ -335,6 +351,32 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     return entry;
   }
 
+  /** Keeps the held leases alive; a lease lost meanwhile (this process stalled past its expiry) is taken per turn again. */
+  function scheduleRenewal(): void {
+    if (renewTimer || stopping) return;
+    renewTimer = setTimeout(() => {
+      renewTimer = null;
+      const held = [...live.values()].filter((e) => e.held);
+      if (held.length === 0) return;
+      deps.sessions
+        .renewLeases(
+          held.map((e) => e.id),
+          owner,
+          heldLeaseMs,
+        )
+        .then((kept) => {
+          for (const e of held) {
+            if (kept.has(e.id) || !e.held) continue;
+            e.held = false;
+            deps.logger.warn({ sessionId: e.id }, 'a held session lease was lost; turns take the lease again');
+          }
+        })
+        .catch((err: unknown) => deps.logger.error({ err }, 'renewing the held session leases failed'))
+        .finally(scheduleRenewal);
+    }, heldLeaseMs / 3);
+    renewTimer.unref();
+  }
+
   return {
     owner,
 
@@ -344,7 +386,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       let entry = await load(message.workspaceId, message.channel, message.externalId, message);
       const busy = !entry.actor.getSnapshot().matches('idle');
       // A barge-in goes straight to the running actor (this process holds the lease); otherwise take the lease.
-      if (!busy) entry = await lease(entry);
+      if (!busy && !entry.held) entry = await lease(entry);
       const turnId = message.turnId ?? randomUUID();
       entry.lastActivity = now();
       const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
@@ -356,9 +398,19 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     /**
      * Loads the session now, restoring its actor from the database when it was passivated, without a turn: a channel
      * calls it when a conversation opens (the phone's `setup`) so the first prompt finds the actor warm.
+     *
+     * `hold`: the conversation stays in this process until `end()` (the phone: its socket is here). The lease is taken
+     * now and kept, renewed in the background, so the turns do not each take and give back the lease (one database
+     * round trip less on every turn's critical path); the session is not passivated while held.
      */
-    async open(input: { workspaceId: string; channel: Channel; externalId: string; language?: string; customerPhone?: string | null }): Promise<{ sessionId: string }> {
-      const entry = await load(input.workspaceId, input.channel, input.externalId, { ...input, text: '' });
+    async open(input: { workspaceId: string; channel: Channel; externalId: string; language?: string; customerPhone?: string | null; hold?: boolean }): Promise<{ sessionId: string }> {
+      const { hold, ...message } = input;
+      let entry = await load(input.workspaceId, input.channel, input.externalId, { ...message, text: '' });
+      if (hold && !entry.held) {
+        entry = await lease(entry, heldLeaseMs);
+        entry.held = true;
+        scheduleRenewal();
+      }
       entry.lastActivity = now();
       return { sessionId: entry.id };
     },
@@ -367,7 +419,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string): void {
       const entry = live.get(key(workspaceId, channel, externalId));
       entry?.actor.send({ type: 'interrupt', ...(spoken === undefined ? {} : { spoken }) });
-      if (entry) void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+      if (entry && !entry.held) void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
     },
 
     /** The conversation is over: final state persisted, actor stopped. */
@@ -375,6 +427,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const entry = live.get(key(workspaceId, channel, externalId));
       if (!entry) return;
       entry.actor.send({ type: 'end' });
+      entry.held = false;
       await entry.writes;
       await deps.sessions.releaseLease(entry.id, owner);
       entry.actor.stop();
@@ -395,7 +448,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     async passivateIdle(at: number = now()): Promise<number> {
       let count = 0;
       for (const entry of [...live.values()]) {
-        if (at - entry.lastActivity < idleMs || !entry.actor.getSnapshot().matches('idle') || entry.waiters.size > 0) continue;
+        if (entry.held || at - entry.lastActivity < idleMs || !entry.actor.getSnapshot().matches('idle') || entry.waiters.size > 0) continue;
         await entry.writes;
         entry.actor.stop();
         live.delete(entry.key);
@@ -416,14 +469,17 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     /** SIGTERM: no new turns; running turns finish (up to `graceMs`), everything is written, actors stop. */
     async stop(graceMs = 10_000): Promise<void> {
       stopping = true;
+      if (renewTimer) clearTimeout(renewTimer);
+      renewTimer = null;
       const deadline = now() + graceMs;
       while ([...live.values()].some((e) => e.waiters.size > 0) && now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const entry of live.values()) {
         await entry.writes;
         entry.actor.stop();
-        await deps.sessions.releaseLease(entry.id, owner);
       }
       live.clear();
+      // Every lease of this process at once (the held ones of open calls included): another process takes over.
+      await deps.sessions.releaseLeasesOf(owner);
     },
   };
 }

@@ -210,6 +210,77 @@ describeEachDatabase('the session runtime', (get) => {
     expect(row.lease_owner).toBeNull();
   });
 
+  it('a held conversation (the phone) takes its lease once at open, keeps it through its turns and gives it back at end', async () => {
+    const repo = sessionsRepository(get().db);
+    let acquired = 0;
+    const runtime = makeRuntime({ instanceId: 'engine-held', sessions: { ...repo, acquireLease: (...args) => (acquired++, repo.acquireLease(...args)) } });
+    const { sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: 'call-held', hold: true });
+    expect(acquired).toBe(1);
+    for (const text of ['one', 'two', 'three']) {
+      expect(await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-held', text, language: 'en' })).toMatchObject({ cancelled: false });
+    }
+    await runtime.settled();
+    expect(acquired).toBe(1);
+    const during = (await repo.findById(workspaceId, sessionId))!;
+    expect(during).toMatchObject({ lease_owner: 'engine-held', turn_count: 3 });
+    // Not passivated while held: the call is still connected.
+    expect(await runtime.passivateIdle(Date.now() + 24 * 3_600_000)).toBe(0);
+
+    // Another engine's message for this session waits for the lease: it gets it once the call has ended.
+    const other = makeRuntime({ instanceId: 'engine-other', leaseWaitMs: 5_000 });
+    let otherDone = false;
+    const late = other.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-held', text: 'four', language: 'en' }).then((r) => ((otherDone = true), r));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(otherDone).toBe(false);
+    await runtime.end(workspaceId, 'phone', 'call-held');
+    expect(await late).toMatchObject({ cancelled: false });
+    await other.settled();
+    expect((await repo.findById(workspaceId, sessionId))!).toMatchObject({ lease_owner: null });
+  });
+
+  it('a held lease is renewed while the call lasts; one lost meanwhile is taken per turn again', async () => {
+    const repo = sessionsRepository(get().db);
+    let acquired = 0;
+    const runtime = makeRuntime({ instanceId: 'engine-renew', heldLeaseMs: 300, sessions: { ...repo, acquireLease: (...args) => (acquired++, repo.acquireLease(...args)) } });
+    const { sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: 'call-renew', hold: true });
+    const first = (await repo.findById(workspaceId, sessionId))!.lease_until!.getTime();
+    await new Promise((r) => setTimeout(r, 700));
+    const renewed = (await repo.findById(workspaceId, sessionId))!;
+    expect(renewed.lease_owner).toBe('engine-renew');
+    expect(renewed.lease_until!.getTime()).toBeGreaterThan(first);
+
+    // Another process took the lease after it expired (this one stalled): the next renewal finds it gone.
+    await get().db.updateTable('sessions').set({ lease_owner: 'engine-thief', lease_until: new Date(Date.now() - 1) }).where('id', '=', sessionId).execute();
+    await new Promise((r) => setTimeout(r, 250));
+    expect(acquired).toBe(1);
+    await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-renew', text: 'still there?', language: 'en' });
+    expect(acquired).toBe(2);
+    await runtime.settled();
+    // Taken per turn again: given back at the turn's end.
+    expect((await repo.findById(workspaceId, sessionId))!.lease_owner).toBeNull();
+  });
+
+  it('turn ends of many sessions at once are written together, each with its own turn row', async () => {
+    const repo = sessionsRepository(get().db);
+    const batches: number[] = [];
+    // The database is slow until every reply is out, so the turn ends pile up behind the first writes.
+    let replied!: () => void;
+    const allReplied = new Promise<void>((resolve) => (replied = resolve));
+    const runtime = makeRuntime({ sessions: { ...repo, saveTurns: async (inputs) => (batches.push(inputs.length), await allReplied, await repo.saveTurns(inputs)) } });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => runtime.handleMessage({ workspaceId, channel: 'whatsapp', externalId: `wa-batch-${i}`, text: `order ${i}?`, language: 'en' })));
+    replied();
+    await runtime.settled();
+    // Two writes in flight (the group commit's concurrency), the other ten in one statement after them.
+    expect(batches).toEqual([1, 1, 10]);
+    for (const [i, result] of results.entries()) {
+      const row = (await repo.findById(workspaceId, result.sessionId))!;
+      expect(row).toMatchObject({ turn_count: 1, lease_owner: null, state: 'idle' });
+      const turns = await repo.turns(row.id);
+      expect(turns.map((t) => [t.customer_message, t.status, t.source])).toEqual([[`order ${i}?`, 'completed', 'integrator']]);
+      expect(turns[0]!.started_at).toBeInstanceOf(Date);
+    }
+  });
+
   it('forward handoff: the customer is told and the team gets a notification', async () => {
     answer = () => ({ status: 200, body: { reply: 'We will check your refund.', handoff: 'forward' } });
     const runtime = makeRuntime();

@@ -222,10 +222,11 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     }
     // spec §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
     const customerPhone = normaliseE164(frame.from);
-    // If the socket closes meanwhile, the close handler (queued behind this) still ends the session.
+    // If the socket closes meanwhile, the close handler (queued behind this) still ends the session. `hold`: the call's
+    // socket keeps the conversation in this process, so its turns skip the per-turn lease.
     let sessionId: string;
     try {
-      ({ sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: frame.callSid, customerPhone }));
+      ({ sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: frame.callSid, customerPhone, hold: true }));
     } catch (err) {
       // No session, no conversation: an apology rather than silence, and the bridge ends the call.
       log.error({ err, workspaceId }, 'the phone session could not be opened');
