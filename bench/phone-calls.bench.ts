@@ -11,9 +11,11 @@
  * Also: the bot link exchange as the turn recorded it, calls dropped (a socket closed before the end; target 0),
  * prompts left unanswered (the next prompt came first, target 0), RSS and heap every 5 s, the event loop's delay.
  *
- * The callers (1 000 `ws` clients) run in the same process as the service, so RSS and CPU include both sides.
+ * The callers (1 000 `ws` clients, bench/phone-callers.ts) run in a child process, like the integrator, so the
+ * service's event loop, heap and RSS are the service's own; all processes share the machine's cores.
  * Database: PGlite in memory, or with BENCH_DATABASE_URL a fresh schema on that PostgreSQL, dropped afterwards.
  */
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -22,7 +24,6 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { sql } from 'kysely';
-import WebSocket from 'ws';
 import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
@@ -30,6 +31,7 @@ import { startService, type RunningService } from '../src/service.ts';
 import type { BenchmarkResult, BenchmarkStatus } from './lib/benchmark.ts';
 import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
 import { startIntegratorProcess } from './lib/integrator-process.ts';
+import { callSid, type CallersConfig, type CallersMessage, type CallersResults } from './phone-callers.ts';
 import { LatencyRecorder, round, summarize, type LatencySummary } from './lib/stats.ts';
 
 export const name = 'phone-calls';
@@ -49,93 +51,36 @@ interface Parameters {
   database: 'pglite' | 'postgres';
 }
 
-interface Recorders {
-  overhead: LatencyRecorder;
-  runtime: LatencyRecorder;
-  channel: LatencyRecorder;
-  /** The duration of the latest runtime.handleMessage per call sid. */
-  runtimeMs: Map<string, number>;
-}
-
-interface CallStats {
-  prompts: number;
-  answered: number;
-  unanswered: number;
-  fillers: number;
-}
-
-/** One caller: Twilio's side of a call, speaking every `intervalMs`. */
-class BenchCall {
-  ws!: WebSocket;
-  dropped = false;
-  #sentAt = 0;
-  #waiting = false;
-  #stopping = false;
-  #recording = false;
-  readonly stats: CallStats = { prompts: 0, answered: 0, unanswered: 0, fillers: 0 };
-  readonly #url: string;
-  readonly #sid: string;
-  readonly #recorders: Recorders;
-
-  constructor(url: string, index: number, recorders: Recorders) {
-    this.#url = url;
-    this.#sid = `CA${String(index).padStart(32, '0')}`;
-    this.#recorders = recorders;
-  }
-
-  get sid(): string {
-    return this.#sid;
-  }
-
-  async connect(): Promise<void> {
-    this.ws = new WebSocket(this.#url, { headers: { authorization: `Bearer ${BRIDGE_TOKEN}` }, perMessageDeflate: false });
-    this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean }));
-    this.ws.on('close', () => {
-      if (!this.#stopping) this.dropped = true;
+/** The callers' child process (bench/phone-callers.ts). */
+async function startCallers(config: CallersConfig) {
+  const child = fork(new URL('./phone-callers.ts', import.meta.url), [], {
+    execPath: process.execPath,
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, PHONE_CALLERS_CONFIG: JSON.stringify(config) },
+  });
+  const exited = once(child, 'exit');
+  const next = <T extends CallersMessage['type']>(type: T) =>
+    new Promise<Extract<CallersMessage, { type: T }>>((resolve, reject) => {
+      const onMessage = (message: CallersMessage) => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message as Extract<CallersMessage, { type: T }>);
+      };
+      const onExit = (code: number | null) => reject(new Error(`the callers' process exited early (code ${code})`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
     });
-    await once(this.ws, 'open');
-    this.ws.send(JSON.stringify({ type: 'setup', sessionId: `VX${this.#sid.slice(2)}`, callSid: this.#sid, from: '+31612345678', to: NUMBER, customParameters: {} }));
-  }
-
-  /** Speaks now; an answer still outstanding from the previous prompt counts as unanswered. */
-  prompt(record: boolean): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (this.#waiting) this.stats.unanswered++;
-    this.#waiting = true;
-    this.#recording = record;
-    if (record) this.stats.prompts++;
-    this.#sentAt = performance.now();
-    this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: 'Where is my order 1234?', lang: 'en-US', last: true }));
-  }
-
-  #onFrame(frame: { type: string; preemptible?: boolean }): void {
-    if (frame.type !== 'text') return;
-    if (frame.preemptible) {
-      this.stats.fillers++;
-      return;
-    }
-    if (!this.#waiting) return;
-    this.#waiting = false;
-    if (!this.#recording) return;
-    this.stats.answered++;
-    const total = performance.now() - this.#sentAt;
-    this.#recorders.overhead.record(total - INTEGRATOR_MS);
-    const inRuntime = this.#recorders.runtimeMs.get(this.#sid);
-    if (inRuntime !== undefined) {
-      this.#recorders.runtime.record(inRuntime - INTEGRATOR_MS);
-      this.#recorders.channel.record(total - inRuntime);
-    }
-  }
-
-  /** The last prompt's answer, waited for briefly at the end of the run. */
-  get waiting(): boolean {
-    return this.#waiting;
-  }
-
-  close(): void {
-    this.#stopping = true;
-    this.ws.close();
-  }
+  return {
+    next,
+    send: (type: 'start' | 'close') => child.send({ type }),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.disconnect();
+      await exited;
+    },
+  };
 }
 
 async function openBenchDatabase(url: string | undefined): Promise<{ database: OpenedDatabase; drop: () => Promise<void> }> {
@@ -187,13 +132,17 @@ export async function run(): Promise<BenchmarkResult> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   });
   let service: RunningService | undefined;
-  const calls: BenchCall[] = [];
-  const expected = Math.ceil((callCount * seconds * 1000) / intervalMs) + 1024;
-  const recorders: Recorders = { overhead: new LatencyRecorder(expected), runtime: new LatencyRecorder(expected), channel: new LatencyRecorder(expected), runtimeMs: new Map() };
+  let callers: Awaited<ReturnType<typeof startCallers>> | undefined;
+  let results: CallersResults | undefined;
+  let dropped = 0;
+  /** runtime.handleMessage's duration per prompt id (`<call index>:<n>`, the n-th turn of that call). */
+  const runtimeMs = new Map<string, number>();
   const botlinkMs: number[] = [];
   const rss: { atSeconds: number; rssMiB: number; heapMiB: number }[] = [];
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   let connectErrors = 0;
+  let serviceCpuMicros = 0;
+  let measuredSeconds = 0;
   const timers: NodeJS.Timeout[] = [];
   try {
     service = await startService({ config, logger: createLogger(config.logLevel), database, drainMs: 5_000 });
@@ -210,28 +159,23 @@ export async function run(): Promise<BenchmarkResult> {
     // The runtime's share of each turn: the channel calls this very object (the service's `runtime`).
     const runtime = service.runtime;
     const handleMessage = runtime.handleMessage.bind(runtime);
+    const turnsOf = new Map<string, number>();
+    const indexOf = new Map(Array.from({ length: callCount }, (_, i) => [callSid(i), i]));
     runtime.handleMessage = async (message) => {
+      const n = (turnsOf.get(message.externalId) ?? 0) + 1;
+      turnsOf.set(message.externalId, n);
       const t0 = performance.now();
       const result = await handleMessage(message);
-      recorders.runtimeMs.set(message.externalId, performance.now() - t0);
+      runtimeMs.set(`${indexOf.get(message.externalId)}:${n}`, performance.now() - t0);
       return result;
     };
 
-    // Connect every call, 50 at a time (Twilio's calls arrive over time too).
-    const wsUrl = `${service.url.replace('http', 'ws')}/v1/phone/ws`;
-    progress(`connecting ${callCount} calls`);
-    for (let i = 0; i < callCount; i++) calls.push(new BenchCall(wsUrl, i, recorders));
-    for (let i = 0; i < callCount; i += 50) {
-      const results = await Promise.allSettled(calls.slice(i, i + 50).map((c) => c.connect()));
-      connectErrors += results.filter((r) => r.status === 'rejected').length;
-    }
+    progress(`connecting ${callCount} calls (callers in a child process)`);
+    callers = await startCallers({ url: `${service.url.replace('http', 'ws')}/v1/phone/ws`, token: BRIDGE_TOKEN, number: NUMBER, calls: callCount, intervalMs, warmupSeconds, seconds });
+    connectErrors = (await callers.next('connected')).connectErrors;
     await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened)
 
-    // Each call speaks every intervalMs from a random offset, so the prompts are spread evenly over time.
     const started = performance.now();
-    const endAt = started + (warmupSeconds + seconds) * 1000;
-    const recordFrom = started + warmupSeconds * 1000;
-    loopDelay.enable();
     const sample = () => {
       const m = process.memoryUsage();
       if (rss.at(-1)?.atSeconds === Math.round((performance.now() - started) / 1000)) return;
@@ -239,22 +183,23 @@ export async function run(): Promise<BenchmarkResult> {
     };
     sample();
     timers.push(setInterval(sample, RSS_SAMPLE_MS));
-    progress(`speaking: a prompt every ${intervalMs} ms per call for ${warmupSeconds} s warm-up + ${seconds} s`);
-    await Promise.all(
-      calls.map(async (call, i) => {
-        await new Promise((r) => setTimeout(r, (i / callCount) * intervalMs));
-        for (let due = performance.now(); due < endAt; due += intervalMs) {
-          const wait = due - performance.now();
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          call.prompt(performance.now() >= recordFrom);
-        }
-      }),
+    // The event loop and the CPU are taken over the measured part only (after the warm-up).
+    timers.push(
+      setTimeout(() => {
+        loopDelay.enable();
+        cpuAtRecord = process.cpuUsage();
+        recordStarted = performance.now();
+      }, warmupSeconds * 1000),
     );
-    // The last answers.
-    const lastDeadline = performance.now() + intervalMs;
-    while (calls.some((c) => c.waiting) && performance.now() < lastDeadline) await new Promise((r) => setTimeout(r, 20));
-    for (const c of calls) if (c.waiting) c.stats.unanswered++;
+    let cpuAtRecord = process.cpuUsage();
+    let recordStarted = performance.now();
+    progress(`speaking: a prompt every ${intervalMs} ms per call for ${warmupSeconds} s warm-up + ${seconds} s`);
+    callers.send('start');
+    results = await callers.next('finished');
     loopDelay.disable();
+    const cpu = process.cpuUsage(cpuAtRecord);
+    serviceCpuMicros = cpu.user + cpu.system;
+    measuredSeconds = (performance.now() - recordStarted) / 1000;
     sample();
     await service.runtime.settled();
     // The bot link exchange as each completed turn recorded it (whole milliseconds).
@@ -263,21 +208,33 @@ export async function run(): Promise<BenchmarkResult> {
       const ms = (t.timings as { botlink?: number }).botlink;
       if (typeof ms === 'number') botlinkMs.push(ms);
     }
+    callers.send('close');
+    dropped = (await callers.next('closed')).dropped;
   } finally {
     for (const t of timers) clearInterval(t);
-    for (const c of calls) if (c.ws) c.close();
-    await new Promise((r) => setTimeout(r, 500));
+    await callers?.stop();
     await service?.stop();
     await integrator.stop();
     await drop();
   }
 
-  const o = summarize(recorders.overhead.values());
-  const inRuntime = summarize(recorders.runtime.values());
-  const inChannel = summarize(recorders.channel.values());
+  const overhead = new LatencyRecorder(results?.totalsMs.length ?? 16);
+  const inRuntime = new LatencyRecorder(results?.totalsMs.length ?? 16);
+  const inChannel = new LatencyRecorder(results?.totalsMs.length ?? 16);
+  results?.ids.forEach((id, i) => {
+    const total = results!.totalsMs[i]!;
+    overhead.record(total - INTEGRATOR_MS);
+    const runtimeShare = runtimeMs.get(id);
+    if (runtimeShare === undefined) return;
+    inRuntime.record(runtimeShare - INTEGRATOR_MS);
+    inChannel.record(total - runtimeShare);
+  });
+  const totals = { prompts: results?.prompts ?? 0, answered: results?.answered ?? 0, unanswered: results?.unanswered ?? 0, fillers: results?.fillers ?? 0 };
+  const cpuShare = (micros: number) => (measuredSeconds > 0 ? Math.round(micros / 1e4 / measuredSeconds) : 0);
+  const o = summarize(overhead.values());
+  const runtimeSummary = summarize(inRuntime.values());
+  const channelSummary = summarize(inChannel.values());
   const botlink = summarize(Float64Array.from(botlinkMs));
-  const dropped = calls.filter((c) => c.dropped).length;
-  const totals = calls.reduce((t, c) => ({ prompts: t.prompts + c.stats.prompts, answered: t.answered + c.stats.answered, unanswered: t.unanswered + c.stats.unanswered, fillers: t.fillers + c.stats.fillers }), { prompts: 0, answered: 0, unanswered: 0, fillers: 0 });
   const checks = { p50: o.p50 <= targets.overheadP50Ms, p99: o.p99 <= targets.overheadP99Ms, dropped: dropped <= targets.droppedCalls, unanswered: totals.unanswered === 0 };
   // Calls that could not even connect mean the set-up is broken: no valid measurement. Prompts the service could not
   // answer before the caller spoke again are a result (overload), reported as a missed target.
@@ -292,18 +249,19 @@ export async function run(): Promise<BenchmarkResult> {
     ['overhead, p90, ms', ms(o.p90), '', ''],
     ['overhead, p99, ms', ms(o.p99), `≤ ${targets.overheadP99Ms}`, verdict(checks.p99)],
     ['overhead, max, ms', ms(o.max), '', ''],
-    ['… of it in the session runtime, p50 / p99, ms', `${ms(inRuntime.p50)} / ${ms(inRuntime.p99)}`, '', ''],
-    ['… of it in the phone channel and WebSocket, p50 / p99, ms', `${ms(inChannel.p50)} / ${ms(inChannel.p99)}`, '', ''],
+    ['… of it in the session runtime, p50 / p99, ms', `${ms(runtimeSummary.p50)} / ${ms(runtimeSummary.p99)}`, '', ''],
+    ['… of it in the phone channel and WebSocket, p50 / p99, ms', `${ms(channelSummary.p50)} / ${ms(channelSummary.p99)}`, '', ''],
     ['bot link exchange (integrator 50 ms), p50 / p99, ms', `${botlink.p50} / ${botlink.p99}`, '', ''],
     ['calls dropped', String(dropped), `${targets.droppedCalls}`, verdict(checks.dropped)],
     ['prompts answered / unanswered', `${totals.answered} / ${totals.unanswered}`, 'all / 0', verdict(checks.unanswered)],
     ['fillers spoken', String(totals.fillers), '', ''],
     ['answers spoken per second', (totals.answered / seconds).toFixed(0), '', ''],
-    ['event loop delay p99, ms', ms(loopDelay.percentile(99) / 1e6), '', ''],
+    ['service event loop delay p99, ms', ms(loopDelay.percentile(99) / 1e6), '', ''],
+    ['CPU use, % of a core: service / callers', `${cpuShare(serviceCpuMicros)} / ${cpuShare(results?.cpuMicros ?? 0)}`, '', ''],
     ['RSS at start / peak / end, MiB', `${rss[0]?.rssMiB ?? 0} / ${rssPeak} / ${rss.at(-1)?.rssMiB ?? 0}`, '', ''],
   ];
   const setup =
-    `${callCount} concurrent calls over WebSocket (bearer auth) in one process with the service (${parameters.database}), ` +
+    `${callCount} concurrent calls over WebSocket (bearer auth) to one service process (${parameters.database}), callers in a child process, ` +
     `a final prompt every ${intervalMs} ms per call, spread evenly; ${warmupSeconds} s warm-up, then ${seconds} s measured; ` +
     `loopback HTTPS integrator in a child process answering in ${INTEGRATOR_MS} ms (handled).`;
   const [word, detail] =
@@ -322,8 +280,9 @@ export async function run(): Promise<BenchmarkResult> {
       results: {
         targets,
         overheadMs: roundAll(o),
-        runtimeShareMs: roundAll(inRuntime),
-        channelShareMs: roundAll(inChannel),
+        runtimeShareMs: roundAll(runtimeSummary),
+        channelShareMs: roundAll(channelSummary),
+        cpuPercentOfCore: { service: cpuShare(serviceCpuMicros), callers: cpuShare(results?.cpuMicros ?? 0) },
         botlinkExchangeMs: roundAll(botlink),
         droppedCalls: dropped,
         connectErrors,

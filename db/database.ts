@@ -10,6 +10,7 @@ import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
+import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -36,6 +37,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      // Queries marked with prepared() go out as named statements (db/prepared.ts).
+      Client: PreparingClient,
       // The search path is set per connection so unqualified names resolve in the chosen schema.
       ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
     });

@@ -14,7 +14,7 @@ export interface GroupCommitOptions<T> {
   write: (items: T[]) => Promise<void>;
   /** Largest batch; default 128. */
   maxBatch?: number;
-  /** Batches written at the same time (database connections used); default 2. */
+  /** Batches written at the same time (database connections used); default 1: the next batch forms while one is written. */
   concurrency?: number;
 }
 
@@ -33,7 +33,7 @@ export interface GroupCommit<T> {
 
 export function groupCommit<T>(options: GroupCommitOptions<T>): GroupCommit<T> {
   const maxBatch = options.maxBatch ?? 128;
-  const concurrency = options.concurrency ?? 2;
+  const concurrency = options.concurrency ?? 1;
   let queue: Pending<T>[] = [];
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];

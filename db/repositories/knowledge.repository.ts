@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
+import { prepared } from '../prepared.ts';
 import type { Availability, KnowledgeKind } from '../schema.ts';
 
 export interface DocumentWrite {
@@ -207,7 +208,7 @@ function knowledgeQueries(db: Db) {
      * PostgreSQL plans it as a one-time filter: the recall scan does not run at all when the precise one found hits.
      */
     async search(q: SearchQuery): Promise<ChunkHit[]> {
-      const { rows } = await sql<ChunkHit>`
+      const { rows } = await sql<ChunkHit>`${prepared('knowledge_search')}
         with ${queryTerms(q)},
         precise as (
           select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,

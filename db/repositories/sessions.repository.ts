@@ -1,6 +1,7 @@
 /** Sessions, their turns and the team's notifications. The lease columns serialise turns across processes. */
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.ts';
+import { prepared } from '../prepared.ts';
 import type { SessionTurnsTable } from '../schema.ts';
 
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsRepository>['find']>>;
@@ -39,6 +40,7 @@ export function sessionsRepository(db: Db) {
         .where('workspace_id', '=', workspaceId)
         .where('channel', '=', channel)
         .where('external_id', '=', externalId)
+        .modifyEnd(prepared('session_find'))
         .executeTakeFirst();
     },
 
@@ -69,6 +71,7 @@ export function sessionsRepository(db: Db) {
         .set({ lease_owner: owner, lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` })
         .where('id', '=', sessionId)
         .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', owner), eb('lease_until', '<', sql<Date>`now()`)]))
+        .modifyEnd(prepared('session_lease'))
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
@@ -85,6 +88,7 @@ export function sessionsRepository(db: Db) {
         .where('id', '=', sql<string>`any(${sql.val(sessionIds)}::uuid[])`)
         .where('lease_owner', '=', owner)
         .returning('id')
+        .modifyEnd(prepared('session_lease_renew'))
         .execute();
       return new Set(rows.map((r) => r.id));
     },
@@ -121,7 +125,7 @@ export function sessionsRepository(db: Db) {
         machine_version: s.machineVersion,
         release_lease: s.releaseLease,
       }));
-      await sql`
+      await sql`${prepared('save_turns')}
         with turn as (
           insert into session_turns (id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
             knowledge, tool_rounds, handoff, timings, errors, started_at, ended_at)

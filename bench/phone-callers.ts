@@ -1,0 +1,165 @@
+/**
+ * The callers of the phone-calls benchmark, in a child process of their own (bench/phone-calls.bench.ts forks it):
+ * PHONE_CALLERS_CONFIG's `calls` ConversationRelay clients playing Twilio's side, each sending a final prompt every
+ * `intervalMs` from an evenly spread offset. Kept out of the service's process like the integrator, so the service's
+ * event loop and heap are the service's alone and the load generator's own work is not measured as the service's.
+ *
+ * IPC: → {type:'connected', connectErrors}; ← {type:'start'}; → {type:'finished', …results}; ← {type:'close'};
+ * → {type:'closed', dropped}. A prompt is identified as `<call index>:<n>`: the n-th prompt of that call (from 1),
+ * which is also the n-th runtime.handleMessage of its session, so the parent can split each prompt's time.
+ */
+import { once } from 'node:events';
+import WebSocket from 'ws';
+
+export interface CallersConfig {
+  url: string;
+  token: string;
+  number: string;
+  calls: number;
+  intervalMs: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface CallersResults {
+  type: 'finished';
+  /** Recorded (after the warm-up) answered prompts: their ids and prompt-to-answer times, ms. */
+  ids: string[];
+  totalsMs: number[];
+  prompts: number;
+  answered: number;
+  unanswered: number;
+  fillers: number;
+  cpuMicros: number;
+}
+
+export type CallersMessage = { type: 'connected'; connectErrors: number } | CallersResults | { type: 'closed'; dropped: number };
+
+export function callSid(index: number): string {
+  return `CA${String(index).padStart(32, '0')}`;
+}
+
+class Caller {
+  ws!: WebSocket;
+  dropped = false;
+  waiting = false;
+  #sentAt = 0;
+  #n = 0;
+  #stopping = false;
+  #recording = false;
+  readonly #index: number;
+  readonly #config: CallersConfig;
+  readonly #results: CallersResults;
+
+  constructor(index: number, config: CallersConfig, results: CallersResults) {
+    this.#index = index;
+    this.#config = config;
+    this.#results = results;
+  }
+
+  async connect(): Promise<void> {
+    const { url, token, number } = this.#config;
+    this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+    this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean }));
+    this.ws.on('close', () => {
+      if (!this.#stopping) this.dropped = true;
+    });
+    await once(this.ws, 'open');
+    const sid = callSid(this.#index);
+    this.ws.send(JSON.stringify({ type: 'setup', sessionId: `VX${sid.slice(2)}`, callSid: sid, from: '+31612345678', to: number, customParameters: {} }));
+  }
+
+  /** Speaks now; an answer still outstanding from the previous prompt counts as unanswered. */
+  prompt(record: boolean): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.waiting) this.#results.unanswered++;
+    this.waiting = true;
+    this.#recording = record;
+    this.#n++;
+    if (record) this.#results.prompts++;
+    this.#sentAt = performance.now();
+    this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: 'Where is my order 1234?', lang: 'en-US', last: true }));
+  }
+
+  #onFrame(frame: { type: string; preemptible?: boolean }): void {
+    if (frame.type !== 'text') return;
+    if (frame.preemptible) {
+      this.#results.fillers++;
+      return;
+    }
+    if (!this.waiting) return;
+    this.waiting = false;
+    if (!this.#recording) return;
+    this.#results.answered++;
+    this.#results.ids.push(`${this.#index}:${this.#n}`);
+    this.#results.totalsMs.push(performance.now() - this.#sentAt);
+  }
+
+  close(): void {
+    this.#stopping = true;
+    this.ws.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env.PHONE_CALLERS_CONFIG ?? '{}') as CallersConfig;
+  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, fillers: 0, cpuMicros: 0 };
+  const callers = Array.from({ length: config.calls }, (_, i) => new Caller(i, config, results));
+  const send = (message: CallersMessage) => process.send!(message);
+  const next = (type: string) =>
+    new Promise<void>((resolve) => {
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== type) return;
+        process.off('message', onMessage);
+        resolve();
+      };
+      process.on('message', onMessage);
+    });
+  process.on('disconnect', () => process.exit(0));
+
+  // Connect every call, 50 at a time (Twilio's calls arrive over time too).
+  let connectErrors = 0;
+  for (let i = 0; i < callers.length; i += 50) {
+    const settled = await Promise.allSettled(callers.slice(i, i + 50).map((c) => c.connect()));
+    connectErrors += settled.filter((r) => r.status === 'rejected').length;
+  }
+  send({ type: 'connected', connectErrors });
+  await next('start');
+
+  const started = performance.now();
+  // CPU over the measured part only, like the parent's.
+  let cpuStart = process.cpuUsage();
+  setTimeout(() => (cpuStart = process.cpuUsage()), config.warmupSeconds * 1000);
+  const endAt = started + (config.warmupSeconds + config.seconds) * 1000;
+  const recordFrom = started + config.warmupSeconds * 1000;
+  await Promise.all(
+    callers.map(async (caller, i) => {
+      await new Promise((r) => setTimeout(r, (i / callers.length) * config.intervalMs));
+      for (let due = performance.now(); due < endAt; due += config.intervalMs) {
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        caller.prompt(performance.now() >= recordFrom);
+      }
+    }),
+  );
+  // The last answers.
+  const lastDeadline = performance.now() + config.intervalMs;
+  while (callers.some((c) => c.waiting) && performance.now() < lastDeadline) await new Promise((r) => setTimeout(r, 20));
+  for (const c of callers) if (c.waiting) results.unanswered++;
+  const cpu = process.cpuUsage(cpuStart);
+  results.cpuMicros = cpu.user + cpu.system;
+  send(results);
+
+  await next('close');
+  const dropped = callers.filter((c) => c.dropped).length;
+  for (const c of callers) if (c.ws) c.close();
+  await new Promise((r) => setTimeout(r, 500));
+  send({ type: 'closed', dropped });
+}
+
+if (process.send) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`phone callers failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
