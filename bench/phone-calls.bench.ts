@@ -134,15 +134,13 @@ export async function run(): Promise<BenchmarkResult> {
   let service: RunningService | undefined;
   let callers: Awaited<ReturnType<typeof startCallers>> | undefined;
   let results: CallersResults | undefined;
-  let dropped = 0;
   /** runtime.handleMessage's duration per prompt id (`<call index>:<n>`, the n-th turn of that call). */
   const runtimeMs = new Map<string, number>();
   const botlinkMs: number[] = [];
   const rss: { atSeconds: number; rssMiB: number; heapMiB: number }[] = [];
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  let connectErrors = 0;
-  let serviceCpuMicros = 0;
-  let measuredSeconds = 0;
+  /** Set as the run goes (an object, so that a run that throws half-way still reads well). */
+  const measured = { connectErrors: 0, dropped: 0, serviceCpuMicros: 0, seconds: 0 };
   const timers: NodeJS.Timeout[] = [];
   try {
     service = await startService({ config, logger: createLogger(config.logLevel), database, drainMs: 5_000 });
@@ -172,7 +170,7 @@ export async function run(): Promise<BenchmarkResult> {
 
     progress(`connecting ${callCount} calls (callers in a child process)`);
     callers = await startCallers({ url: `${service.url.replace('http', 'ws')}/v1/phone/ws`, token: BRIDGE_TOKEN, number: NUMBER, calls: callCount, intervalMs, warmupSeconds, seconds });
-    connectErrors = (await callers.next('connected')).connectErrors;
+    measured.connectErrors = (await callers.next('connected')).connectErrors;
     await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened)
 
     const started = performance.now();
@@ -198,8 +196,8 @@ export async function run(): Promise<BenchmarkResult> {
     results = await callers.next('finished');
     loopDelay.disable();
     const cpu = process.cpuUsage(cpuAtRecord);
-    serviceCpuMicros = cpu.user + cpu.system;
-    measuredSeconds = (performance.now() - recordStarted) / 1000;
+    measured.serviceCpuMicros = cpu.user + cpu.system;
+    measured.seconds = (performance.now() - recordStarted) / 1000;
     sample();
     await service.runtime.settled();
     // The bot link exchange as each completed turn recorded it (whole milliseconds).
@@ -209,7 +207,7 @@ export async function run(): Promise<BenchmarkResult> {
       if (typeof ms === 'number') botlinkMs.push(ms);
     }
     callers.send('close');
-    dropped = (await callers.next('closed')).dropped;
+    measured.dropped = (await callers.next('closed')).dropped;
   } finally {
     for (const t of timers) clearInterval(t);
     await callers?.stop();
@@ -230,7 +228,8 @@ export async function run(): Promise<BenchmarkResult> {
     inChannel.record(total - runtimeShare);
   });
   const totals = { prompts: results?.prompts ?? 0, answered: results?.answered ?? 0, unanswered: results?.unanswered ?? 0, fillers: results?.fillers ?? 0 };
-  const cpuShare = (micros: number) => (measuredSeconds > 0 ? Math.round(micros / 1e4 / measuredSeconds) : 0);
+  const cpuShare = (micros: number) => (measured.seconds > 0 ? Math.round(micros / 1e4 / measured.seconds) : 0);
+  const { connectErrors, dropped, serviceCpuMicros } = measured;
   const o = summarize(overhead.values());
   const runtimeSummary = summarize(inRuntime.values());
   const channelSummary = summarize(inChannel.values());
