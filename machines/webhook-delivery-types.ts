@@ -60,11 +60,14 @@ export interface WebhookDeliveryInput {
   endpointId: string;
   /** Attempts in flight to this endpoint at most. */
   concurrency: number;
+  /** Claimed deliveries held beyond the slots, waiting for one; default `concurrency`. */
+  claimAhead?: number;
 }
 
 export interface WebhookDeliveryContext {
   endpointId: string;
   concurrency: number;
+  claimAhead: number;
   /** Claimed and waiting for a free slot, oldest first (claims run ahead so a slot never waits for the database). */
   queued: ClaimedDelivery[];
   /** Being sent: these hold the endpoint's slots. */

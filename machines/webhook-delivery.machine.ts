@@ -16,7 +16,7 @@
  * second that dominated the worker's CPU.) Stopping this actor stops the port, which aborts the requests in flight.
  *
  * `concurrency` bounds the requests in flight to the receiver: a slot is taken by `send` and freed when the answer is
- * in. Claims run ahead by up to another `concurrency` deliveries, so a freed slot is refilled without waiting for the
+ * in. Claims run ahead by up to `claimAhead` more deliveries, so a freed slot is refilled without waiting for the
  * database, and outcomes are written while the next requests already go out. The actor lives while its endpoint has
  * work: it ends when a claim comes back short and nothing is left, and the worker starts it again on the next
  * wake-up. One actor per endpoint with its own slots is what keeps one slow receiver from starving the others.
@@ -40,8 +40,8 @@ const provided = (name: string) => () => Promise.reject(new Error(`The delivery 
 /** The invoke id of the I/O port. */
 const PORT = 'deliveries';
 
-/** Claimed deliveries the actor holds at most: the slots, and as many again waiting for one. */
-const capacity = (context: WebhookDeliveryContext): number => 2 * context.concurrency;
+/** Claimed deliveries the actor holds at most: the slots, and `claimAhead` more waiting for one. */
+const capacity = (context: WebhookDeliveryContext): number => context.concurrency + context.claimAhead;
 const held = (context: WebhookDeliveryContext): number => context.queued.length + context.sending.length;
 
 function errorText(error: unknown): string {
@@ -124,6 +124,7 @@ export const webhookDeliveryMachine = setup({
   context: ({ input }) => ({
     endpointId: input.endpointId,
     concurrency: Math.max(1, input.concurrency),
+    claimAhead: Math.max(1, input.claimAhead ?? input.concurrency),
     queued: [],
     sending: [],
     recording: [],

@@ -5,6 +5,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../database.ts';
+import { prepared } from '../prepared.ts';
 import type { Database, WebhookAttempt, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscribableEvent } from '../schema.ts';
 
 /** A delivery as the worker claimed it, with what an attempt needs: the payload, the URL and the sealed secrets. */
@@ -166,7 +167,7 @@ export function webhooksRepository(db: Db) {
      * end of the lease it is under), earliest first.
      */
     async pendingEndpoints(limit: number): Promise<{ endpointId: string; dueAt: Date }[]> {
-      const { rows } = await sql<{ endpoint_id: string; due_at: Date | string }>`
+      const { rows } = await sql<{ endpoint_id: string; due_at: Date | string }>`${prepared('webhook_pending')}
         select d.endpoint_id::text as endpoint_id,
                min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) as due_at
         from webhook_deliveries d
@@ -186,7 +187,7 @@ export function webhooksRepository(db: Db) {
      */
     async claim(input: { endpointId: string; owner: string; now: Date; leaseUntil: Date; limit: number }): Promise<ClaimedRow[]> {
       if (input.limit <= 0) return [];
-      const { rows } = await sql<ClaimedRow>`
+      const { rows } = await sql<ClaimedRow>`${prepared('webhook_claim')}
         with picked as (
           select d.id
           from webhook_deliveries d
@@ -262,17 +263,29 @@ export function webhooksRepository(db: Db) {
     async recordOutcomes(input: { owner: string; now: Date; outcomes: readonly AttemptOutcome[] }): Promise<Set<string>> {
       const { owner, now, outcomes } = input;
       if (outcomes.length === 0) return new Set();
-      const values = sql.join(
-        outcomes.map(
-          (o) =>
-            sql`(${o.deliveryId}::uuid, ${o.endpointId}::uuid, ${o.kind}::text, ${o.attempt}::int, ${o.status}::text, ${o.nextAttemptAt}::timestamptz,
-                 ${o.httpStatus}::int, ${o.error}::text, ${o.startedAt}::timestamptz, ${o.url}::text, ${o.succeeded ? 'succeeded' : 'failed'}::text,
-                 ${Math.round(o.latencyMs)}::int, ${o.responseExcerpt}::text)`,
-        ),
+      // The rows travel as one JSON parameter: one statement text whatever the batch size, so it is prepared once.
+      const rows = JSON.stringify(
+        outcomes.map((o) => ({
+          id: o.deliveryId,
+          endpoint_id: o.endpointId,
+          kind: o.kind,
+          attempt: o.attempt,
+          status: o.status,
+          next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+          http_status: o.httpStatus,
+          error: o.error,
+          started_at: o.startedAt.toISOString(),
+          url: o.url,
+          attempt_status: o.succeeded ? 'succeeded' : 'failed',
+          latency_ms: Math.round(o.latencyMs),
+          excerpt: o.responseExcerpt,
+        })),
       );
-      const { rows } = await sql<{ id: string }>`
-        with v (id, endpoint_id, kind, attempt, status, next_attempt_at, http_status, error, started_at, url, attempt_status, latency_ms, excerpt) as (
-          values ${values}
+      const { rows: written } = await sql<{ id: string }>`${prepared('webhook_outcomes')}
+        with v as (
+          select * from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, endpoint_id uuid, kind text, attempt int, status text,
+            next_attempt_at timestamptz, http_status int, error text, started_at timestamptz, url text, attempt_status text,
+            latency_ms int, excerpt text)
         ), decided as (
           select v.*,
                  case when v.status <> 'pending' or v.kind = 'test' then v.status
@@ -303,7 +316,7 @@ export function webhooksRepository(db: Db) {
         )
         select id::text as id from written
       `.execute(db);
-      return new Set(rows.map((r) => r.id));
+      return new Set(written.map((r) => r.id));
     },
 
     /**

@@ -23,6 +23,7 @@ import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import {
   AUTO_DISABLE_AFTER_MS,
+  CLAIM_AHEAD_FACTOR,
   DELIVERY_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   ENDPOINT_CONCURRENCY,
@@ -287,7 +288,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       return;
     }
     if (stopping) return;
-    const actor = createActor(machine, { input: { endpointId, concurrency } });
+    const actor = createActor(machine, { input: { endpointId, concurrency, claimAhead: concurrency * CLAIM_AHEAD_FACTOR } });
     actors.set(endpointId, actor);
     actor.subscribe({
       complete: () => finished(endpointId, actor),

@@ -105,6 +105,16 @@ describe('the delivery actor of one endpoint', () => {
     expect(calls.claims.length).toBeLessThan(25 / 4);
   });
 
+  it('claims up to `claimAhead` beyond the slots when asked to run further ahead', async () => {
+    const { machine, calls } = harness({ pool: Array.from({ length: 40 }, (_, i) => delivery(i)) });
+    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 4, claimAhead: 12 } }).start();
+    await waitFor(actor, (s) => s.status === 'done', { timeout: 5_000 });
+    expect(calls.records).toHaveLength(40);
+    expect(calls.maxInFlight).toBeLessThanOrEqual(4);
+    expect(calls.claims[0]!.limit).toBe(16);
+    for (const c of calls.claims) expect(c.limit).toBeLessThanOrEqual(16);
+  });
+
   it('hands `record` the verdict of the retry policy: the next attempt 5 s after a first failure', async () => {
     const { machine, calls } = harness({ pool: [delivery(1)], send: async () => ({ kind: 'response', status: 500, retryAfter: null }) });
     const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 2 } }).start();
