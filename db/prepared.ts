@@ -9,8 +9,7 @@
  *
  * Mark only queries whose plan does not depend on their parameters. After five executions PostgreSQL may switch a
  * prepared statement to a generic plan, made without the values: for primary-key writes and index lookups that is the
- * same plan, but the knowledge search's generic plan took 300+ ms over 10,000 pages where its custom plan takes
- * 15 ms, so the search is not marked.
+ * same plan. The knowledge search is not marked (its plan depends on the query's terms and limits).
  */
 import { sql, type RawBuilder } from 'kysely';
 import pg from 'pg';

@@ -52,8 +52,6 @@ export interface ChunkHit {
   text: string;
   /** ts_rank_cd(tsv, query, 32): rank/(rank+1), 0..1. */
   score: number;
-  /** Which search found it: the precise one, or the recall fallback (which runs only when the precise one found none). */
-  strategy: 'websearch' | 'recall';
 }
 
 export interface SearchQuery {
@@ -195,52 +193,44 @@ function knowledgeQueries(db: Db) {
     },
 
     /**
-     * One search, one round trip. First the precise search: chunks matching websearch_to_tsquery (every word;
-     * "phrases", -not and `or` as on a web search engine), ranked by ts_rank_cd over any of the query's words. Ranking
-     * with the AND query itself would measure how close together the words stand (cover density), which is near zero
-     * when one word is in the title and another in the text; letting each occurrence count is what makes one score
-     * comparable across queries.
-     *
-     * Only when the precise search finds nothing, the recall search: chunks matching any of the query's words (the
-     * longer ones also as prefixes, at most `candidateLimit` candidates), scored by ts_rank_cd times the share of the
-     * query's words the chunk contains. Its `not exists (select from precise)` refers to nothing of its own rows, so
-     * PostgreSQL plans it as a one-time filter: the recall scan does not run at all when the precise one found hits.
+     * The precise search: chunks matching websearch_to_tsquery (every word; "phrases", -not and `or` as on a web
+     * search engine), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would
+     * measure how close together the words stand (cover density), which is near zero when one word is in the title
+     * and another in the text; letting each occurrence count is what makes one score comparable across queries.
      */
-    async search(q: SearchQuery): Promise<ChunkHit[]> {
-      // Not a prepared statement (db/prepared.ts): after five runs PostgreSQL may switch a prepared statement to a
-      // generic plan, and this one's generic plan (LIMIT and the query's terms unknown) took 300+ ms over 10,000
-      // pages where the custom plan takes 15 ms. The planning (0.5 ms) is the price of the right plan.
+    async searchPrecise(q: SearchQuery): Promise<ChunkHit[]> {
       const { rows } = await sql<ChunkHit>`
-        with ${queryTerms(q)},
-        precise as (
-          select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,
-            ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_word, 32)::float8 as score
-          from qs
-          join knowledge_chunks c on c.tsv @@ qs.precise
-          join knowledge_documents d on d.id = c.document_id
-          where c.workspace_id = ${q.workspaceId}
-          order by score desc, d.external_id, c.ordinal
-          limit ${q.limit}
-        ),
-        recall as (
-          select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,
-            ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
-              * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score
-          from qs
-          join knowledge_chunks c on c.id in (
-            select c2.id from knowledge_chunks c2
-            where c2.workspace_id = ${q.workspaceId} and c2.tsv @@ qs.any_prefix
-            limit ${q.candidateLimit}
-          )
-          join knowledge_documents d on d.id = c.document_id
-          where not exists (select from precise)
-          order by score desc, d.external_id, c.ordinal
-          limit ${q.limit}
+        with ${queryTerms(q)}
+        select c.id, d.kind, d.external_id, d.title, d.url, c.text,
+          ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_word, 32)::float8 as score
+        from qs
+        join knowledge_chunks c on c.tsv @@ qs.precise
+        join knowledge_documents d on d.id = c.document_id
+        where c.workspace_id = ${q.workspaceId}
+        order by score desc, d.external_id, c.ordinal
+        limit ${q.limit}`.execute(db, { signal: q.signal });
+      return rows;
+    },
+
+    /**
+     * The recall search: chunks matching any of the query's words (the longer ones also as prefixes), scored by
+     * ts_rank_cd times the share of the query's words the chunk contains.
+     */
+    async searchRecall(q: SearchQuery): Promise<ChunkHit[]> {
+      const { rows } = await sql<ChunkHit>`
+        with ${queryTerms(q)}
+        select c.id, d.kind, d.external_id, d.title, d.url, c.text,
+          ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
+            * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score
+        from qs
+        join knowledge_chunks c on c.id in (
+          select c2.id from knowledge_chunks c2
+          where c2.workspace_id = ${q.workspaceId} and c2.tsv @@ qs.any_prefix
+          limit ${q.candidateLimit}
         )
-        -- At most one of the two has rows.
-        select id, kind, external_id, title, url, text, score, strategy
-        from (select *, 'websearch' as strategy from precise union all select *, 'recall' as strategy from recall) hits
-        order by score desc, external_id, ordinal`.execute(db, { signal: q.signal });
+        join knowledge_documents d on d.id = c.document_id
+        order by score desc, d.external_id, c.ordinal
+        limit ${q.limit}`.execute(db, { signal: q.signal });
       return rows;
     },
   };

@@ -173,9 +173,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       candidateLimit: RECALL_CANDIDATE_LIMIT,
       signal: options.signal,
     };
-    const hits = await knowledge.search(q);
-    const strategy = hits[0]?.strategy ?? 'none';
-    return done(hits.map((hit) => toPassage(hit, hit.strategy === 'recall' ? RECALL_SCORE_FACTOR : 1)), strategy);
+    const precise = await knowledge.searchPrecise(q);
+    if (precise.length) return done(precise.map((hit) => toPassage(hit, 1)), 'websearch');
+    const recall = await knowledge.searchRecall(q);
+    return done(recall.map((hit) => toPassage(hit, RECALL_SCORE_FACTOR)), 'recall');
   };
 
   return {
