@@ -11,9 +11,8 @@
  * Every failure is an {@link AiError} with a `reason`; the session falls back to the embedded answerer on it (see
  * `withFallback` in ./index.ts), so a failing model never breaks a conversation (spec §1.8).
  */
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { cutToChars } from '../botlink/channel-request.ts';
-import type { ToolInvocation } from '../botlink/tools-types.ts';
 import { MAX_TOOL_RESULT_CHARS } from '../limits.ts';
 import {
   LLM_ERROR_EXCERPT_CHARS,
@@ -23,34 +22,15 @@ import {
   MAX_PROMPT_CONTEXT_CHARS,
   MAX_PROMPT_HISTORY_TURNS,
   MAX_PROMPT_PASSAGES,
-  MAX_TOOL_CALLS_PER_ROUND,
 } from './limits.ts';
+import { AiError } from './ai-error.ts';
+import { isObject, parseChatCompletion } from './chat-completion.ts';
+import { createChatStreamReader } from './chat-stream.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
-import { discard, readCapped, untilAborted } from '../net/bounded-read.ts';
 
-export type AiErrorReason =
-  | 'timeout'
-  | 'aborted'
-  | 'connection'
-  | 'status'
-  | 'too_large'
-  | 'invalid_json'
-  | 'invalid_response'
-  | 'empty';
-
-/** Why a step of the LLM failed; `message` is for the operator's log (it never contains the API key). */
-export class AiError extends Error {
-  readonly reason: AiErrorReason;
-  /** The LLM's HTTP status, when one arrived. */
-  readonly httpStatus: number | null;
-
-  constructor(reason: AiErrorReason, message: string, options?: ErrorOptions & { httpStatus?: number | null }) {
-    super(message, options);
-    this.name = 'AiError';
-    this.reason = reason;
-    this.httpStatus = options?.httpStatus ?? null;
-  }
-}
+export { AiError, type AiErrorReason } from './ai-error.ts';
+export { parseChatCompletion } from './chat-completion.ts';
+import { discard, readCapped, readEach, TOO_LARGE, untilAborted } from '../net/bounded-read.ts';
 
 export interface OpenAiAdapterOptions {
   /** LLM_BASE_URL, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its path. */
@@ -227,68 +207,6 @@ export function buildChatRequest(
   return request;
 }
 
-// ── The response ────────────────────────────────────────────────────────────────────────────────────────────────
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** `content` is a string, or (some servers) an array of parts of which the text parts count. */
-function contentText(content: unknown): string {
-  let text = '';
-  if (typeof content === 'string') text = content;
-  else if (Array.isArray(content)) {
-    text = content
-      .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
-      .join('');
-  }
-  // Reasoning models served by Ollama, vLLM or llama.cpp put their thinking in the content; it is not for customers.
-  return text.replace(/<think>[\s\S]*?(<\/think>|$)/gi, '').trim();
-}
-
-function parseArguments(raw: unknown): unknown {
-  // Some servers send the arguments already parsed.
-  if (typeof raw !== 'string') return raw ?? {};
-  if (raw.trim() === '') return {};
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    // Kept raw: the session reports invalid arguments back to the model, which can correct itself.
-    return raw;
-  }
-}
-
-/**
- * The step a chat completion stands for. Tool calls count only when tools were offered (a model that calls tools
- * after the last round is ignored, and its content is used if it wrote any); at most MAX_TOOL_CALLS_PER_ROUND calls
- * are honoured. `round` numbers the synthetic ids of calls a server sent without one.
- */
-export function parseChatCompletion(body: unknown, options: { toolsOffered: boolean; round: number }): AiStep {
-  const choices = isObject(body) ? body.choices : undefined;
-  const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
-  if (!isObject(message)) throw new AiError('invalid_response', 'The LLM response has no choices[0].message.');
-
-  if (options.toolsOffered && Array.isArray(message.tool_calls)) {
-    const calls: ToolInvocation[] = [];
-    const seen = new Set<string>();
-    for (const [i, raw] of message.tool_calls.entries()) {
-      if (calls.length >= MAX_TOOL_CALLS_PER_ROUND) break;
-      if (!isObject(raw) || !isObject(raw.function) || (raw.type !== undefined && raw.type !== 'function')) continue;
-      const name = raw.function.name;
-      if (typeof name !== 'string' || name === '') continue;
-      let id = typeof raw.id === 'string' && raw.id !== '' ? raw.id : `call_${options.round}_${i}`;
-      if (seen.has(id)) id = `${id}_${i}`;
-      seen.add(id);
-      calls.push({ id, name, args: parseArguments(raw.function.arguments) });
-    }
-    if (calls.length > 0) return { kind: 'tool_calls', calls };
-  }
-
-  const text = contentText(message.content);
-  if (text === '') throw new AiError('empty', 'The LLM returned neither content nor a usable tool call.');
-  return { kind: 'answer', text, source: 'ai' };
-}
-
 // ── The adapter ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 export class OpenAiAdapter implements AiPort {
@@ -325,8 +243,13 @@ export class OpenAiAdapter implements AiPort {
     if (input.signal?.aborted === true) {
       throw new AiError('aborted', 'The LLM request was cancelled before it started.', { cause: input.signal.reason });
     }
-    const body = JSON.stringify(buildChatRequest(input, { model: this.#model, temperature: this.#temperature }));
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    const streaming = input.onText !== undefined;
+    const request = buildChatRequest(input, { model: this.#model, temperature: this.#temperature });
+    const body = JSON.stringify(streaming ? { ...request, stream: true } : request);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: streaming ? 'text/event-stream, application/json' : 'application/json',
+    };
     if (this.#apiKey !== null) headers.authorization = `Bearer ${this.#apiKey}`;
 
     const deadline = AbortSignal.timeout(this.#timeoutMs);
@@ -342,31 +265,40 @@ export class OpenAiAdapter implements AiPort {
       return new AiError('connection', `The LLM at ${this.#url.host} could not be reached (${phase}): ${detail}`, { cause: err });
     };
 
-    let status: number;
-    let raw: { body: Buffer; truncated: boolean };
+    let response: Dispatcher.ResponseData;
     try {
-      const response = await untilAborted(
-        this.#agent.request({
-          origin: this.#url.origin,
-          path: `${this.#url.pathname}${this.#url.search}`,
-          method: 'POST',
-          headers,
-          body,
-          signal,
-        }),
+      response = await untilAborted(
+        this.#agent.request({ origin: this.#url.origin, path: `${this.#url.pathname}${this.#url.search}`, method: 'POST', headers, body, signal }),
         signal,
         (late) => discard(late.body),
       );
-      status = response.statusCode;
-      try {
-        raw = await readCapped(response.body, this.#maxBytes, signal);
-      } catch (err) {
-        throw failed(err, 'while reading the body');
-      }
     } catch (err) {
       throw failed(err, 'before the status line');
     }
+    const status = response.statusCode;
+    const contentType = String(response.headers['content-type'] ?? '');
+    const toolsOffered = input.tools.length > 0;
+    // A server that does not stream answers plain JSON even when asked to: that is read as usual, spoken at the end.
+    if (streaming && status >= 200 && status <= 299 && contentType.includes('text/event-stream')) {
+      const reader = createChatStreamReader({ toolsOffered, round: input.rounds.length, onText: input.onText! });
+      try {
+        await readEach(response.body, this.#maxBytes, signal, (chunk) => reader.push(chunk));
+        return reader.end();
+      } catch (err) {
+        const error = failed(err instanceof Error && err.message === TOO_LARGE ? new AiError('too_large', `The LLM stream exceeded ${this.#maxBytes} bytes.`) : err, 'while streaming');
+        // What the caller already heard stands as the answer; a second answer after it would contradict it.
+        const spoken = error.reason === 'aborted' ? null : reader.spokenSoFar(error.reason);
+        if (spoken) return spoken;
+        throw new AiError(error.reason, error.message, { cause: error.cause, httpStatus: status });
+      }
+    }
 
+    let raw: { body: Buffer; truncated: boolean };
+    try {
+      raw = await readCapped(response.body, this.#maxBytes, signal);
+    } catch (err) {
+      throw failed(err, 'while reading the body');
+    }
     if (status < 200 || status > 299) {
       throw new AiError('status', `The LLM answered HTTP ${status}${errorExcerpt(raw.body)}.`, { httpStatus: status });
     }
@@ -380,7 +312,7 @@ export class OpenAiAdapter implements AiPort {
       throw new AiError('invalid_json', 'The LLM response is not valid JSON.', { cause: err, httpStatus: status });
     }
     try {
-      return parseChatCompletion(json, { toolsOffered: input.tools.length > 0, round: input.rounds.length });
+      return parseChatCompletion(json, { toolsOffered, round: input.rounds.length });
     } catch (err) {
       if (err instanceof AiError) throw new AiError(err.reason, err.message, { httpStatus: status });
       throw err;

@@ -6,6 +6,7 @@
 import type { Channel } from '../botlink/channel-request.ts';
 import type { ToolInvocation, ToolOutcome, ToolSpec } from '../botlink/tools-types.ts';
 import type { KnowledgePassage } from '../knowledge/types.ts';
+import type { AiErrorReason } from './ai-error.ts';
 
 export interface ConversationTurn {
   role: 'customer' | 'assistant';
@@ -31,6 +32,12 @@ export interface AiStepInput {
   signal?: AbortSignal;
   /** The workspace's (company's) name, for the LLM's system prompt; absent: "this company". */
   workspaceName?: string;
+  /**
+   * Streaming (the phone): an adapter that can stream calls this with each complete sentence of the answer as soon as
+   * the model has written it (./sentence-stream.ts), in order. The step's answer still holds the whole text; its
+   * `streamed` says how much of it went out this way. Adapters that cannot stream ignore it.
+   */
+  onText?: (piece: string) => void;
 }
 
 /**
@@ -38,8 +45,21 @@ export interface AiStepInput {
  * when nothing fitted and the customer is offered the team.
  */
 export type AiStep =
-  | { kind: 'answer'; text: string; source: 'ai' | 'knowledge_base' | 'fallback' }
-  | { kind: 'tool_calls'; calls: ToolInvocation[] };
+  | {
+      kind: 'answer';
+      text: string;
+      source: 'ai' | 'knowledge_base' | 'fallback';
+      /** Streaming: how many leading characters of `text` already went out through `onText`. */
+      streamed?: number;
+      /** The stream broke off after some of it was spoken; `text` is what was spoken (the reason, for the turn's errors). */
+      cut?: AiErrorReason;
+    }
+  | {
+      kind: 'tool_calls';
+      calls: ToolInvocation[];
+      /** Streaming: what the model said (and went out through `onText`) before it called the tools. */
+      said?: string;
+    };
 
 export interface AiPort {
   readonly name: 'embedded' | 'openai';

@@ -76,3 +76,37 @@ export function readCapped(body: Readable, maxBytes: number, signal: AbortSignal
     body.on('data', onData).on('end', onEnd).on('error', onError);
   });
 }
+
+/** The message of the error {@link readEach} fails with when the body passes its cap. */
+export const TOO_LARGE = 'the body exceeded its byte cap';
+
+/**
+ * Hands each chunk to `onChunk` as it arrives (a streamed answer is used before it ends), up to `maxBytes` in all;
+ * past the cap, or when `onChunk` throws, the stream is destroyed and the promise rejects.
+ */
+export function readEach(body: Readable, maxBytes: number, signal: AbortSignal, onChunk: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const finish = (err?: unknown) => {
+      body.off('data', onData).off('end', onEnd).off('error', finish);
+      signal.removeEventListener('abort', onAbort);
+      if (err === undefined) return resolve();
+      discard(body);
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish(new Error(TOO_LARGE));
+      try {
+        onChunk(chunk);
+      } catch (err) {
+        finish(err);
+      }
+    };
+    const onEnd = () => finish();
+    const onAbort = () => finish(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    body.on('data', onData).on('end', onEnd).on('error', finish);
+  });
+}

@@ -1,0 +1,26 @@
+/** Why a step of the LLM failed (src/ai/openai-adapter.ts); the session falls back to the embedded answerer on it. */
+
+export type AiErrorReason =
+  | 'timeout'
+  | 'aborted'
+  | 'connection'
+  | 'status'
+  | 'too_large'
+  | 'invalid_json'
+  | 'invalid_response'
+  | 'empty';
+
+/** Why a step of the LLM failed; `message` is for the operator's log (it never contains the API key). */
+export class AiError extends Error {
+  readonly reason: AiErrorReason;
+  /** The LLM's HTTP status, when one arrived. */
+  readonly httpStatus: number | null;
+
+  constructor(reason: AiErrorReason, message: string, options?: ErrorOptions & { httpStatus?: number | null }) {
+    super(message, options);
+    this.name = 'AiError';
+    this.reason = reason;
+    this.httpStatus = options?.httpStatus ?? null;
+  }
+}
+

@@ -1,0 +1,249 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbeddedAnswerer } from '../../src/ai/embedded-answerer.ts';
+import { withFallback } from '../../src/ai/index.ts';
+import { AiError, OpenAiAdapter } from '../../src/ai/openai-adapter.ts';
+import { createSentenceStream } from '../../src/ai/sentence-stream.ts';
+import type { AiStepInput } from '../../src/ai/types.ts';
+import type { ToolSpec } from '../../src/botlink/tools-types.ts';
+import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+
+/** Pushes `text` in slices of `size` characters; answers the pieces and what is left. */
+function split(text: string, size = 3) {
+  const stream = createSentenceStream();
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(...stream.push(text.slice(i, i + size)));
+  return { pieces, rest: stream.text.slice(stream.consumed) };
+}
+
+describe('a streamed reply is cut into speakable sentences', () => {
+  it('a sentence is complete once the next word has begun', () => {
+    expect(split('We are open from 9:00 to 17:00. On Saturday we open at 10. Anything else?')).toEqual({
+      pieces: ['We are open from 9:00 to 17:00.', 'On Saturday we open at 10.'],
+      rest: 'Anything else?',
+    });
+  });
+
+  it('prices, times and addresses are not sentence ends (no white space after the dot)', () => {
+    expect(split('It costs €12.50 at www.example.com today. Yes it does.', 1)).toEqual({
+      pieces: ['It costs €12.50 at www.example.com today.'],
+      rest: 'Yes it does.',
+    });
+  });
+
+  it('a list stays whole up to its blank line, so it can be spoken as one sentence', () => {
+    expect(split('Our options:\n- Standard. Takes 3 days.\n- Express. Next day.\n\nWhich one do you want? Tell me.')).toEqual({
+      pieces: ['Our options:\n- Standard. Takes 3 days.\n- Express. Next day.', 'Which one do you want?'],
+      rest: 'Tell me.',
+    });
+    // A numbered list right after a sentence: "1." is seen as a list start, not as a new sentence.
+    expect(split('Call us.\n1. First step\n2. Second')).toEqual({ pieces: [], rest: 'Call us.\n1. First step\n2. Second' });
+  });
+
+  it('closing quotes stay with their sentence; a code fence is never cut', () => {
+    expect(split('He said "yes." Then more. ```a. b``` after. Done here.')).toEqual({
+      pieces: ['He said "yes."', 'Then more.', '```a. b``` after.'],
+      rest: 'Done here.',
+    });
+  });
+
+  it('the pieces and the rest together are the text (only white space between them is dropped)', () => {
+    const text = 'One. Two!\n\nThree? Four… Five.';
+    const { pieces, rest } = split(text, 2);
+    expect([...pieces, rest].join(' ').replace(/\s+/g, ' ')).toBe(text.replace(/\s+/g, ' '));
+  });
+});
+
+// ── The adapter over a real HTTPS stream ─────────────────────────────────────────────────────────────────────────
+
+function input(overrides: Partial<AiStepInput> = {}): AiStepInput {
+  return { channel: 'phone', language: 'en', message: 'When are you open?', history: [], passages: [], integratorContext: null, tools: [], rounds: [], ...overrides };
+}
+
+const orderStatus: ToolSpec = { name: 'order_status', description: 'Order status.', parameters: { type: 'object', properties: { order: { type: 'string' } } } };
+
+function chunk(delta: Record<string, unknown>): string {
+  return `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+}
+
+function startStream(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+}
+
+describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
+  let llm: TestHttpsServer;
+  let adapter: OpenAiAdapter;
+  const adapters: OpenAiAdapter[] = [];
+  const make = (options: Partial<ConstructorParameters<typeof OpenAiAdapter>[0]> = {}) => {
+    const a = new OpenAiAdapter({ baseUrl: `${llm.origin}/v1`, apiKey: 'sk-test', model: 'test-model', ...options });
+    adapters.push(a);
+    return a;
+  };
+
+  beforeAll(async () => {
+    llm = await startHttpsServer();
+    adapter = make();
+  });
+  afterAll(async () => {
+    await Promise.all(adapters.map((a) => a.close()));
+    await llm.close();
+  });
+
+  it('asks for a stream and speaks the first sentence before the model has written the second', async () => {
+    let firstHeard!: () => void;
+    const heard = new Promise<void>((resolve) => (firstHeard = resolve));
+    llm.handle(async (_req, res) => {
+      startStream(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      res.write(chunk({ content: 'We are open ' }));
+      res.write(chunk({ content: 'until 17:00. On ' }));
+      // The server goes on only once the client has spoken the first sentence: the stream is really used as it comes.
+      await heard;
+      res.write(chunk({ content: 'Saturday until 12:00.' }));
+      res.write('data: [DONE]\n\n');
+      res.end();
+    });
+    const pieces: string[] = [];
+    const step = await adapter.step(
+      input({
+        onText: (piece) => {
+          pieces.push(piece);
+          firstHeard();
+        },
+      }),
+    );
+    const request = JSON.parse(llm.requests.at(-1)!.body.toString()) as { stream?: boolean };
+    expect(request.stream).toBe(true);
+    expect(llm.requests.at(-1)!.headers.accept).toContain('text/event-stream');
+    expect(pieces).toEqual(['We are open until 17:00.']);
+    expect(step).toEqual({ kind: 'answer', source: 'ai', text: 'We are open until 17:00. On Saturday until 12:00.', streamed: 'We are open until 17:00. '.length });
+  });
+
+  it("leaves a reasoning model's <think> block out, even when its tag arrives in pieces", async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      for (const c of ['<thi', 'nk>The user wants hours. ', 'Say 9. </th', 'ink>', ' We open at 9. ', 'Welcome here!']) res.write(chunk({ content: c }));
+      res.end('data: [DONE]\n\n');
+    });
+    const pieces: string[] = [];
+    const step = await adapter.step(input({ onText: (p) => pieces.push(p) }));
+    expect(pieces).toEqual(['We open at 9.']);
+    expect(step).toMatchObject({ kind: 'answer', text: 'We open at 9. Welcome here!', streamed: 'We open at 9. '.length });
+  });
+
+  it('puts streamed tool calls together from their fragments and speaks nothing of that step', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'order_status', arguments: '' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"order":' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '"A-17"}' } }] }));
+      res.write(chunk({ content: 'Checking. One moment please.' }));
+      res.end('data: [DONE]\n\n');
+    });
+    const pieces: string[] = [];
+    const step = await adapter.step(input({ tools: [orderStatus], onText: (p) => pieces.push(p) }));
+    expect(step).toEqual({ kind: 'tool_calls', calls: [{ id: 'call_a', name: 'order_status', args: { order: 'A-17' } }] });
+    expect(pieces).toEqual([]);
+  });
+
+  it('what the model said before calling a tool is spoken and reported as said', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'Let me look that up. ' }));
+      res.write(chunk({ content: 'Just a second' }));
+      res.write(chunk({ tool_calls: [{ index: 0, id: 'call_b', type: 'function', function: { name: 'order_status', arguments: '{}' } }] }));
+      res.end('data: [DONE]\n\n');
+    });
+    const pieces: string[] = [];
+    const step = await adapter.step(input({ tools: [orderStatus], onText: (p) => pieces.push(p) }));
+    expect(pieces).toEqual(['Let me look that up.']);
+    expect(step).toEqual({ kind: 'tool_calls', calls: [{ id: 'call_b', name: 'order_status', args: {} }], said: 'Let me look that up.' });
+  });
+
+  it('a server that ignores stream:true and answers JSON is read as usual (nothing streamed)', async () => {
+    llm.handle((_req, res) => sendJson(res, 200, { choices: [{ message: { role: 'assistant', content: 'Open at nine. Closed on Sunday.' } }] }));
+    const pieces: string[] = [];
+    await expect(adapter.step(input({ onText: (p) => pieces.push(p) }))).resolves.toEqual({ kind: 'answer', source: 'ai', text: 'Open at nine. Closed on Sunday.' });
+    expect(pieces).toEqual([]);
+  });
+
+  it('a stream that breaks off after a spoken sentence keeps what was spoken as the answer (no second answer)', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'Your parcel left today. It will' }));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const failures: unknown[] = [];
+    const ai = withFallback(adapter, createEmbeddedAnswerer(), (err) => failures.push(err));
+    const pieces: string[] = [];
+    const step = await ai.step(input({ onText: (p) => pieces.push(p) }));
+    expect(pieces).toEqual(['Your parcel left today.']);
+    expect(step).toEqual({ kind: 'answer', source: 'ai', text: 'Your parcel left today.', streamed: 'Your parcel left today.'.length, cut: 'connection' });
+    expect(failures).toEqual([]);
+  });
+
+  it('a stream that breaks off before any sentence was spoken fails, so the fallback answers in full', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'Your parcel' }));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const failures: AiError[] = [];
+    const ai = withFallback(adapter, createEmbeddedAnswerer(), (err) => failures.push(err as AiError));
+    const step = await ai.step(input({ onText: () => {} }));
+    expect(step).toMatchObject({ kind: 'answer', source: 'fallback' });
+    expect(failures.map((f) => f.reason)).toEqual(['connection']);
+  });
+
+  it('an error event in the stream, a non-JSON event, and the byte cap are AiErrors', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.end('data: {"error":{"message":"context length exceeded"}}\n\n');
+    });
+    const err = await adapter.step(input({ onText: () => {} })).catch((e: unknown) => e as AiError);
+    expect(err).toBeInstanceOf(AiError);
+    expect(err).toMatchObject({ reason: 'invalid_response', httpStatus: 200 });
+    expect((err as AiError).message).toContain('context length exceeded');
+
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.end('data: {"choices": [\n\n');
+    });
+    await expect(adapter.step(input({ onText: () => {} }))).rejects.toMatchObject({ reason: 'invalid_json' });
+
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'x'.repeat(3_000) }));
+      res.end('data: [DONE]\n\n');
+    });
+    await expect(make({ maxResponseBytes: 1_000 }).step(input({ onText: () => {} }))).rejects.toMatchObject({ reason: 'too_large' });
+  });
+
+  it('a stream that stalls is ended by the deadline; a cancelled one says aborted and keeps nothing', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'Hello there. And then' }));
+    });
+    const pieces: string[] = [];
+    const timed = await make({ timeoutMs: 200 }).step(input({ onText: (p) => pieces.push(p) }));
+    expect(timed).toMatchObject({ text: 'Hello there.', cut: 'timeout' });
+
+    const controller = new AbortController();
+    const cancelled = adapter.step(input({ signal: controller.signal, onText: () => controller.abort() }));
+    await expect(cancelled).rejects.toMatchObject({ reason: 'aborted' });
+  });
+
+  it('SSE details: CRLF line ends, comments, multi-line data and events split across TCP writes', async () => {
+    llm.handle(async (_req, res) => {
+      startStream(res);
+      const body = ': keep-alive\r\n\r\n' + chunk({ content: 'First one. ' }).replace(/\n/g, '\r\n') + 'data: {"choices":[{"index":0,\ndata: "delta":{"content":"Second."}}]}\n\n' + 'data: [DONE]\n\n';
+      for (let i = 0; i < body.length; i += 7) {
+        res.write(body.slice(i, i + 7));
+        await new Promise((r) => setImmediate(r));
+      }
+      res.end();
+    });
+    const step = await adapter.step(input({ onText: () => {} }));
+    expect(step).toMatchObject({ kind: 'answer', text: 'First one. Second.' });
+  });
+});
