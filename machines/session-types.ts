@@ -95,14 +95,18 @@ export interface SessionInput {
 export type SessionEvent =
   /** A customer message (a final prompt on the phone). A message during a running turn cancels that turn (barge-in). */
   | { type: 'message'; turnId: string; text: string; language?: string; at: number }
-  /** Phone: the caller spoke over the reply; `spoken` is what was heard of it. Cancels a running turn. */
-  | { type: 'interrupt'; spoken?: string }
+  /**
+   * Phone: the caller spoke over the reply; `spoken` is what was heard of it. Cancels a running turn. `midTurn`: the
+   * running turn had already begun to speak its reply (streaming), so `spoken` belongs to it, not to the last reply.
+   */
+  | { type: 'interrupt'; spoken?: string; midTurn?: boolean }
   /** The conversation is over (call ended, socket dropped). */
   | { type: 'end' };
 
 /** What the actor tells the runtime; the runtime delivers, records and streams it. */
 export type SessionEmitted =
-  | { type: 'reply'; turnId: string; text: string; source: ReplySource; language: string; handoff: HandoffResult | null }
+  /** `text`: the answer and the handoff sentence together; `answer`: the answer alone. */
+  | { type: 'reply'; turnId: string; text: string; answer: string; source: ReplySource; language: string; handoff: HandoffResult | null }
   | { type: 'turn_completed'; turn: TurnState }
   | { type: 'turn_cancelled'; turn: TurnState; reason: 'barge_in' | 'interrupt' | 'end' };
 
@@ -123,7 +127,7 @@ export interface KnowledgeInput {
 }
 
 /** What the AI port takes (its signal comes from the invoking state), plus whose turn it is. */
-export type AiInput = Omit<AiStepInput, 'signal' | 'workspaceName'> & { workspaceId: string; sessionId: string };
+export type AiInput = Omit<AiStepInput, 'signal' | 'workspaceName' | 'onText'> & { workspaceId: string; sessionId: string; turnId: string };
 
 export interface ToolsInput {
   workspaceId: string;

@@ -134,8 +134,10 @@ export const sessionMachine = setup({
     recordAnswer: assign(({ context }, params: { step: AiStep; elapsedMs: number }) => {
       const turn = context.turn!;
       if (params.step.kind !== 'answer') return {};
+      // A stream cut off midway: what was already spoken stands as the answer, and the turn says why it is short.
+      const errors = params.step.cut ? [...turn.errors, `ai: the stream broke off (${params.step.cut}); the part already spoken is the answer`] : turn.errors;
       return {
-        turn: { ...turn, reply: { text: params.step.text, source: params.step.source }, timings: { ...turn.timings, [`ai${turn.rounds.length}`]: Math.round(params.elapsedMs) } },
+        turn: { ...turn, reply: { text: params.step.text, source: params.step.source }, errors, timings: { ...turn.timings, [`ai${turn.rounds.length}`]: Math.round(params.elapsedMs) } },
       };
     }),
     startRound: assign(({ context }, params: { step: AiStep; elapsedMs: number }) => {
@@ -178,7 +180,7 @@ export const sessionMachine = setup({
     emitReply: emit(({ context }) => {
       const turn = context.turn!;
       const text = [turn.reply?.text ?? '', turn.handoff?.sentence ?? ''].filter((t) => t.length > 0).join(' ');
-      return { type: 'reply' as const, turnId: turn.id, text, source: turn.reply?.source ?? 'fallback', language: turn.language, handoff: turn.handoff };
+      return { type: 'reply' as const, turnId: turn.id, text, answer: turn.reply?.text ?? '', source: turn.reply?.source ?? 'fallback', language: turn.language, handoff: turn.handoff };
     }),
     completeTurn: assign(({ context }) => {
       const turn = context.turn!;
@@ -192,9 +194,15 @@ export const sessionMachine = setup({
       reason: params.reason,
     })),
     dropTurn: assign({ turn: null }),
+    /** Phone: a turn interrupted while its reply was being spoken stays in the history with what was heard of it. */
+    keepSpokenPart: assign(({ context, event }) => {
+      if (event.type !== 'interrupt' || event.midTurn !== true || !context.turn) return {};
+      const history = [...context.history, { role: 'customer' as const, text: context.turn.message }, { role: 'assistant' as const, text: event.spoken ?? '' }];
+      return { history: history.slice(-2 * MAX_HISTORY_TURNS) };
+    }),
     /** Phone: keep only what the caller really heard of the last reply. */
     cutHistoryToSpoken: assign(({ context, event }) => {
-      if (event.type !== 'interrupt' || event.spoken === undefined) return {};
+      if (event.type !== 'interrupt' || event.spoken === undefined || event.midTurn === true) return {};
       const history = context.history.slice();
       const last = history.at(-1);
       if (last?.role === 'assistant') history[history.length - 1] = { role: 'assistant', text: event.spoken };
@@ -230,7 +238,7 @@ export const sessionMachine = setup({
       on: {
         // Barge-in: the newer message wins; leaving the state aborts every actor of the old turn.
         message: { target: 'turn', reenter: true, actions: [{ type: 'emitCancelled', params: { reason: 'barge_in' } }, 'startTurn'] },
-        interrupt: { target: 'idle', actions: [{ type: 'emitCancelled', params: { reason: 'interrupt' } }, 'dropTurn', 'cutHistoryToSpoken'] },
+        interrupt: { target: 'idle', actions: [{ type: 'emitCancelled', params: { reason: 'interrupt' } }, 'keepSpokenPart', 'dropTurn', 'cutHistoryToSpoken'] },
         end: { target: 'ended', actions: [{ type: 'emitCancelled', params: { reason: 'end' } }, 'dropTurn'] },
       },
       states: {
@@ -390,6 +398,7 @@ function aiInput(context: SessionContext): AiInput {
   return {
     workspaceId: context.workspaceId,
     sessionId: context.sessionId,
+    turnId: turn.id,
     channel: context.channel,
     language: turn.language,
     message: turn.message,

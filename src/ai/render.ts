@@ -271,9 +271,9 @@ function cutAtSentence(text: string, max: number, language: string): string {
  * A reply as a text-to-speech voice should say it (phone). Markdown is removed (bullets become one sentence: "a, b
  * and c", more than {@link MAX_SPOKEN_LIST_ITEMS} items "a, b, c and more"), URLs become "(on) our website", email
  * addresses "info at example dot com", prices "12 euro 50", ISO dates "22 November 2026"; the result is cut to
- * {@link MAX_SPOKEN_CHARS} at a sentence boundary.
+ * `maxChars` (default {@link MAX_SPOKEN_CHARS}) at a sentence boundary; a streamed reply passes what is left of it.
  */
-export function renderForSpeech(text: string, language: string): string {
+export function renderForSpeech(text: string, language: string, maxChars: number = MAX_SPOKEN_CHARS): string {
   const w = wordsFor(language);
   let out = normaliseNewlines(text)
     // Code blocks and inline code: the text stays, the fences go.
@@ -303,7 +303,7 @@ export function renderForSpeech(text: string, language: string): string {
     .replace(/:\s*$/u, '.')
     .trim();
   if (out !== '' && !terminal.test(out)) out += '.';
-  return cutAtSentence(out, MAX_SPOKEN_CHARS, language);
+  return cutAtSentence(out, maxChars, language);
 }
 
 // ── Text ────────────────────────────────────────────────────────────────────────────────────────────────────────

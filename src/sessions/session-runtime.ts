@@ -21,8 +21,9 @@ import {
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
+import { MAX_SPOKEN_CHARS } from '../ai/limits.ts';
 import { renderForSpeech, renderForText } from '../ai/render.ts';
-import type { AiPort } from '../ai/types.ts';
+import type { AiPort, AiStep } from '../ai/types.ts';
 import { buildChannelRequest, type Channel } from '../botlink/channel-request.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
 import type { ToolsPort } from '../botlink/tools-types.ts';
@@ -79,6 +80,11 @@ export interface InboundMessage {
   language?: string;
   customerPhone?: string | null;
   turnId?: string;
+  /**
+   * Streaming (the phone): each piece of the reply, rendered for speech, as soon as it is ready (an LLM that streams
+   * writes the answer sentence by sentence). The turn's result then carries the rest in `unsent`.
+   */
+  onText?: (text: string) => void;
 }
 
 export type TurnResult =
@@ -86,8 +92,10 @@ export type TurnResult =
       cancelled: false;
       sessionId: string;
       turnId: string;
-      /** Rendered for the channel: spoken form on the phone, WhatsApp text, web chat text. */
+      /** Rendered for the channel: spoken form on the phone, WhatsApp text, web chat text. The whole reply. */
       text: string;
+      /** The part of `text` not yet given to the message's `onText` (all of it when nothing was streamed). */
+      unsent: string;
       source: ReplySource;
       language: string;
       handoff: HandoffResult | null;
@@ -96,6 +104,8 @@ export type TurnResult =
 
 export type SessionStreamEvent =
   | { type: 'turn_started'; sessionId: string; turnId: string; message: string; at: string }
+  /** A sentence of a streamed reply, as it was spoken (the phone with an LLM); the `reply` event still follows. */
+  | { type: 'reply_piece'; sessionId: string; turnId: string; text: string }
   | { type: 'reply'; sessionId: string; turnId: string; text: string; source: ReplySource; handoff: HandoffResult | null }
   | { type: 'turn_completed'; sessionId: string; turnId: string; timings: Record<string, number>; botlink: BotLinkSummary | null }
   | { type: 'turn_cancelled'; sessionId: string; turnId: string; reason: string }
@@ -119,7 +129,27 @@ interface Live {
    * turn skips the lease round trip and its save keeps the lease.
    */
   held: boolean;
+  /** The running turn's streamed reply, when its message asked for one (`onText`). */
+  stream: TurnStream | null;
 }
+
+/** A turn whose reply is spoken while the AI is still writing it. */
+interface TurnStream {
+  turnId: string;
+  onText: (text: string) => void;
+  /** The rendered pieces given to `onText`, and their length with a space between each. */
+  sent: string[];
+  sentChars: number;
+  /** What earlier AI steps of this turn said before they called tools. */
+  said: string[];
+  /** How the answer the machine records begins: the part of it already spoken (raw, before rendering). */
+  spokenAnswer: string;
+  /** The spoken length (MAX_SPOKEN_CHARS) is used up: nothing more of the answer is said. */
+  full: boolean;
+}
+
+/** Less room than this left of the spoken length, and the rest of a streamed answer is not started. */
+const MIN_SPOKEN_REST_CHARS = 40;
 
 export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const now = deps.now ?? Date.now;
@@ -176,8 +206,14 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       }),
       aiStep: fromPromise(async ({ input, signal }) => {
         const started = performance.now();
-        const step = await deps.ai.step({ ...input, signal });
-        return { step, elapsedMs: performance.now() - started };
+        const entry = live.get(key(input.workspaceId, input.channel, input.sessionId));
+        const stream = entry?.stream?.turnId === input.turnId ? entry.stream : null;
+        if (!entry || !stream) {
+          const step = await deps.ai.step({ ...input, signal });
+          return { step, elapsedMs: performance.now() - started };
+        }
+        const step = await deps.ai.step({ ...input, signal, onText: (piece) => speak(entry, stream, piece, input.language, signal) });
+        return { step: streamed(stream, step), elapsedMs: performance.now() - started };
       }),
       runTools: fromPromise(async ({ input, signal }) => {
         const credentials = await deps.credentials(input.workspaceId);
@@ -226,6 +262,51 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     return renderForText(text, entry.channel);
   }
 
+  /** One streamed piece of the answer, rendered for speech, to the channel; within the spoken length of a reply. */
+  function speak(entry: Live, stream: TurnStream, piece: string, language: string, signal: AbortSignal): void {
+    if (signal.aborted || entry.stream !== stream || stream.full) return;
+    let text = renderForSpeech(piece, language, Number.MAX_SAFE_INTEGER);
+    if (text === '') return;
+    if (stream.sentChars + text.length > MAX_SPOKEN_CHARS) {
+      stream.full = true;
+      if (stream.sent.length > 0) return;
+      text = renderForSpeech(piece, language);
+    }
+    stream.sent.push(text);
+    stream.sentChars += text.length + 1;
+    try {
+      stream.onText(text);
+    } catch (err) {
+      deps.logger.warn({ err, sessionId: entry.id }, 'a streamed reply listener failed');
+    }
+    publish(entry.id, { type: 'reply_piece', sessionId: entry.id, turnId: stream.turnId, text });
+  }
+
+  /**
+   * The step as the machine should record it: what earlier steps said before calling tools begins the answer, and
+   * the stream remembers how much of the answer was spoken, so only the rest goes out at the end.
+   */
+  function streamed(stream: TurnStream, step: AiStep): AiStep {
+    if (step.kind === 'tool_calls') {
+      if (step.said) stream.said.push(step.said);
+      return step;
+    }
+    const before = stream.said.join(' ');
+    const spoken = step.streamed ? step.text.slice(0, step.streamed) : '';
+    stream.spokenAnswer = [before, spoken].filter((t) => t !== '').join(' ');
+    return before === '' ? step : { ...step, text: `${before} ${step.text}` };
+  }
+
+  /** The part of a streamed turn's reply still to be said: the rest of the answer (in the room left), the handoff. */
+  function unsentRest(stream: TurnStream, e: Extract<SessionEmitted, { type: 'reply' }>): string {
+    let rest = '';
+    if (e.answer.trim() === '') rest = phrase('dont_know', e.language);
+    else if (!stream.full) rest = e.answer.startsWith(stream.spokenAnswer) ? e.answer.slice(stream.spokenAnswer.length).trim() : e.answer;
+    const room = MAX_SPOKEN_CHARS - stream.sentChars;
+    const parts = [rest !== '' && room >= MIN_SPOKEN_REST_CHARS ? renderForSpeech(rest, e.language, room) : '', e.handoff?.sentence ? renderForSpeech(e.handoff.sentence, e.language) : ''];
+    return parts.filter((t) => t !== '').join(' ');
+  }
+
   function enqueue(entry: Live, work: () => Promise<void>): Promise<void> {
     entry.writes = entry.writes.then(work).catch((err: unknown) => deps.logger.error({ err, sessionId: entry.id }, 'session write failed'));
     return entry.writes;
@@ -235,15 +316,19 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     const { actor } = entry;
     const log = deps.logger.child({ sessionId: entry.id, workspaceId: entry.workspaceId });
     actor.on('reply', (e) => {
-      const text = render(entry, e);
+      const stream = entry.stream?.turnId === e.turnId ? entry.stream : null;
+      entry.stream = null;
+      const unsent = stream && stream.sent.length > 0 ? unsentRest(stream, e) : render(entry, e);
+      const text = stream && stream.sent.length > 0 ? [...stream.sent, unsent].filter((t) => t !== '').join(' ') : unsent;
       publish(entry.id, { type: 'reply', sessionId: entry.id, turnId: e.turnId, text, source: e.source, handoff: e.handoff });
-      entry.waiters.get(e.turnId)?.({ cancelled: false, sessionId: entry.id, turnId: e.turnId, text, source: e.source, language: e.language, handoff: e.handoff });
+      entry.waiters.get(e.turnId)?.({ cancelled: false, sessionId: entry.id, turnId: e.turnId, text, unsent, source: e.source, language: e.language, handoff: e.handoff });
       entry.waiters.delete(e.turnId);
     });
     actor.on('turn_completed', (e) => {
       entry.completed = e.turn;
     });
     actor.on('turn_cancelled', (e) => {
+      if (entry.stream?.turnId === e.turn.id) entry.stream = null;
       entry.waiters.get(e.turn.id)?.({ cancelled: true, sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
       entry.waiters.delete(e.turn.id);
       publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
@@ -269,7 +354,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       error(err) {
         log.error({ err }, 'session actor failed');
         for (const [turnId, resolve] of entry.waiters) {
-          resolve({ cancelled: false, sessionId: entry.id, turnId, text: phrase('dont_know', actor.getSnapshot().context.language), source: 'fallback', language: actor.getSnapshot().context.language, handoff: null });
+          const text = phrase('dont_know', actor.getSnapshot().context.language);
+          resolve({ cancelled: false, sessionId: entry.id, turnId, text, unsent: text, source: 'fallback', language: actor.getSnapshot().context.language, handoff: null });
         }
         entry.waiters.clear();
         live.delete(entry.key);
@@ -308,7 +394,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     // A snapshot of another machine version restarts the session idle: its history is in session_turns.
     const restorable = snapshot != null && version === SESSION_MACHINE_VERSION && (snapshot as { status?: string }).status === 'active';
     const actor = createActor(machine, restorable ? { snapshot: snapshot as never, input } : { input });
-    const entry: Live = { id, key: k, workspaceId, channel, actor, lastActivity: now(), waiters: new Map(), writes: Promise.resolve(), completed: null, held: false };
+    const entry: Live = { id, key: k, workspaceId, channel, actor, lastActivity: now(), waiters: new Map(), writes: Promise.resolve(), completed: null, held: false, stream: null };
     attach(entry);
     actor.start();
     return entry;
@@ -390,6 +476,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const turnId = message.turnId ?? randomUUID();
       entry.lastActivity = now();
       const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
+      // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
+      entry.stream = message.onText ? { turnId, onText: message.onText, sent: [], sentChars: 0, said: [], spokenAnswer: '', full: false } : null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
       entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}) });
       return result;
@@ -415,10 +503,13 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       return { sessionId: entry.id };
     },
 
-    /** Phone: the caller spoke over the reply (`spoken`: what was heard of it). */
-    interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string): void {
+    /**
+     * Phone: the caller spoke over the reply (`spoken`: what was heard of it). `midTurn`: the running turn had begun to
+     * speak its reply, so what was heard belongs to it (it stays in the history, cut to that).
+     */
+    interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string, midTurn = false): void {
       const entry = live.get(key(workspaceId, channel, externalId));
-      entry?.actor.send({ type: 'interrupt', ...(spoken === undefined ? {} : { spoken }) });
+      entry?.actor.send({ type: 'interrupt', ...(spoken === undefined ? {} : { spoken }), ...(midTurn ? { midTurn } : {}) });
       if (entry && !entry.held) void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
     },
 

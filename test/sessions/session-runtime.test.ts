@@ -12,7 +12,9 @@ import { sessionMachine } from '../../machines/session.machine.ts';
 import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
 import { createAccountsService } from '../../src/accounts/accounts-service.ts';
 import { createAi } from '../../src/ai/index.ts';
+import { MAX_SPOKEN_CHARS } from '../../src/ai/limits.ts';
 import { phrase } from '../../src/ai/phrases.ts';
+import type { AiPort } from '../../src/ai/types.ts';
 import { createBotLinkClient } from '../../src/botlink/client.ts';
 import { createToolsClient } from '../../src/botlink/tools-client.ts';
 import { createKnowledgeService } from '../../src/knowledge/knowledge-service.ts';
@@ -106,6 +108,49 @@ describeEachDatabase('the session runtime', (get) => {
     expect(result).toMatchObject({ cancelled: false, source: 'knowledge_base' });
     if (!result.cancelled) expect(result.text).toContain('two working days');
     expect(calls).toHaveLength(0);
+  });
+
+  it('a streaming AI: pieces go to onText rendered for speech, within the spoken length; the rest is unsent', async () => {
+    credentials = undefined;
+    // An AI that streams its sentences as an LLM adapter does (the adapter itself is tested over HTTPS).
+    const sentence = (i: number) => `Sentence number ${i} tells you about **shipping** for 5-7 days, and more words here.`;
+    const ai: AiPort = {
+      name: 'openai',
+      async step(input) {
+        const all = Array.from({ length: 12 }, (_, i) => sentence(i + 1));
+        all.slice(0, 11).forEach((s) => input.onText?.(s));
+        const text = all.join(' ');
+        return { kind: 'answer', text, source: 'ai', streamed: text.length - all[11]!.length };
+      },
+    };
+    const runtime = makeRuntime({ ai });
+    const heard: string[] = [];
+    const result = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-stream', text: 'Tell me all', language: 'en', onText: (t) => heard.push(t) });
+    if (result.cancelled) throw new Error('cancelled');
+    expect(heard[0]).toBe('Sentence number 1 tells you about shipping for 5 to 7 days, and more words here.');
+    expect(heard.join(' ').length).toBeLessThanOrEqual(MAX_SPOKEN_CHARS);
+    expect(heard.length).toBeLessThan(11);
+    // The spoken length is used up: nothing more is said, and the whole reply is what was heard.
+    expect(result.unsent).toBe('');
+    expect(result.text).toBe(heard.join(' '));
+  });
+
+  it('without onText the same AI answers whole: unsent is the whole reply', async () => {
+    credentials = undefined;
+    const ai: AiPort = {
+      name: 'openai',
+      async step(input) {
+        input.onText?.('Spoken early.');
+        return { kind: 'answer', text: 'Spoken early. And the rest.', source: 'ai', streamed: input.onText ? 14 : 0 };
+      },
+    };
+    const runtime = makeRuntime({ ai });
+    const whole = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-whole', text: 'Hi', language: 'en' });
+    expect(whole).toMatchObject({ text: 'Spoken early. And the rest.', unsent: 'Spoken early. And the rest.' });
+    const heard: string[] = [];
+    const streamed = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-part', text: 'Hi', language: 'en', onText: (t) => heard.push(t) });
+    expect(heard).toEqual(['Spoken early.']);
+    expect(streamed).toMatchObject({ text: 'Spoken early. And the rest.', unsent: 'And the rest.' });
   });
 
   it('nothing fitting: the honest fallback sentence in the customer\'s language', async () => {

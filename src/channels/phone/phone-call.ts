@@ -2,9 +2,11 @@
  * One phone call on one ConversationRelay WebSocket (interfaces.md, Channels → Phone; docs/phone.md):
  *
  *   setup ──▶ the workspace answering `to`, the session (session_id = callSid, customer.phone = from)
- *   prompt (last:false)* prompt (last:true) ──▶ one turn of the session runtime ──▶ one text frame, last:true
+ *   prompt (last:false)* prompt (last:true) ──▶ one turn of the session runtime ──▶ text frames: the sentences of
+ *       a streamed answer (last:false) as the AI writes them, then the rest (last:true); one frame when not streamed
  *       nothing after PHONE_FILLER_MS ──▶ a filler text frame, preemptible, once a turn
- *   interrupt ──▶ the turn is cancelled; what the caller heard is kept as the reply in the history
+ *   interrupt ──▶ the turn is cancelled; what the caller heard is kept as the reply in the history (of this turn
+ *       when it had begun to speak, of the last one otherwise)
  *   dtmf ──▶ a key entry (ends with '#' or a pause): "0" asks for a person, anything else is said as the message
  *   socket closed ──▶ the session ends
  *
@@ -51,6 +53,8 @@ interface Turn {
   fillerTimer: NodeJS.Timeout | null;
   fillerAtMs: number | null;
   firstTextMs: number | null;
+  /** Pieces of the answer went out already (last:false); the reply ends with the rest, last:true. */
+  streamed: boolean;
 }
 
 interface Opened {
@@ -169,8 +173,8 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     ws.send(JSON.stringify(frame));
   }
 
-  function sendText(token: string, options: { preemptible?: boolean } = {}): void {
-    send({ type: 'text', token, last: true, ...(lang ? { lang } : {}), ...(options.preemptible ? { preemptible: true } : {}) });
+  function sendText(token: string, options: { preemptible?: boolean; last?: boolean } = {}): void {
+    send({ type: 'text', token, last: options.last ?? true, ...(lang ? { lang } : {}), ...(options.preemptible ? { preemptible: true } : {}) });
   }
 
   /** Our `end` frame: the bridge ends the relay session (and Twilio asks the <Connect> action what next). */
@@ -272,7 +276,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   function startTurn(message: string): void {
     const o = opened!;
     cancelCurrent();
-    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null };
+    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null, streamed: false };
     current = turn;
     if (message === '') {
       // Nothing intelligible was heard: ask again rather than send an empty question to the integrator.
@@ -291,12 +295,26 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       sendText(phrase('filler', language), { preemptible: true });
     }, deps.fillerMs);
     const work = runtime
-      .handleMessage({ workspaceId: o.workspaceId, channel: 'phone', externalId: o.callSid, text: message, language, customerPhone: o.customerPhone, turnId: turn.id })
+      .handleMessage({ workspaceId: o.workspaceId, channel: 'phone', externalId: o.callSid, text: message, language, customerPhone: o.customerPhone, turnId: turn.id, onText: (text) => speakPiece(turn, text) })
       .then(
         (result) => finishTurn(turn, result),
         (err: unknown) => failTurn(turn, err),
       );
     track(work);
+  }
+
+  /** A sentence of a streamed answer: spoken at once (last:false), unless the caller has moved on. */
+  function speakPiece(turn: Turn, text: string): void {
+    if (current !== turn || closed) return;
+    if (turn.fillerTimer) clearTimeout(turn.fillerTimer);
+    turn.fillerTimer = null;
+    if (turn.firstTextMs == null) {
+      turn.firstTextMs = performance.now() - turn.startedAt;
+      metrics.firstText.observe(turn.firstTextMs / 1000);
+    }
+    turn.streamed = true;
+    // The bridge joins the tokens of a talk cycle as they come: the space between sentences is ours to send.
+    sendText(`${text} `, { last: false });
   }
 
   function finishTurn(turn: Turn, result: TurnResult): void {
@@ -313,10 +331,10 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       metrics.firstText.observe(replyMs / 1000);
     }
     metrics.reply.observe(replyMs / 1000);
-    // The AI does not stream yet: the whole reply is one talk cycle (docs/phone.md).
-    sendText(result.text);
+    // One talk cycle: after streamed sentences the rest (maybe empty) closes it; otherwise the whole reply at once.
+    sendText(turn.streamed ? result.unsent : result.text);
     log.info(
-      { turnId: turn.id, source: result.source, replyMs: round(replyMs), firstTextMs: round(turn.firstTextMs), fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs), handoff: result.handoff?.kind ?? null },
+      { turnId: turn.id, source: result.source, replyMs: round(replyMs), firstTextMs: round(turn.firstTextMs), fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs), streamed: turn.streamed, handoff: result.handoff?.kind ?? null },
       'phone turn answered',
     );
     if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: 'integrator' });
@@ -327,14 +345,17 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     log.error({ err, turnId: turn.id }, 'phone turn failed');
     if (current !== turn || closed) return;
     current = null;
-    // No dead air even when the engine fails: the caller hears the honest fallback sentence.
+    // No dead air even when the engine fails: the caller hears the honest fallback sentence (and a streamed talk
+    // cycle is closed by it).
     sendText(phrase('dont_know', language));
   }
 
   function interrupt(spoken: string | null): void {
     const o = opened!;
+    // What the caller heard belongs to the running turn when it had begun to speak; otherwise to the last reply.
+    const midTurn = current?.streamed === true;
     cancelCurrent();
-    runtime.interrupt(o.workspaceId, 'phone', o.callSid, spoken ?? undefined);
+    runtime.interrupt(o.workspaceId, 'phone', o.callSid, spoken ?? undefined, midTurn);
   }
 
   function key(digit: string): void {

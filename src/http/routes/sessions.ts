@@ -127,7 +127,7 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
       method: 'get',
       path: '/v1/sessions/{id}/events',
       tag: 'sessions',
-      summary: 'Live updates as Server-Sent Events: turn_started, reply, turn_completed, turn_cancelled, state.',
+      summary: 'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state.',
       access: 'member',
       responses: { 200: { description: 'text/event-stream' }, 404: { description: 'No such session.' } },
       async handler({ req, res, params, principal }) {

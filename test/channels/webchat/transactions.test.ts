@@ -28,7 +28,7 @@ describeEachDatabase('website chat: an event and its cause commit together', (ge
     const runtime: Pick<SessionRuntime, 'handleMessage' | 'open'> = {
       async handleMessage(message) {
         turns.push(message.text);
-        return { cancelled: false, sessionId: 's', turnId: 't', text: 'An answer.', source: 'knowledge_base', language: 'en', handoff: null };
+        return { cancelled: false, sessionId: 's', turnId: 't', text: 'An answer.', unsent: 'An answer.', source: 'knowledge_base', language: 'en', handoff: null };
       },
       async open() {
         return { sessionId: 's' };
