@@ -52,6 +52,8 @@ export interface ChunkHit {
   text: string;
   /** ts_rank_cd(tsv, query, 32): rank/(rank+1), 0..1. */
   score: number;
+  /** Which search found it: the precise one, or the recall one (which runs only when the precise one found none). */
+  strategy: 'websearch' | 'recall';
 }
 
 export interface SearchQuery {
@@ -193,44 +195,56 @@ function knowledgeQueries(db: Db) {
     },
 
     /**
-     * The precise search: chunks matching websearch_to_tsquery (every word; "phrases", -not and `or` as on a web
-     * search engine), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would
-     * measure how close together the words stand (cover density), which is near zero when one word is in the title
-     * and another in the text; letting each occurrence count is what makes one score comparable across queries.
+     * The knowledge search, in one round trip.
+     *
+     * The precise search: chunks matching websearch_to_tsquery (every word; "phrases", -not and `or` as on a web search
+     * engine), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would measure how
+     * close together the words stand (cover density), which is near zero when one word is in the title and another in
+     * the text; letting each occurrence count is what makes one score comparable across queries.
+     *
+     * Only when it finds nothing, the recall search: chunks matching any of the query's words (the longer ones also as
+     * prefixes, at most `candidateLimit` candidates), scored by ts_rank_cd times the share of the query's words the
+     * chunk contains.
+     *
+     * `qs` is NOT MATERIALIZED so that each branch gets the query's tsqueries inlined as its own index conditions (a
+     * CTE shared by two branches is otherwise materialized, and a join against it cannot use the GIN index the same
+     * way). `precise` is referenced twice and so materialized once; the recall branch's `not exists (select from
+     * precise)` refers to none of its rows, so PostgreSQL makes it a one-time filter: the recall scan does not run
+     * when the precise search has hits.
      */
-    async searchPrecise(q: SearchQuery): Promise<ChunkHit[]> {
+    async search(q: SearchQuery): Promise<ChunkHit[]> {
       const { rows } = await sql<ChunkHit>`
-        with ${queryTerms(q)}
-        select c.id, d.kind, d.external_id, d.title, d.url, c.text,
-          ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_word, 32)::float8 as score
-        from qs
-        join knowledge_chunks c on c.tsv @@ qs.precise
-        join knowledge_documents d on d.id = c.document_id
-        where c.workspace_id = ${q.workspaceId}
-        order by score desc, d.external_id, c.ordinal
-        limit ${q.limit}`.execute(db, { signal: q.signal });
-      return rows;
-    },
-
-    /**
-     * The recall search: chunks matching any of the query's words (the longer ones also as prefixes), scored by
-     * ts_rank_cd times the share of the query's words the chunk contains.
-     */
-    async searchRecall(q: SearchQuery): Promise<ChunkHit[]> {
-      const { rows } = await sql<ChunkHit>`
-        with ${queryTerms(q)}
-        select c.id, d.kind, d.external_id, d.title, d.url, c.text,
-          ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
-            * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score
-        from qs
-        join knowledge_chunks c on c.id in (
-          select c2.id from knowledge_chunks c2
-          where c2.workspace_id = ${q.workspaceId} and c2.tsv @@ qs.any_prefix
-          limit ${q.candidateLimit}
+        with ${queryTerms(q)},
+        precise as (
+          select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,
+            ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_word, 32)::float8 as score
+          from qs
+          join knowledge_chunks c on c.tsv @@ qs.precise
+          join knowledge_documents d on d.id = c.document_id
+          where c.workspace_id = ${q.workspaceId}
+          order by score desc, d.external_id, c.ordinal
+          limit ${q.limit}
         )
-        join knowledge_documents d on d.id = c.document_id
-        order by score desc, d.external_id, c.ordinal
-        limit ${q.limit}`.execute(db, { signal: q.signal });
+        select id, kind, external_id, title, url, text, score, strategy from (
+          select *, 'websearch' as strategy from precise
+          union all
+          (select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,
+            ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
+              * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score,
+            'recall' as strategy
+          from qs
+          join knowledge_chunks c on c.id in (
+            select c2.id from knowledge_chunks c2
+            where c2.workspace_id = ${q.workspaceId} and c2.tsv @@ qs.any_prefix
+            limit ${q.candidateLimit}
+          )
+          join knowledge_documents d on d.id = c.document_id
+          where not exists (select from precise)
+          order by score desc, d.external_id, c.ordinal
+          limit ${q.limit})
+        ) hits
+        -- At most one of the two has rows.
+        order by score desc, external_id, ordinal`.execute(db, { signal: q.signal });
       return rows;
     },
   };
@@ -253,7 +267,7 @@ function queryTerms(q: SearchQuery) {
         limit ${q.maxTerms}
       ) quoted
     ),
-    qs as (
+    qs as not materialized (
       select websearch_to_tsquery(${q.config}::regconfig, ${q.query}) as precise,
         (select string_agg(word, ' | ') from terms)::tsquery as any_word,
         (select string_agg(prefix, ' | ') from terms)::tsquery as any_prefix,

@@ -173,10 +173,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       candidateLimit: RECALL_CANDIDATE_LIMIT,
       signal: options.signal,
     };
-    const precise = await knowledge.searchPrecise(q);
-    if (precise.length) return done(precise.map((hit) => toPassage(hit, 1)), 'websearch');
-    const recall = await knowledge.searchRecall(q);
-    return done(recall.map((hit) => toPassage(hit, RECALL_SCORE_FACTOR)), 'recall');
+    // One round trip: the recall search runs only when the precise one found nothing, so all hits share a strategy.
+    const hits = await knowledge.search(q);
+    const strategy = hits[0]?.strategy ?? 'none';
+    return done(hits.map((hit) => toPassage(hit, hit.strategy === 'recall' ? RECALL_SCORE_FACTOR : 1)), strategy);
   };
 
   return {
