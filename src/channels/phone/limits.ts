@@ -48,3 +48,6 @@ export const PHONE_DEFAULT_LANGUAGE = 'en-US';
 
 /** The path prefix of Twilio's form-encoded webhooks (src/http/app.ts parses form bodies below it only). */
 export const TWILIO_WEBHOOK_PREFIX = '/v1/phone/twilio';
+
+/** Heartbeat pings sent in one go before the event loop is served again (about 1 ms of work). */
+export const PHONE_PING_SLICE = 50;
