@@ -264,6 +264,34 @@ describe('barge-in and interrupt', () => {
     actor.send({ type: 'interrupt', spoken: 'One two' });
     expect(actor.getSnapshot().context.history.at(-1)).toEqual({ role: 'assistant', text: 'One two' });
   });
+
+  it('interrupt while the turn was speaking its streamed reply: the turn stays in the history with what was heard', async () => {
+    let asked = 0;
+    const { machine, calls } = harness({ ai: async () => (asked++ === 0 ? { kind: 'answer', text: 'First reply.', source: 'ai' } : new Promise<AiStep>(() => {})) });
+    const { actor, say } = start(machine, 'phone');
+    await say('first question');
+    const before = actor.getSnapshot().context.history;
+    actor.send({ type: 'message', turnId: 'streaming', text: 'second question', at: 2, language: 'en' });
+    await waitFor(actor, () => calls.ai.length === 2);
+    expect(calls.ai[1]!.turnId).toBe('streaming');
+    actor.send({ type: 'interrupt', spoken: 'The first part', midTurn: true });
+    expect(actor.getSnapshot().matches('idle')).toBe(true);
+    // The earlier reply is untouched; the interrupted turn is added with the part the caller heard.
+    expect(actor.getSnapshot().context.history).toEqual([
+      ...before,
+      { role: 'customer', text: 'second question' },
+      { role: 'assistant', text: 'The first part' },
+    ]);
+  });
+
+  it('a stream cut off midway: the spoken part is the answer and the turn says why', async () => {
+    const { machine } = harness({ ai: async () => ({ kind: 'answer', text: 'Your parcel left today.', source: 'ai', streamed: 23, cut: 'timeout' }) });
+    const { actor, emitted, say } = start(machine, 'webchat');
+    expect(await say('where is it')).toMatchObject({ text: 'Your parcel left today.', answer: 'Your parcel left today.', source: 'ai' });
+    const completed = emitted.find((e) => e.type === 'turn_completed');
+    expect(completed).toMatchObject({ turn: { errors: [expect.stringContaining('the stream broke off (timeout)')] } });
+    expect(actor.getSnapshot().context.history.at(-1)).toEqual({ role: 'assistant', text: 'Your parcel left today.' });
+  });
 });
 
 describe('failures and persistence', () => {
