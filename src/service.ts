@@ -155,7 +155,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.sessions?.idleMs ? { idleMs: options.sessions.idleMs } : {}),
     ...(options.sessions?.instanceId ? { instanceId: options.sessions.instanceId } : {}),
   });
-  const sweep = setInterval(() => void runtime.passivateIdle().catch((err: unknown) => logger.error({ err }, 'passivation failed')), 30_000);
+  const sweep = setInterval(() => {
+    void runtime.passivateIdle().catch((err: unknown) => logger.error({ err }, 'passivation failed'));
+    void runtime.endAbandonedCalls().catch((err: unknown) => logger.error({ err }, 'ending abandoned phone sessions failed'));
+  }, 30_000);
   sweep.unref();
 
   const routes: RouteDefinition[] = [];

@@ -98,6 +98,23 @@ export function sessionsRepository(db: Db) {
       await db.updateTable('sessions').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
     },
 
+    /**
+     * Ends the phone sessions nobody continues: still `active`, quiet (no write) for `quietMs`, and with no lease in
+     * force. A live call's process renews its held lease every few seconds, so such a session has no process behind
+     * it: it was handed back on SIGTERM and no instance took the call again, or its process died. Returns how many.
+     */
+    async endAbandonedCalls(quietMs: number): Promise<number> {
+      const result = await db
+        .updateTable('sessions')
+        .set({ status: 'ended', state: 'ended', lease_owner: null, lease_until: null, updated_at: sql<Date>`now()` })
+        .where('channel', '=', 'phone')
+        .where('status', '=', 'active')
+        .where('updated_at', '<', sql<Date>`now() - ${`${quietMs} milliseconds`}::interval`)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async releaseLease(sessionId: string, owner: string): Promise<void> {
       await db.updateTable('sessions').set({ lease_owner: null, lease_until: null }).where('id', '=', sessionId).where('lease_owner', '=', owner).execute();
     },

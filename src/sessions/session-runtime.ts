@@ -42,6 +42,11 @@ export const SESSION_LEASE_WAIT_MS = 30_000;
  */
 export const SESSION_HELD_LEASE_MS = 15_000;
 const LEASE_POLL_MS = 25;
+/**
+ * A phone session still open in the database but quiet this long with no lease in force is ended by the sweep
+ * (`endAbandonedCalls`): nobody will continue it. Long enough for a call handed back on SIGTERM to reconnect.
+ */
+export const SESSION_ABANDONED_CALL_MS = 5 * 60_000;
 
 export interface Credentials {
   endpointUrl: string;
@@ -546,6 +551,16 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         count++;
       }
       return count;
+    },
+
+    /**
+     * Ends the phone sessions nobody continues (docs/phone.md, SIGTERM): handed back and never reconnected, or left by
+     * a process that died. Their last state is kept; only the status changes. Returns how many.
+     */
+    async endAbandonedCalls(quietMs: number = SESSION_ABANDONED_CALL_MS): Promise<number> {
+      const ended = await deps.sessions.endAbandonedCalls(quietMs);
+      if (ended > 0) deps.logger.info({ ended }, 'phone sessions nobody continued were ended');
+      return ended;
     },
 
     liveCount(): number {

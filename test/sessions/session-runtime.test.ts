@@ -236,6 +236,35 @@ describeEachDatabase('the session runtime', (get) => {
     if (lost?.status === 'completed') expect(lost.botlink).toMatchObject({ reason: 'timeout' });
   });
 
+  it('phone sessions nobody continues are ended by the sweep; a live call and a recent hand-back are not', async () => {
+    const { db } = get();
+    credentials = undefined;
+    const status = async (externalId: string) =>
+      (await db.selectFrom('sessions').select('status').where('workspace_id', '=', workspaceId).where('external_id', '=', externalId).executeTakeFirstOrThrow()).status;
+    // Handed back on SIGTERM: the stopping process gives its leases back and keeps the sessions open for a reconnect.
+    const stopping = makeRuntime({ instanceId: 'engine-stopping' });
+    await stopping.open({ workspaceId, channel: 'phone', externalId: 'call-gone', hold: true });
+    await stopping.open({ workspaceId, channel: 'phone', externalId: 'call-back-soon', hold: true });
+    await stopping.stop(100);
+    // A live call in another process, quiet for as long.
+    const live = makeRuntime({ instanceId: 'engine-live' });
+    await live.open({ workspaceId, channel: 'phone', externalId: 'call-live', hold: true });
+    await db
+      .updateTable('sessions')
+      .set({ updated_at: new Date(Date.now() - 10 * 60_000) })
+      .where('workspace_id', '=', workspaceId)
+      .where('external_id', 'in', ['call-gone', 'call-live'])
+      .execute();
+
+    expect(await live.endAbandonedCalls(5 * 60_000)).toBe(1);
+    expect(await status('call-gone')).toBe('ended');
+    expect(await status('call-live')).toBe('active');
+    expect(await status('call-back-soon')).toBe('active');
+    // The live call goes on.
+    const turn = await live.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-live', text: 'How fast do you ship my order?', language: 'en' });
+    expect(turn.cancelled).toBe(false);
+  });
+
   it('two engines on one database never run a turn of one session at the same time', async () => {
     answer = (m) => ({ status: 200, body: { reply: `Reply to ${m}` }, delayMs: 150 });
     const a = makeRuntime({ instanceId: 'engine-a' });
