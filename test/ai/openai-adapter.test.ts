@@ -1,13 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedAnswerer } from '../../src/ai/embedded-answerer.ts';
 import { createAi, withFallback } from '../../src/ai/index.ts';
 import { MAX_TOOL_CALLS_PER_ROUND } from '../../src/ai/limits.ts';
-import { AiError, OpenAiAdapter, parseChatCompletion, type ChatCompletionRequest } from '../../src/ai/openai-adapter.ts';
+import type { OpenAiAdapter} from '../../src/ai/openai-adapter.ts';
+import { AiError, parseChatCompletion, type ChatCompletionRequest } from '../../src/ai/openai-adapter.ts';
 import type { AiPort, AiStepInput } from '../../src/ai/types.ts';
 import type { ToolSpec } from '../../src/botlink/tools-types.ts';
 import { MAX_TOOL_RESULT_CHARS } from '../../src/limits.ts';
 import type { KnowledgePassage } from '../../src/knowledge/types.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { useLlmServer } from '../helpers/llm-server.ts';
 
 const orderStatus: ToolSpec = {
   name: 'order_status',
@@ -43,26 +45,18 @@ function completion(message: Record<string, unknown>) {
 }
 
 describe('the OpenAI-compatible adapter', () => {
+  const server = useLlmServer();
+  const make = server.make.bind(server);
   let llm: TestHttpsServer;
   let adapter: OpenAiAdapter;
-  const adapters: OpenAiAdapter[] = [];
-  const make = (options: Partial<ConstructorParameters<typeof OpenAiAdapter>[0]> = {}) => {
-    const a = new OpenAiAdapter({ baseUrl: `${llm.origin}/v1`, apiKey: 'sk-test', model: 'test-model', ...options });
-    adapters.push(a);
-    return a;
-  };
   const lastRequest = () => {
     const r = llm.requests.at(-1)!;
     return { ...r, json: JSON.parse(r.body.toString()) as ChatCompletionRequest };
   };
 
-  beforeAll(async () => {
-    llm = await startHttpsServer();
+  beforeAll(() => {
+    llm = server.llm;
     adapter = make();
-  });
-  afterAll(async () => {
-    await Promise.all(adapters.map((a) => a.close()));
-    await llm.close();
   });
   beforeEach(() => llm.handle((_req, res) => sendJson(res, 200, completion({ content: 'We zijn open van maandag tot vrijdag.' }))));
 
@@ -332,8 +326,7 @@ describe('the OpenAI-compatible adapter', () => {
       const closed = await startHttpsServer();
       const origin = closed.origin;
       await closed.close();
-      const a = new OpenAiAdapter({ baseUrl: `${origin}/v1`, apiKey: null, model: 'm', timeoutMs: 2_000 });
-      adapters.push(a);
+      const a = make({ baseUrl: `${origin}/v1`, apiKey: null, model: 'm', timeoutMs: 2_000 });
       expect((await reasonOf(a.step(input()))).reason).toBe('connection');
     });
   });

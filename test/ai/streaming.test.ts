@@ -1,12 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedAnswerer } from '../../src/ai/embedded-answerer.ts';
 import { withFallback } from '../../src/ai/index.ts';
-import { AiError, OpenAiAdapter } from '../../src/ai/openai-adapter.ts';
+import type { OpenAiAdapter } from '../../src/ai/openai-adapter.ts';
+import { AiError } from '../../src/ai/openai-adapter.ts';
 import { createSentenceStream } from '../../src/ai/sentence-stream.ts';
 import type { AiStepInput } from '../../src/ai/types.ts';
 import type { ToolSpec } from '../../src/botlink/tools-types.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { sendJson, type TestHttpsServer } from '../helpers/https-server.ts';
+import { useLlmServer } from '../helpers/llm-server.ts';
 
 /** Pushes `text` in slices of `size` characters; answers the pieces and what is left. */
 function split(text: string, size = 3) {
@@ -71,22 +73,14 @@ function startStream(res: ServerResponse): void {
 }
 
 describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
+  const server = useLlmServer();
+  const make = server.make.bind(server);
   let llm: TestHttpsServer;
   let adapter: OpenAiAdapter;
-  const adapters: OpenAiAdapter[] = [];
-  const make = (options: Partial<ConstructorParameters<typeof OpenAiAdapter>[0]> = {}) => {
-    const a = new OpenAiAdapter({ baseUrl: `${llm.origin}/v1`, apiKey: 'sk-test', model: 'test-model', ...options });
-    adapters.push(a);
-    return a;
-  };
 
-  beforeAll(async () => {
-    llm = await startHttpsServer();
+  beforeAll(() => {
+    llm = server.llm;
     adapter = make();
-  });
-  afterAll(async () => {
-    await Promise.all(adapters.map((a) => a.close()));
-    await llm.close();
   });
 
   it('asks for a stream and speaks the first sentence before the model has written the second', async () => {
