@@ -194,6 +194,12 @@ function knowledgeQueries(db: Db) {
       return rows.map((row) => ({ ...row, chunks: Number(row.chunks ?? 0) }));
     },
 
+    /** Whether the workspace has any chunk to search (an index lookup that stops at the first). */
+    async hasChunks(workspaceId: string): Promise<boolean> {
+      const row = await db.selectFrom('knowledge_chunks').select('id').where('workspace_id', '=', workspaceId).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
     /**
      * The knowledge search, in one round trip.
      *

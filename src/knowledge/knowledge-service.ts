@@ -27,8 +27,10 @@ import {
   DEFAULT_LIST_LIMIT,
   DEFAULT_SEARCH_LIMIT,
   KNOWLEDGE_CONFIDENCE_THRESHOLD,
+  KNOWLEDGE_PRESENCE_TTL_MS,
   MAX_BATCH_ITEMS,
   MAX_DOCUMENT_BODY_BYTES,
+  MAX_KNOWLEDGE_PRESENCE_ENTRIES,
   MAX_LIST_LIMIT,
   MAX_SEARCH_LIMIT,
   MAX_QUERY_TERMS,
@@ -133,6 +135,40 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   const { knowledge } = deps;
   const now = deps.now ?? (() => new Date());
 
+  /**
+   * Whether a workspace has any knowledge, as last seen (KNOWLEDGE_PRESENCE_TTL_MS): a workspace without pages skips
+   * the search, which on the phone runs on every turn. `generation` counts this process's writes per workspace, so a
+   * look that started before a write cannot store what it saw after the write.
+   */
+  const presence = new Map<string, { has: boolean; at: number }>();
+  const generation = new Map<string, number>();
+  function forget(workspaceId: string): void {
+    presence.delete(workspaceId);
+    generation.set(workspaceId, (generation.get(workspaceId) ?? 0) + 1);
+    if (generation.size > MAX_KNOWLEDGE_PRESENCE_ENTRIES) generation.delete(generation.keys().next().value!);
+  }
+  async function hasKnowledge(workspaceId: string): Promise<boolean> {
+    const at = now().getTime();
+    const seen = presence.get(workspaceId);
+    if (seen && at - seen.at < KNOWLEDGE_PRESENCE_TTL_MS) return seen.has;
+    const before = generation.get(workspaceId);
+    const has = await knowledge.hasChunks(workspaceId);
+    if (generation.get(workspaceId) === before) {
+      presence.delete(workspaceId); // re-inserted last: the map's order is the order of looks, oldest first
+      presence.set(workspaceId, { has, at });
+      if (presence.size > MAX_KNOWLEDGE_PRESENCE_ENTRIES) presence.delete(presence.keys().next().value!);
+    }
+    return has;
+  }
+  /** A write's effect on presence: forgotten once it has committed (or failed), so the next search looks again. */
+  async function writing<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      forget(workspaceId);
+    }
+  }
+
   async function write(queries: KnowledgeQueries, workspaceId: string, doc: Prepared): Promise<SyncResult> {
     const written = await queries.upsertDocument({ workspaceId, ...doc }, randomUUID(), now());
     const result: SyncResult = { kind: doc.kind, external_id: doc.externalId, result: written.outcome, content_hash: doc.contentHash, updated_at: written.updatedAt.toISOString() };
@@ -161,6 +197,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     });
     if (!text) return done([], 'none');
     options.signal?.throwIfAborted();
+    if (!(await hasKnowledge(workspaceId))) return done([], 'none');
 
     const q = {
       workspaceId,
@@ -187,12 +224,12 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       const problems = sizeProblems(input, '');
       if (problems.length) throw tooLarge(problems);
       const doc = prepare(externalId, input);
-      return knowledge.inTransaction((queries) => write(queries, workspaceId, doc));
+      return writing(workspaceId, () => knowledge.inTransaction((queries) => write(queries, workspaceId, doc)));
     },
 
     /** DELETE /v1/sync/{pages|products}/{external_id}: false when there was nothing to delete. */
     async remove(workspaceId: string, kind: KnowledgeKind, externalId: string): Promise<boolean> {
-      return knowledge.deleteDocument(workspaceId, kind, externalId);
+      return writing(workspaceId, () => knowledge.deleteDocument(workspaceId, kind, externalId));
     },
 
     /**
@@ -221,7 +258,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       if (tooBig.length) throw tooLarge(tooBig);
 
       const docs = batch.upserts.map((item, i) => prepare(item.external_id, item, `upserts[${i}].`));
-      return knowledge.inTransaction(async (queries) => {
+      return writing(workspaceId, () => knowledge.inTransaction(async (queries) => {
         const upserts: SyncResult[] = [];
         for (const doc of docs) upserts.push(await write(queries, workspaceId, doc));
         const deletes: SyncResult[] = [];
@@ -230,7 +267,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
           deletes.push({ kind: item.kind, external_id: item.external_id, result: deleted ? 'deleted' : 'not_found' });
         }
         return { upserts, deletes };
-      });
+      }));
     },
 
     /** GET /v1/sync/pages and /products: in external_id order; `cursor` is the previous answer's `next_cursor`. */

@@ -64,3 +64,12 @@ export const RECALL_PREFIX_MIN_CHARS = 4;
  * 10 000 pages sharing one word; docs/performance.md).
  */
 export const RECALL_CANDIDATE_LIMIT = 500;
+
+/**
+ * How long a process trusts what it last saw of whether a workspace has any knowledge at all. A workspace without
+ * pages skips the search (one planned statement, about 1 ms of database time, on every phone turn); its own syncs
+ * clear the entry at once, syncs through another process are seen within this time.
+ */
+export const KNOWLEDGE_PRESENCE_TTL_MS = 10_000;
+/** Most workspaces whose presence is remembered; beyond it the oldest entries go. */
+export const MAX_KNOWLEDGE_PRESENCE_ENTRIES = 10_000;

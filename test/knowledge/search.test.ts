@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { knowledgeRepository } from '../../db/repositories/knowledge.repository.ts';
 import { createKnowledgeService, type KnowledgeService } from '../../src/knowledge/knowledge-service.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from '../../src/knowledge/limits.ts';
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD, KNOWLEDGE_PRESENCE_TTL_MS } from '../../src/knowledge/limits.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { expectedTopHits, pages, products } from './fixtures.ts';
 
@@ -24,6 +24,50 @@ describeEachDatabase('the knowledge base search', (get) => {
         { kind: 'page', external_id: 'shipping', language: 'en', title: 'Shipping', body: 'We ship by zeppelin, shipping is free.' },
       ],
       deletes: [],
+    });
+  });
+
+  describe('a workspace without knowledge skips the search', () => {
+    /** The service over a repository that counts its presence looks and searches. */
+    function counted(now: () => Date = () => new Date()) {
+      const repo = knowledgeRepository(get().db);
+      const counts = { looks: 0, searches: 0 };
+      const service = createKnowledgeService({
+        knowledge: {
+          ...repo,
+          hasChunks: (id) => (counts.looks++, repo.hasChunks(id)),
+          search: (q) => (counts.searches++, repo.search(q)),
+        },
+        now,
+      });
+      return { service, counts };
+    }
+
+    it('no search statement while the workspace has no pages; one look per presence time', async () => {
+      const empty = randomUUID();
+      await get().db.insertInto('workspaces').values({ id: empty, name: 'Integrator only' }).execute();
+      const { service, counts } = counted();
+      for (let i = 0; i < 3; i++) expect(await service.search(empty, 'where is my order', 'en')).toMatchObject({ passages: [], strategy: 'none' });
+      expect(counts).toEqual({ looks: 1, searches: 0 });
+    });
+
+    it("its own sync is searched at once; another process's within KNOWLEDGE_PRESENCE_TTL_MS", async () => {
+      const fresh = randomUUID();
+      await get().db.insertInto('workspaces').values({ id: fresh, name: 'New shop' }).execute();
+      let clock = Date.now();
+      const here = counted(() => new Date(clock));
+      const elsewhere = counted(() => new Date(clock));
+      expect((await here.service.search(fresh, 'opening hours', 'en')).passages).toEqual([]);
+      expect((await elsewhere.service.search(fresh, 'opening hours', 'en')).passages).toEqual([]);
+      await here.service.upsert(fresh, 'hours', { kind: 'page', language: 'en', title: 'Opening hours', body: 'We are open every day from nine to five.' });
+      expect((await here.service.search(fresh, 'opening hours', 'en')).passages[0]?.externalId).toBe('hours');
+      // The other process still trusts what it saw, until the presence time has passed.
+      expect((await elsewhere.service.search(fresh, 'opening hours', 'en')).passages).toEqual([]);
+      clock += KNOWLEDGE_PRESENCE_TTL_MS;
+      expect((await elsewhere.service.search(fresh, 'opening hours', 'en')).passages[0]?.externalId).toBe('hours');
+      // Deleting the last page empties it again for the process that deleted it.
+      await here.service.remove(fresh, 'page', 'hours');
+      expect((await here.service.search(fresh, 'opening hours', 'en')).passages).toEqual([]);
     });
   });
 
