@@ -10,9 +10,14 @@
  * answer.
  */
 import { AiError } from './ai-error.ts';
-import { isObject, parseChatCompletion, partsText, withoutThinking } from './chat-completion.ts';
+import { isObject, parseChatCompletion, partsText } from './chat-completion.ts';
+import { MAX_STREAMED_CHARS } from './limits.ts';
 import { createSentenceStream } from './sentence-stream.ts';
 import type { AiStep } from './types.ts';
+
+const lineEnd = /\r\n|\r|\n/g;
+/** Most tool calls put together from one stream (MAX_TOOL_CALLS_PER_ROUND of them are honoured). */
+const MAX_DRAFTS = 64;
 
 interface ToolCallDraft {
   id?: string;
@@ -21,39 +26,78 @@ interface ToolCallDraft {
 }
 
 export interface ChatStreamReader {
-  /** Feeds bytes of the response body as they arrive. Throws an {@link AiError} when the server streams an error. */
-  push(chunk: Buffer): void;
+  /**
+   * Feeds bytes of the response body as they arrive; true once `[DONE]` has come (the rest of the body, if the server
+   * keeps it open, is not waited for). Throws an {@link AiError} when the server streams an error.
+   */
+  push(chunk: Buffer): boolean;
   /** The step the whole stream stands for, once the body has ended. */
   end(): AiStep;
   /**
-   * After a failure midway: the answer made of what was already spoken, or null when nothing was (then the caller
-   * may fall back to another answerer without the customer hearing two answers).
+   * After a failure midway: the answer made of what was already spoken, or null when nothing was, or when the model
+   * had begun to call tools (what it said was a preamble, not an answer; the caller falls back to another answerer).
    */
   spokenSoFar(reason: AiError['reason']): AiStep | null;
 }
 
 const THINK_OPEN = '<think>';
+const THINK_CLOSE = '</think>';
 
-/** The content without reasoning; a `<think>` not yet closed hides the rest, and a half-arrived `<think` is held back. */
-function visible(raw: string, final: boolean): string {
-  let text = withoutThinking(raw);
-  if (!final) {
-    const lt = text.lastIndexOf('<');
-    if (lt >= 0 && lt > text.length - THINK_OPEN.length && THINK_OPEN.startsWith(text.slice(lt).toLowerCase())) text = text.slice(0, lt);
+/** How many of the last characters of `text` could begin `tag` (a tag cut by the stream), case-insensitively. */
+function partialTag(text: string, tag: string): number {
+  for (let k = Math.min(tag.length - 1, text.length); k > 0; k--) {
+    if (tag.startsWith(text.slice(-k).toLowerCase())) return k;
   }
-  return text;
+  return 0;
+}
+
+/**
+ * Takes a reasoning model's `<think>…</think>` out of content that arrives in pieces, as `withoutThinking`
+ * (./chat-completion.ts) does for a whole text (a `<think>` not closed hides the rest), holding back a tag cut in two.
+ * Linear: each piece is read once, whatever the length of the whole.
+ */
+function createThinkFilter(): (piece: string) => string {
+  let inside = false;
+  let held = '';
+  return (piece) => {
+    let rest = held + piece;
+    held = '';
+    let out = '';
+    for (;;) {
+      const tag = inside ? THINK_CLOSE : THINK_OPEN;
+      // A case-insensitive search in the text itself (lower-casing may change lengths, and so the positions).
+      const found = (inside ? /<\/think>/i : /<think>/i).exec(rest);
+      const at = found ? found.index : -1;
+      if (at < 0) {
+        const keep = partialTag(rest, tag);
+        held = rest.slice(rest.length - keep);
+        if (!inside) out += rest.slice(0, rest.length - keep);
+        return out;
+      }
+      if (!inside) out += rest.slice(0, at);
+      rest = rest.slice(at + tag.length);
+      inside = !inside;
+    }
+  };
 }
 
 export function createChatStreamReader(options: { toolsOffered: boolean; round: number; onText: (piece: string) => void }): ChatStreamReader {
   const decoder = new TextDecoder();
-  const sentences = createSentenceStream();
-  let line = '';
+  // Far past what a reply may say aloud, the rest is not cut into sentences: none of it would be spoken.
+  const sentences = createSentenceStream({ maxChars: MAX_STREAMED_CHARS });
+  const visible = createThinkFilter();
+  /** The current line's parts until its end arrives (joined once, so a long line costs no repeated copying). */
+  let lineParts: string[] = [];
+  /** The last chunk ended in CR: a LF at the start of the next one belongs to it (CRLF cut in two). */
+  let afterCr = false;
   let data: string[] = [];
   let raw = '';
-  let pushed = 0;
+  let started = false;
   let done = false;
   let spokenChars = 0;
   const drafts: ToolCallDraft[] = [];
+  /** Where a server's index now puts its fragments (a reused index moves on to a new call). */
+  const slots = new Map<number, number>();
 
   function onLine(text: string): void {
     if (text === '') return dispatch();
@@ -94,15 +138,28 @@ export function createChatStreamReader(options: { toolsOffered: boolean; round: 
     if (content !== '') addContent(content);
   }
 
+  /**
+   * Fragments are put together by `index`. Some servers send no index, or the same one for every call (Ollama sends
+   * each parallel call whole, all with index 0): a fragment whose id differs from the id its index already has starts
+   * a call of its own. A name is usually sent once; a fragment repeating it does not double it.
+   */
   function addToolCalls(parts: unknown[]): void {
     for (const [i, part] of parts.entries()) {
       if (!isObject(part)) continue;
-      const index = typeof part.index === 'number' && Number.isInteger(part.index) && part.index >= 0 && part.index < 64 ? part.index : i;
-      const draft = (drafts[index] ??= { function: { name: '', arguments: '' } });
-      if (typeof part.id === 'string' && part.id !== '') draft.id = part.id;
+      const given = typeof part.index === 'number' && Number.isInteger(part.index) && part.index >= 0 && part.index < MAX_DRAFTS ? part.index : i;
+      const id = typeof part.id === 'string' && part.id !== '' ? part.id : undefined;
+      let at = slots.get(given) ?? given;
+      const current = drafts[at];
+      if (current && id !== undefined && current.id !== undefined && current.id !== id) {
+        if (drafts.length >= MAX_DRAFTS) continue;
+        at = drafts.length;
+        slots.set(given, at);
+      }
+      const draft = (drafts[at] ??= { function: { name: '', arguments: '' } });
+      if (id !== undefined) draft.id = id;
       if (typeof part.type === 'string') draft.type = part.type;
       const fn = isObject(part.function) ? part.function : {};
-      if (typeof fn.name === 'string') draft.function.name += fn.name;
+      if (typeof fn.name === 'string' && fn.name !== draft.function.name) draft.function.name += fn.name;
       if (typeof fn.arguments === 'string') draft.function.arguments += fn.arguments;
       else if (fn.arguments !== undefined) draft.function.arguments = JSON.stringify(fn.arguments);
     }
@@ -112,12 +169,17 @@ export function createChatStreamReader(options: { toolsOffered: boolean; round: 
     raw += content;
     // A step that calls tools is not the answer: what it writes beside the calls is not spoken.
     if (options.toolsOffered && drafts.length > 0) return;
-    const shown = visible(raw, false).trimStart();
-    if (shown.length <= pushed) return;
-    const more = shown.slice(pushed);
-    pushed = shown.length;
-    for (const piece of sentences.push(more)) options.onText(piece);
+    if (sentences.text.length >= MAX_STREAMED_CHARS) return;
+    let more = visible(content);
+    if (!started) {
+      more = more.trimStart(); // as the answer's text is trimmed
+      started = more !== '';
+    }
+    if (more === '') return;
+    const pieces = sentences.push(more);
+    // Counted before they are handed on: should a listener throw, what went out before it is still known as spoken.
     spokenChars = sentences.consumed;
+    for (const piece of pieces) options.onText(piece);
   }
 
   function spoken(): string {
@@ -125,21 +187,31 @@ export function createChatStreamReader(options: { toolsOffered: boolean; round: 
   }
 
   return {
-    push(chunk: Buffer): void {
-      line += decoder.decode(chunk, { stream: true });
-      let nl = line.search(/\r\n|\r|\n/);
-      while (nl >= 0) {
-        const text = line.slice(0, nl);
-        line = line.slice(nl + (line.startsWith('\r\n', nl) ? 2 : 1));
-        onLine(text);
-        nl = line.search(/\r\n|\r|\n/);
+    push(chunk: Buffer): boolean {
+      let text = decoder.decode(chunk, { stream: true });
+      if (afterCr && text.startsWith('\n')) text = text.slice(1);
+      afterCr = false;
+      let start = 0;
+      for (;;) {
+        lineEnd.lastIndex = start;
+        const end = lineEnd.exec(text);
+        if (!end) {
+          if (start < text.length) lineParts.push(text.slice(start));
+          return done;
+        }
+        const line = lineParts.length === 0 ? text.slice(start, end.index) : lineParts.join('') + text.slice(start, end.index);
+        lineParts = [];
+        start = end.index + end[0].length;
+        if (end[0] === '\r' && start === text.length) afterCr = true;
+        onLine(line);
+        if (done) return true;
       }
     },
 
     end(): AiStep {
-      line += decoder.decode();
-      if (line !== '') onLine(line);
-      line = '';
+      const last = lineParts.join('') + decoder.decode();
+      lineParts = [];
+      if (last !== '') onLine(last);
       dispatch();
       const toolCalls = drafts.filter((d) => d !== undefined).map((d) => ({ id: d.id ?? '', type: d.type ?? 'function', function: d.function }));
       const step = parseChatCompletion(
@@ -151,7 +223,7 @@ export function createChatStreamReader(options: { toolsOffered: boolean; round: 
     },
 
     spokenSoFar(reason): AiStep | null {
-      if (spokenChars === 0) return null;
+      if (spokenChars === 0 || (options.toolsOffered && drafts.length > 0)) return null;
       const text = spoken();
       return { kind: 'answer', text, source: 'ai', streamed: text.length, cut: reason };
     },

@@ -48,6 +48,11 @@ export const LLM_ERROR_EXCERPT_CHARS = 300;
 
 /** Longest reply spoken on the phone (about 40 seconds); cut at a sentence boundary. */
 export const MAX_SPOKEN_CHARS = 600;
+/**
+ * How much of a streamed answer is cut into sentences as it arrives (src/ai/chat-stream.ts): several times what may be
+ * spoken, markdown and all. The rest is still read (up to MAX_LLM_RESPONSE_BYTES) but none of it would be spoken.
+ */
+export const MAX_STREAMED_CHARS = 8 * MAX_SPOKEN_CHARS;
 /** A spoken list keeps its first items and says "and more" after them. */
 export const MAX_SPOKEN_LIST_ITEMS = 3;
 /** WhatsApp Cloud API: the body of a text message has at most 4096 characters. */

@@ -82,26 +82,33 @@ export const TOO_LARGE = 'the body exceeded its byte cap';
 
 /**
  * Hands each chunk to `onChunk` as it arrives (a streamed answer is used before it ends), up to `maxBytes` in all;
- * past the cap, or when `onChunk` throws, the stream is destroyed and the promise rejects.
+ * past the cap, or when `onChunk` throws, the stream is destroyed and the promise rejects. When `onChunk` answers true
+ * the reading is done: the promise resolves and the rest of the body is drained in the background (so the connection
+ * can be used again; a server that never ends it is cut by the request's own deadline).
  */
-export function readEach(body: Readable, maxBytes: number, signal: AbortSignal, onChunk: (chunk: Buffer) => void): Promise<void> {
+export function readEach(body: Readable, maxBytes: number, signal: AbortSignal, onChunk: (chunk: Buffer) => boolean | void): Promise<void> {
   return new Promise((resolve, reject) => {
     let size = 0;
-    const finish = (err?: unknown) => {
+    const finish = (err?: unknown, drain = false) => {
       body.off('data', onData).off('end', onEnd).off('error', finish);
       signal.removeEventListener('abort', onAbort);
-      if (err === undefined) return resolve();
+      if (err === undefined) {
+        if (drain) body.on('error', () => {}).resume();
+        return resolve();
+      }
       discard(body);
       reject(err instanceof Error ? err : new Error(String(err)));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) return finish(new Error(TOO_LARGE));
+      let stop: boolean | void;
       try {
-        onChunk(chunk);
+        stop = onChunk(chunk);
       } catch (err) {
-        finish(err);
+        return finish(err);
       }
+      if (stop === true) finish(undefined, true);
     };
     const onEnd = () => finish();
     const onAbort = () => finish(signal.reason);

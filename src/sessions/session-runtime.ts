@@ -153,7 +153,7 @@ interface TurnStream {
   full: boolean;
 }
 
-/** Less room than this left of the spoken length, and the rest of a streamed answer is not started. */
+/** Less room than this left of the spoken length, and a piece or rest that does not fit is not cut to it. */
 const MIN_SPOKEN_REST_CHARS = 40;
 
 export function createSessionRuntime(deps: SessionRuntimeDeps) {
@@ -272,10 +272,12 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     if (signal.aborted || entry.stream !== stream || stream.full) return;
     let text = renderForSpeech(piece, language, Number.MAX_SAFE_INTEGER);
     if (text === '') return;
-    if (stream.sentChars + text.length > MAX_SPOKEN_CHARS) {
+    const room = MAX_SPOKEN_CHARS - stream.sentChars;
+    if (text.length > room) {
+      // The last piece that fits is cut at a sentence (or a word) within the room left; nothing follows it.
       stream.full = true;
-      if (stream.sent.length > 0) return;
-      text = renderForSpeech(piece, language);
+      if (room < MIN_SPOKEN_REST_CHARS) return;
+      text = renderForSpeech(piece, language, room);
     }
     stream.sent.push(text);
     stream.sentChars += text.length + 1;
@@ -308,7 +310,10 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     if (e.answer.trim() === '') rest = phrase('dont_know', e.language);
     else if (!stream.full) rest = e.answer.startsWith(stream.spokenAnswer) ? e.answer.slice(stream.spokenAnswer.length).trim() : e.answer;
     const room = MAX_SPOKEN_CHARS - stream.sentChars;
-    const parts = [rest !== '' && room >= MIN_SPOKEN_REST_CHARS ? renderForSpeech(rest, e.language, room) : '', e.handoff?.sentence ? renderForSpeech(e.handoff.sentence, e.language) : ''];
+    const whole = rest === '' ? '' : renderForSpeech(rest, e.language, Number.MAX_SAFE_INTEGER);
+    // A rest that fits is said whole; a longer one is cut to the room left, unless that is too little to say anything.
+    const restText = whole.length <= room ? whole : room >= MIN_SPOKEN_REST_CHARS ? renderForSpeech(rest, e.language, room) : '';
+    const parts = [restText, e.handoff?.sentence ? renderForSpeech(e.handoff.sentence, e.language) : ''];
     return parts.filter((t) => t !== '').join(' ');
   }
 

@@ -5,6 +5,7 @@ import { withFallback } from '../../src/ai/index.ts';
 import type { OpenAiAdapter } from '../../src/ai/openai-adapter.ts';
 import { AiError } from '../../src/ai/openai-adapter.ts';
 import { createSentenceStream } from '../../src/ai/sentence-stream.ts';
+import { MAX_STREAMED_CHARS } from '../../src/ai/limits.ts';
 import type { AiStepInput } from '../../src/ai/types.ts';
 import type { ToolSpec } from '../../src/botlink/tools-types.ts';
 import { sendJson, type TestHttpsServer } from '../helpers/https-server.ts';
@@ -12,7 +13,7 @@ import { useLlmServer } from '../helpers/llm-server.ts';
 
 /** Pushes `text` in slices of `size` characters; answers the pieces and what is left. */
 function split(text: string, size = 3) {
-  const stream = createSentenceStream();
+  const stream = createSentenceStream({ maxChars: 100_000 });
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(...stream.push(text.slice(i, i + size)));
   return { pieces, rest: stream.text.slice(stream.consumed) };
@@ -225,6 +226,87 @@ describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
     const controller = new AbortController();
     const cancelled = adapter.step(input({ signal: controller.signal, onText: () => controller.abort() }));
     await expect(cancelled).rejects.toMatchObject({ reason: 'aborted' });
+  });
+
+  it('a server that keeps the connection open after [DONE] is not waited for', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'We open at nine. ' }));
+      res.write(chunk({ content: 'We close at five.' }));
+      res.write('data: [DONE]\n\n'); // and never ends the response
+    });
+    const step = await make({ timeoutMs: 60_000 }).step(input({ onText: () => {} }));
+    expect(step).toEqual({ kind: 'answer', source: 'ai', text: 'We open at nine. We close at five.', streamed: 'We open at nine. '.length });
+  });
+
+  it('a tool step cut off after its preamble is not an answer: the fallback answers', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ content: 'Let me look up your order. ' }));
+      res.write(chunk({ content: 'One moment' }));
+      res.write(chunk({ tool_calls: [{ index: 0, id: 'call_c', type: 'function', function: { name: 'order_status', arguments: '{"ord' } }] }));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const pieces: string[] = [];
+    const failures: AiError[] = [];
+    const ai = withFallback(adapter, createEmbeddedAnswerer(), (err) => failures.push(err as AiError));
+    const step = await ai.step(input({ tools: [orderStatus], onText: (p) => pieces.push(p) }));
+    expect(pieces).toEqual(['Let me look up your order.']);
+    expect(step).toMatchObject({ kind: 'answer', source: 'fallback' });
+    expect(failures.map((f) => f.reason)).toEqual(['connection']);
+  });
+
+  it('parallel calls sent whole under one index (Ollama) stay separate; a repeated name is not doubled', async () => {
+    llm.handle((_req, res) => {
+      startStream(res);
+      res.write(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'order_status', arguments: '{"order":"1"}' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, id: 'call_2', type: 'function', function: { name: 'order_status', arguments: '{"order":"2"}' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 1, id: 'call_3', type: 'function', function: { name: 'order_status', arguments: '{"order":' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 1, function: { name: 'order_status', arguments: '"3"}' } }] }));
+      res.end('data: [DONE]\n\n');
+    });
+    const step = await adapter.step(input({ tools: [orderStatus], onText: () => {} }));
+    expect(step).toEqual({
+      kind: 'tool_calls',
+      calls: [
+        { id: 'call_1', name: 'order_status', args: { order: '1' } },
+        { id: 'call_2', name: 'order_status', args: { order: '2' } },
+        { id: 'call_3', name: 'order_status', args: { order: '3' } },
+      ],
+    });
+  });
+
+  it('a CRLF cut between two TCP writes ends one line, not two (a multi-line event stays whole)', async () => {
+    llm.handle(async (_req, res) => {
+      startStream(res);
+      res.write('data: {"choices":[{"index":0,"delta":\r');
+      await new Promise((r) => setTimeout(r, 10));
+      res.write('\ndata: {"content":"Hello there."}}]}\r\n\r\n');
+      res.end('data: [DONE]\r\n\r\n');
+    });
+    await expect(adapter.step(input({ onText: () => {} }))).resolves.toMatchObject({ kind: 'answer', text: 'Hello there.' });
+  });
+
+  it('a 1 MB answer in small deltas is read whole; only its start is cut into sentences', async () => {
+    const sentence = 'This is a sentence of the answer. ';
+    llm.handle(async (_req, res) => {
+      startStream(res);
+      let batch = '';
+      for (let i = 0; i < 30_000; i++) {
+        batch += chunk({ content: sentence });
+        if (batch.length > 60_000) {
+          res.write(batch);
+          batch = '';
+          await new Promise((r) => setImmediate(r));
+        }
+      }
+      res.end(`${batch}data: [DONE]\n\n`);
+    });
+    const pieces: string[] = [];
+    const step = await make({ maxResponseBytes: 8 * 1024 * 1024 }).step(input({ onText: (p) => pieces.push(p) }));
+    expect(step.kind === 'answer' && step.text.length).toBe(30_000 * sentence.length - 1);
+    expect(pieces.length).toBeGreaterThan(100);
+    expect(pieces.join(' ').length).toBeLessThanOrEqual(MAX_STREAMED_CHARS);
   });
 
   it('SSE details: CRLF line ends, comments, multi-line data and events split across TCP writes', async () => {

@@ -55,6 +55,8 @@ interface Turn {
   firstTextMs: number | null;
   /** Pieces of the answer went out already (last:false); the reply ends with the rest, last:true. */
   streamed: boolean;
+  /** Those pieces. */
+  sent: string[];
 }
 
 interface Opened {
@@ -275,8 +277,14 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
 
   function startTurn(message: string): void {
     const o = opened!;
+    if (current?.streamed) {
+      // The caller spoke (or keyed) while a streamed answer was going out and the bridge sent no interrupt: its talk
+      // cycle is closed, and the turn is kept in the history with what was sent of it.
+      sendText('', { last: true });
+      interrupt(null);
+    }
     cancelCurrent();
-    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null, streamed: false };
+    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null, streamed: false, sent: [] };
     current = turn;
     if (message === '') {
       // Nothing intelligible was heard: ask again rather than send an empty question to the integrator.
@@ -313,6 +321,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       metrics.firstText.observe(turn.firstTextMs / 1000);
     }
     turn.streamed = true;
+    turn.sent.push(text);
     // The bridge joins the tokens of a talk cycle as they come: the space between sentences is ours to send.
     sendText(`${text} `, { last: false });
   }
@@ -353,9 +362,12 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   function interrupt(spoken: string | null): void {
     const o = opened!;
     // What the caller heard belongs to the running turn when it had begun to speak; otherwise to the last reply.
-    const midTurn = current?.streamed === true;
+    const turn = current;
+    const midTurn = turn?.streamed === true;
     cancelCurrent();
-    runtime.interrupt(o.workspaceId, 'phone', o.callSid, spoken ?? undefined, midTurn);
+    // Without the bridge's word on it (a new prompt, a key), what was sent of the turn is the best we know.
+    const heard = spoken ?? (midTurn ? turn!.sent.join(' ') : undefined);
+    runtime.interrupt(o.workspaceId, 'phone', o.callSid, heard, midTurn);
   }
 
   function key(digit: string): void {

@@ -219,6 +219,27 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
     });
   });
 
+  describe('when the caller asks again while a streamed answer is going out (no interrupt frame)', () => {
+    it('the talk cycle is closed, and the history keeps the first turn with what was sent of it', async () => {
+      const { caller } = await call();
+      caller.say('What are your opening hours?');
+      const first = await nextCompletion();
+      first.write('We open at nine on weekdays. On ');
+      await caller.next((f) => f.type === 'text' && f.last === false);
+      caller.say('And on Sunday?');
+      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
+      const second = await nextCompletion();
+      expect(second.request.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => [m.role, m.content])).toEqual([
+        ['user', 'What are your opening hours?'],
+        ['assistant', 'We open at nine on weekdays.'],
+        ['user', 'And on Sunday?'],
+      ]);
+      second.write('We are closed on Sunday.');
+      second.end();
+      expect(await caller.next((f) => f.type === 'text')).toMatchObject({ token: 'We are closed on Sunday.', last: true });
+    });
+  });
+
   describe('when the stream breaks off', () => {
     it('after a spoken sentence: that sentence is the answer, the talk cycle is closed, and the turn says why', async () => {
       const { caller, sid } = await call();
