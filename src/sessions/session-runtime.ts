@@ -21,14 +21,14 @@ import {
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
-import { MAX_SPOKEN_CHARS } from '../ai/limits.ts';
 import { renderForSpeech, renderForText } from '../ai/render.ts';
-import type { AiPort, AiStep } from '../ai/types.ts';
+import type { AiPort } from '../ai/types.ts';
 import { buildChannelRequest, type Channel } from '../botlink/channel-request.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
 import type { ToolsPort } from '../botlink/tools-types.ts';
 import type { KnowledgeSearch } from '../knowledge/types.ts';
 import type { Logger } from '../log.ts';
+import { createReplyStream, type ReplyStream } from './reply-stream.ts';
 
 /** How long an idle session stays live before it is passivated (state kept in the database). */
 export const SESSION_IDLE_MS = 5 * 60_000;
@@ -135,26 +135,8 @@ interface Live {
    */
   held: boolean;
   /** The running turn's streamed reply, when its message asked for one (`onText`). */
-  stream: TurnStream | null;
+  stream: ReplyStream | null;
 }
-
-/** A turn whose reply is spoken while the AI is still writing it. */
-interface TurnStream {
-  turnId: string;
-  onText: (text: string) => void;
-  /** The rendered pieces given to `onText`, and their length with a space between each. */
-  sent: string[];
-  sentChars: number;
-  /** What earlier AI steps of this turn said before they called tools. */
-  said: string[];
-  /** How the answer the machine records begins: the part of it already spoken (raw, before rendering). */
-  spokenAnswer: string;
-  /** The spoken length (MAX_SPOKEN_CHARS) is used up: nothing more of the answer is said. */
-  full: boolean;
-}
-
-/** Less room than this left of the spoken length, and a piece or rest that does not fit is not cut to it. */
-const MIN_SPOKEN_REST_CHARS = 40;
 
 export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const now = deps.now ?? Date.now;
@@ -218,7 +200,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
           return { step, elapsedMs: performance.now() - started };
         }
         const step = await deps.ai.step({ ...input, signal, onText: (piece) => speak(entry, stream, piece, input.language, signal) });
-        return { step: streamed(stream, step), elapsedMs: performance.now() - started };
+        return { step: stream.record(step), elapsedMs: performance.now() - started };
       }),
       runTools: fromPromise(async ({ input, signal }) => {
         const credentials = await deps.credentials(input.workspaceId);
@@ -267,54 +249,17 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     return renderForText(text, entry.channel);
   }
 
-  /** One streamed piece of the answer, rendered for speech, to the channel; within the spoken length of a reply. */
-  function speak(entry: Live, stream: TurnStream, piece: string, language: string, signal: AbortSignal): void {
-    if (signal.aborted || entry.stream !== stream || stream.full) return;
-    let text = renderForSpeech(piece, language, Number.MAX_SAFE_INTEGER);
-    if (text === '') return;
-    const room = MAX_SPOKEN_CHARS - stream.sentChars;
-    if (text.length > room) {
-      // The last piece that fits is cut at a sentence (or a word) within the room left; nothing follows it.
-      stream.full = true;
-      if (room < MIN_SPOKEN_REST_CHARS) return;
-      text = renderForSpeech(piece, language, room);
-    }
-    stream.sent.push(text);
-    stream.sentChars += text.length + 1;
+  /** One streamed piece of the answer, rendered for speech, to the channel (unless the turn is over or the room is). */
+  function speak(entry: Live, stream: ReplyStream, piece: string, language: string, signal: AbortSignal): void {
+    if (signal.aborted || entry.stream !== stream) return;
+    const text = stream.speak(piece, language);
+    if (text === null) return;
     try {
       stream.onText(text);
     } catch (err) {
       deps.logger.warn({ err, sessionId: entry.id }, 'a streamed reply listener failed');
     }
     publish(entry.id, { type: 'reply_piece', sessionId: entry.id, turnId: stream.turnId, text });
-  }
-
-  /**
-   * The step as the machine should record it: what earlier steps said before calling tools begins the answer, and
-   * the stream remembers how much of the answer was spoken, so only the rest goes out at the end.
-   */
-  function streamed(stream: TurnStream, step: AiStep): AiStep {
-    if (step.kind === 'tool_calls') {
-      if (step.said) stream.said.push(step.said);
-      return step;
-    }
-    const before = stream.said.join(' ');
-    const spoken = step.streamed ? step.text.slice(0, step.streamed) : '';
-    stream.spokenAnswer = [before, spoken].filter((t) => t !== '').join(' ');
-    return before === '' ? step : { ...step, text: `${before} ${step.text}` };
-  }
-
-  /** The part of a streamed turn's reply still to be said: the rest of the answer (in the room left), the handoff. */
-  function unsentRest(stream: TurnStream, e: Extract<SessionEmitted, { type: 'reply' }>): string {
-    let rest = '';
-    if (e.answer.trim() === '') rest = phrase('dont_know', e.language);
-    else if (!stream.full) rest = e.answer.startsWith(stream.spokenAnswer) ? e.answer.slice(stream.spokenAnswer.length).trim() : e.answer;
-    const room = MAX_SPOKEN_CHARS - stream.sentChars;
-    const whole = rest === '' ? '' : renderForSpeech(rest, e.language, Number.MAX_SAFE_INTEGER);
-    // A rest that fits is said whole; a longer one is cut to the room left, unless that is too little to say anything.
-    const restText = whole.length <= room ? whole : room >= MIN_SPOKEN_REST_CHARS ? renderForSpeech(rest, e.language, room) : '';
-    const parts = [restText, e.handoff?.sentence ? renderForSpeech(e.handoff.sentence, e.language) : ''];
-    return parts.filter((t) => t !== '').join(' ');
   }
 
   function enqueue(entry: Live, work: () => Promise<void>): Promise<void> {
@@ -326,10 +271,10 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     const { actor } = entry;
     const log = deps.logger.child({ sessionId: entry.id, workspaceId: entry.workspaceId });
     actor.on('reply', (e) => {
-      const stream = entry.stream?.turnId === e.turnId ? entry.stream : null;
+      const stream = entry.stream?.turnId === e.turnId && entry.stream.sent.length > 0 ? entry.stream : null;
       entry.stream = null;
-      const unsent = stream && stream.sent.length > 0 ? unsentRest(stream, e) : render(entry, e);
-      const text = stream && stream.sent.length > 0 ? [...stream.sent, unsent].filter((t) => t !== '').join(' ') : unsent;
+      const unsent = stream ? stream.rest(e) : render(entry, e);
+      const text = stream ? [...stream.sent, unsent].filter((t) => t !== '').join(' ') : unsent;
       publish(entry.id, { type: 'reply', sessionId: entry.id, turnId: e.turnId, text, source: e.source, handoff: e.handoff });
       entry.waiters.get(e.turnId)?.({ cancelled: false, sessionId: entry.id, turnId: e.turnId, text, unsent, source: e.source, language: e.language, handoff: e.handoff });
       entry.waiters.delete(e.turnId);
@@ -487,7 +432,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.lastActivity = now();
       const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
       // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
-      entry.stream = message.onText ? { turnId, onText: message.onText, sent: [], sentChars: 0, said: [], spokenAnswer: '', full: false } : null;
+      entry.stream = message.onText ? createReplyStream(turnId, message.onText) : null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
       entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}) });
       return result;
