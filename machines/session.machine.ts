@@ -38,6 +38,11 @@ const provided = (name: string) => () => Promise.reject(new Error(`The session r
 type DoneEvent<T> = { output: T };
 type ErrorEvent = { error: unknown };
 
+/** The history with one more exchange, cut to the turns the AI sees. */
+function withExchange(history: SessionContext['history'], message: string, reply: string): SessionContext['history'] {
+  return [...history, { role: 'customer' as const, text: message }, { role: 'assistant' as const, text: reply }].slice(-2 * MAX_HISTORY_TURNS);
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -184,8 +189,7 @@ export const sessionMachine = setup({
     }),
     completeTurn: assign(({ context }) => {
       const turn = context.turn!;
-      const history = [...context.history, { role: 'customer' as const, text: turn.message }, { role: 'assistant' as const, text: turn.reply?.text ?? '' }];
-      return { history: history.slice(-2 * MAX_HISTORY_TURNS), turn: null };
+      return { history: withExchange(context.history, turn.message, turn.reply?.text ?? ''), turn: null };
     }),
     emitCompleted: emit(({ context }) => ({ type: 'turn_completed' as const, turn: context.turn! })),
     emitCancelled: emit(({ context }, params: { reason: 'barge_in' | 'interrupt' | 'end' }) => ({
@@ -197,8 +201,7 @@ export const sessionMachine = setup({
     /** Phone: a turn interrupted while its reply was being spoken stays in the history with what was heard of it. */
     keepSpokenPart: assign(({ context, event }) => {
       if (event.type !== 'interrupt' || event.midTurn !== true || !context.turn) return {};
-      const history = [...context.history, { role: 'customer' as const, text: context.turn.message }, { role: 'assistant' as const, text: event.spoken ?? '' }];
-      return { history: history.slice(-2 * MAX_HISTORY_TURNS) };
+      return { history: withExchange(context.history, context.turn.message, event.spoken ?? '') };
     }),
     /** Phone: keep only what the caller really heard of the last reply. */
     cutHistoryToSpoken: assign(({ context, event }) => {

@@ -27,10 +27,10 @@ import { AiError } from './ai-error.ts';
 import { isObject, parseChatCompletion } from './chat-completion.ts';
 import { createChatStreamReader } from './chat-stream.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
+import { BodyTooLargeError, discard, readCapped, readEach, untilAborted } from '../net/bounded-read.ts';
 
 export { AiError, type AiErrorReason } from './ai-error.ts';
 export { parseChatCompletion } from './chat-completion.ts';
-import { discard, readCapped, readEach, TOO_LARGE, untilAborted } from '../net/bounded-read.ts';
 
 export interface OpenAiAdapterOptions {
   /** LLM_BASE_URL, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its path. */
@@ -285,7 +285,7 @@ export class OpenAiAdapter implements AiPort {
         await readEach(response.body, this.#maxBytes, signal, (chunk) => reader.push(chunk));
         return reader.end();
       } catch (err) {
-        const error = failed(err instanceof Error && err.message === TOO_LARGE ? new AiError('too_large', `The LLM stream exceeded ${this.#maxBytes} bytes.`) : err, 'while streaming');
+        const error = failed(err instanceof BodyTooLargeError ? new AiError('too_large', `The LLM stream exceeded ${this.#maxBytes} bytes.`) : err, 'while streaming');
         // What the caller already heard stands as the answer; a second answer after it would contradict it.
         const spoken = error.reason === 'aborted' ? null : reader.spokenSoFar(error.reason);
         if (spoken) return spoken;

@@ -77,8 +77,13 @@ export function readCapped(body: Readable, maxBytes: number, signal: AbortSignal
   });
 }
 
-/** The message of the error {@link readEach} fails with when the body passes its cap. */
-export const TOO_LARGE = 'the body exceeded its byte cap';
+/** What {@link readEach} fails with when the body passes its cap. */
+export class BodyTooLargeError extends Error {
+  constructor(maxBytes: number) {
+    super(`The body exceeded its cap of ${maxBytes} bytes.`);
+    this.name = 'BodyTooLargeError';
+  }
+}
 
 /**
  * Hands each chunk to `onChunk` as it arrives (a streamed answer is used before it ends), up to `maxBytes` in all;
@@ -101,7 +106,7 @@ export function readEach(body: Readable, maxBytes: number, signal: AbortSignal, 
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) return finish(new Error(TOO_LARGE));
+      if (size > maxBytes) return finish(new BodyTooLargeError(maxBytes));
       let stop: boolean | void;
       try {
         stop = onChunk(chunk);

@@ -73,6 +73,15 @@ function startStream(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
 }
 
+/** A server's handler that streams these events and then drops the connection. */
+function breakingAfter(...events: string[]) {
+  return (_req: unknown, res: ServerResponse) => {
+    startStream(res);
+    for (const e of events) res.write(e);
+    setTimeout(() => res.socket?.destroy(), 20);
+  };
+}
+
 describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
   const server = useLlmServer();
   const make = server.make.bind(server);
@@ -163,11 +172,7 @@ describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
   });
 
   it('a stream that breaks off after a spoken sentence keeps what was spoken as the answer (no second answer)', async () => {
-    llm.handle((_req, res) => {
-      startStream(res);
-      res.write(chunk({ content: 'Your parcel left today. It will' }));
-      setTimeout(() => res.socket?.destroy(), 20);
-    });
+    llm.handle(breakingAfter(chunk({ content: 'Your parcel left today. It will' })));
     const failures: unknown[] = [];
     const ai = withFallback(adapter, createEmbeddedAnswerer(), (err) => failures.push(err));
     const pieces: string[] = [];
@@ -178,11 +183,7 @@ describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
   });
 
   it('a stream that breaks off before any sentence was spoken fails, so the fallback answers in full', async () => {
-    llm.handle((_req, res) => {
-      startStream(res);
-      res.write(chunk({ content: 'Your parcel' }));
-      setTimeout(() => res.socket?.destroy(), 20);
-    });
+    llm.handle(breakingAfter(chunk({ content: 'Your parcel' })));
     const failures: AiError[] = [];
     const ai = withFallback(adapter, createEmbeddedAnswerer(), (err) => failures.push(err as AiError));
     const step = await ai.step(input({ onText: () => {} }));
@@ -240,13 +241,13 @@ describe('the OpenAI-compatible adapter streams when asked to (onText)', () => {
   });
 
   it('a tool step cut off after its preamble is not an answer: the fallback answers', async () => {
-    llm.handle((_req, res) => {
-      startStream(res);
-      res.write(chunk({ content: 'Let me look up your order. ' }));
-      res.write(chunk({ content: 'One moment' }));
-      res.write(chunk({ tool_calls: [{ index: 0, id: 'call_c', type: 'function', function: { name: 'order_status', arguments: '{"ord' } }] }));
-      setTimeout(() => res.socket?.destroy(), 20);
-    });
+    llm.handle(
+      breakingAfter(
+        chunk({ content: 'Let me look up your order. ' }),
+        chunk({ content: 'One moment' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_c', type: 'function', function: { name: 'order_status', arguments: '{"ord' } }] }),
+      ),
+    );
     const pieces: string[] = [];
     const failures: AiError[] = [];
     const ai = withFallback(adapter, createEmbeddedAnswerer(), (err) => failures.push(err as AiError));

@@ -95,6 +95,19 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
     return { caller, sid };
   }
 
+  /** A call whose question's answer has begun: `written` is sent by the LLM, and its first sentence has been heard. */
+  async function answering(question: string, written: string) {
+    const { caller, sid } = await call();
+    caller.say(question);
+    const completion = await nextCompletion();
+    completion.write(written);
+    const first = await caller.next((f) => f.type === 'text' && f.last === false);
+    return { caller, sid, completion, first };
+  }
+
+  /** The conversation as the LLM was given it: user and assistant messages. */
+  const dialogue = (c: Completion) => c.request.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => [m.role, m.content]);
+
   const turns = (sid: string) =>
     get()
       .db.selectFrom('session_turns')
@@ -166,11 +179,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
     });
 
     it('a first sentence before the filler time means no filler, however long the rest takes', async () => {
-      const { caller } = await call();
-      caller.say('Tell me about returns');
-      const completion = await nextCompletion();
-      completion.write('Returns are free within 30 days. You ');
-      await caller.next((f) => f.type === 'text' && f.last === false);
+      const { caller, completion } = await answering('Tell me about returns', 'Returns are free within 30 days. You ');
       await new Promise((r) => setTimeout(r, FILLER_MS * 2));
       completion.write('can send them back by post.');
       completion.end();
@@ -191,11 +200,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
 
   describe('when the caller speaks over a streamed answer', () => {
     it('the rest is never sent, and the history keeps this turn with what was heard of it', async () => {
-      const { caller, sid } = await call();
-      caller.say('What does shipping cost?');
-      const first = await nextCompletion();
-      first.write('Shipping costs 5 euro in the Netherlands. Abroad ');
-      await caller.next((f) => f.type === 'text' && f.last === false);
+      const { caller, sid, completion: first } = await answering('What does shipping cost?', 'Shipping costs 5 euro in the Netherlands. Abroad ');
       caller.send({ type: 'interrupt', utteranceUntilInterrupt: 'Shipping costs 5 euro', durationUntilInterruptMs: 900 });
       // Wait until the service has cancelled the turn (it is written as cancelled).
       await until(() => turns(sid), (t) => t.length === 1);
@@ -203,8 +208,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       first.end();
       caller.say('And to Belgium?');
       const second = await nextCompletion();
-      const history = second.request.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => [m.role, m.content]);
-      expect(history).toEqual([
+      expect(dialogue(second)).toEqual([
         ['user', 'What does shipping cost?'],
         ['assistant', 'Shipping costs 5 euro'],
         ['user', 'And to Belgium?'],
@@ -221,15 +225,11 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
 
   describe('when the caller asks again while a streamed answer is going out (no interrupt frame)', () => {
     it('the talk cycle is closed, and the history keeps the first turn with what was sent of it', async () => {
-      const { caller } = await call();
-      caller.say('What are your opening hours?');
-      const first = await nextCompletion();
-      first.write('We open at nine on weekdays. On ');
-      await caller.next((f) => f.type === 'text' && f.last === false);
+      const { caller } = await answering('What are your opening hours?', 'We open at nine on weekdays. On ');
       caller.say('And on Sunday?');
       expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
       const second = await nextCompletion();
-      expect(second.request.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => [m.role, m.content])).toEqual([
+      expect(dialogue(second)).toEqual([
         ['user', 'What are your opening hours?'],
         ['assistant', 'We open at nine on weekdays.'],
         ['user', 'And on Sunday?'],
@@ -242,11 +242,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
 
   describe('when the stream breaks off', () => {
     it('after a spoken sentence: that sentence is the answer, the talk cycle is closed, and the turn says why', async () => {
-      const { caller, sid } = await call();
-      caller.say('Where is my parcel?');
-      const completion = await nextCompletion();
-      completion.write('Your parcel left our warehouse today. It should ');
-      await caller.next((f) => f.type === 'text' && f.last === false);
+      const { caller, sid, completion } = await answering('Where is my parcel?', 'Your parcel left our warehouse today. It should ');
       completion.destroy();
       expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
       const [turn] = await until(() => turns(sid), (t) => t.length === 1);
