@@ -1,6 +1,7 @@
 /** The phone channel's settings and numbers per workspace, and the inputs of team availability. */
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
+import { jsonb } from '../json.ts';
 
 export interface PhoneSettingsRecord {
   numbers: string[];
@@ -68,7 +69,7 @@ export function phoneRepository(db: Db) {
         }
         const values = {
           transfer_number: input.transfer_number,
-          team_hours: JSON.stringify(input.team_hours ?? null),
+          team_hours: jsonb(input.team_hours ?? null),
           language: input.language,
           greeting: input.greeting,
           updated_at: sql<Date>`now()`,
@@ -101,7 +102,7 @@ export function phoneRepository(db: Db) {
      * shows handoffs; the session runtime records those the integrator asked for.
      */
     async recordHandoff(sessionId: string, handoff: unknown): Promise<void> {
-      await db.updateTable('sessions').set({ handoff: JSON.stringify(handoff), updated_at: sql<Date>`now()` }).where('id', '=', sessionId).execute();
+      await db.updateTable('sessions').set({ handoff: jsonb(handoff), updated_at: sql<Date>`now()` }).where('id', '=', sessionId).execute();
     },
   };
 }

@@ -1,6 +1,7 @@
 /** Sessions, their turns and the team's notifications. The lease columns serialise turns across processes. */
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.ts';
+import { jsonb as json } from '../json.ts';
 import { prepared } from '../prepared.ts';
 import type { SessionTurnsTable } from '../schema.ts';
 
@@ -11,7 +12,6 @@ type TurnJsonColumns = 'botlink' | 'knowledge' | 'tool_rounds' | 'handoff' | 'ti
 export type TurnRecord = Omit<Selectable<SessionTurnsTable>, TurnJsonColumns | 'started_at' | 'ended_at'> &
   Record<TurnJsonColumns, unknown> & { started_at: Date; ended_at: Date };
 
-const json = (value: unknown): string => JSON.stringify(value ?? null);
 
 /** One turn end: the turn's row and what the session row becomes. */
 export interface SaveTurnInput {
@@ -148,7 +148,7 @@ export function sessionsRepository(db: Db) {
             knowledge, tool_rounds, handoff, timings, errors, started_at, ended_at)
           select id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
             knowledge, coalesce(tool_rounds, '[]'), handoff, coalesce(timings, '{}'), coalesce(errors, '[]'), started_at, ended_at
-          from jsonb_to_recordset(${JSON.stringify(turns)}::jsonb) as t(id text, session_id uuid, ordinal integer, status text,
+          from jsonb_to_recordset(${json(turns)}::jsonb) as t(id text, session_id uuid, ordinal integer, status text,
             language text, customer_message text, reply text, source text, botlink jsonb, knowledge jsonb, tool_rounds jsonb,
             handoff jsonb, timings jsonb, errors jsonb, started_at timestamptz, ended_at timestamptz)
           on conflict (id) do nothing
@@ -159,7 +159,7 @@ export function sessionsRepository(db: Db) {
           snapshot = v.snapshot, machine_version = v.machine_version, updated_at = now(),
           lease_owner = case when v.release_lease then null else s.lease_owner end,
           lease_until = case when v.release_lease then null else s.lease_until end
-        from jsonb_to_recordset(${JSON.stringify(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
+        from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
           customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
           machine_version integer, release_lease boolean)
         where s.id = v.id`.execute(db);

@@ -5,6 +5,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../database.ts';
+import { jsonb } from '../json.ts';
 import { prepared } from '../prepared.ts';
 import type { Database, WebhookAttempt, WebhookDeliveryStatus, WebhookEndpoint, WebhookSubscribableEvent } from '../schema.ts';
 
@@ -264,7 +265,7 @@ export function webhooksRepository(db: Db) {
       const { owner, now, outcomes } = input;
       if (outcomes.length === 0) return new Set();
       // The rows travel as one JSON parameter: one statement text whatever the batch size, so it is prepared once.
-      const rows = JSON.stringify(
+      const rows = jsonb(
         outcomes.map((o) => ({
           id: o.deliveryId,
           endpoint_id: o.endpointId,

@@ -4,7 +4,8 @@
  * into `{"error":{"code","message","details"}}` with its status.
  */
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Principal } from '../../db/repositories/accounts.repository.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
@@ -13,7 +14,8 @@ import { AppError, forbidden } from '../errors.ts';
 import { MAX_API_BODY_BYTES } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import type { RouteDefinition } from './route.ts';
+import { cleanJson } from '../text/outside-text.ts';
+import { isIdParam, type RouteDefinition } from './route.ts';
 import { compileBodyValidator } from './validation.ts';
 // Phone (src/channels/phone).
 import { TWILIO_MAX_FORM_BYTES, TWILIO_WEBHOOK_PREFIX } from '../channels/phone/limits.ts';
@@ -55,7 +57,8 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('query parser', 'simple');
+  // Outside text (src/text/outside-text.ts): query strings are cleaned where they are parsed.
+  app.set('query parser', (query: string) => cleanJson({ ...parseQueryString(query) }));
 
   app.use(
     pinoHttp({
@@ -76,32 +79,39 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
 
-  // Website chat: the widget gate runs before the body is parsed (see WidgetAccess).
+  // Website chat: the widget gate runs before the body is read (see WidgetAccess).
   if (deps.widget) app.use(deps.widget.path, deps.widget.middleware);
 
-  // WhatsApp: Meta signs the raw bytes (and escapes non-ASCII as \uXXXX), so its webhook gets them unparsed; the JSON
-  // parser below skips a body that was already read (docs/whatsapp.md).
+  // WhatsApp: Meta signs the raw bytes (and escapes non-ASCII as \uXXXX), so its webhook gets them unparsed; they are
+  // read (not parsed) before the signature check, which needs them (docs/whatsapp.md).
   app.use(WHATSAPP_WEBHOOK_PATH, express.raw({ type: () => true, limit: WHATSAPP_MAX_WEBHOOK_BYTES }));
 
-  // Phone (src/channels/phone): Twilio posts its voice and action webhooks form-encoded and signs the parameters;
-  // parsed here for those routes only, so requireJsonBodies below lets them through and JSON stays the rule elsewhere.
+  // Phone (src/channels/phone): Twilio posts its voice and action webhooks form-encoded and signs the parameters, so
+  // they are parsed before the signature check; small (TWILIO_MAX_FORM_BYTES) and flat.
   app.use(TWILIO_WEBHOOK_PREFIX, express.urlencoded({ extended: false, limit: TWILIO_MAX_FORM_BYTES, parameterLimit: 200 }));
 
-  app.use(express.json({ limit: MAX_API_BODY_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
-  app.use(requireJsonBodies);
+  // Every other body is JSON, read and parsed per route only after the caller is authenticated (mount below), so an
+  // unauthenticated flood of large bodies costs no parsing (docs/reliability.md).
+  const json = express.json({ limit: MAX_API_BODY_BYTES, strict: true, type: ['application/json', 'application/*+json'] });
 
   const router = express.Router();
-  for (const definition of deps.routes) mount(router, definition, deps);
+  for (const definition of deps.routes) mount(router, definition, deps, json);
   app.use(router);
 
-  app.use((req: Request) => {
+  const allowed = allowedMethods(deps.routes);
+  app.use((req: Request, res: Response) => {
+    const methods = allowed(req.path);
+    if (methods.length > 0) {
+      res.setHeader('Allow', methods.join(', '));
+      throw new AppError('method_not_allowed', `${req.method} is not supported on ${req.path.slice(0, 200)}; use ${methods.join(', ')}.`);
+    }
     throw new AppError('not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
   });
   app.use(errorHandler(deps.logger));
   return app;
 }
 
-function mount(router: express.Router, definition: RouteDefinition, deps: AppDeps): void {
+function mount(router: express.Router, definition: RouteDefinition, deps: AppDeps, json: RequestHandler): void {
   const expressPath = definition.path.replace(/\{([^}]+)\}/g, ':$1');
   const bodyOptional = definition.body !== undefined && !Array.isArray(definition.body.required);
   const validate = definition.body ? compileBodyValidator(definition.body) : null;
@@ -111,10 +121,17 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     const stop = deps.metrics.httpDuration.startTimer({ method: definition.method.toUpperCase(), route: metricRoute });
     res.on('finish', () => stop({ status: String(res.statusCode) }));
 
+    // An id that is not an id names nothing: 404 before any work (and before it reaches a uuid column).
+    const params = cleanJson({ ...req.params } as Record<string, string>);
+    for (const [name, value] of Object.entries(params)) {
+      if (isIdParam(name) && !UUID.test(value)) throw new AppError('not_found', `No ${name} ${value.slice(0, 64)} here: ids are UUIDs.`);
+    }
+
     const { principal, workspaceId } = await authorise(definition, req, deps);
+    await readBody(req, res, json);
     const raw = req.body === undefined && bodyOptional ? {} : req.body;
     const body = validate ? validate(raw) : undefined;
-    const result = await definition.handler({ req, res, body, params: req.params as Record<string, string>, principal: principal as Principal, workspaceId });
+    const result = await definition.handler({ req, res, body, params, principal: principal as Principal, workspaceId });
     if (res.headersSent) return;
     res.status(result.status);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
@@ -122,6 +139,50 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     else if (typeof result.body === 'string') res.send(result.body);
     else res.json(result.body);
   });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Reads and parses the body after authentication: JSON for every route, except the bodies read before (WhatsApp's raw
+ * bytes, Twilio's form). A body that is present but not JSON is refused (415) instead of being silently ignored.
+ * Outside text is cleaned here, once for every route (src/text/outside-text.ts).
+ */
+async function readBody(req: Request, res: Response, json: RequestHandler): Promise<void> {
+  if (req.body === undefined) {
+    await new Promise<void>((resolve, reject) => {
+      void json(req, res, (err?: unknown) => (err ? reject(err as Error) : resolve()));
+    });
+  }
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && req.body === undefined && !['GET', 'HEAD', 'DELETE'].includes(req.method)) {
+    throw new AppError('unsupported_media_type', 'The body must be JSON (Content-Type: application/json).');
+  }
+  if (req.body !== undefined && !Buffer.isBuffer(req.body)) req.body = cleanJson(req.body as unknown);
+}
+
+/** The methods each declared path answers, for the 405 of an unsupported method (with HEAD wherever GET is). */
+function allowedMethods(routes: readonly RouteDefinition[]): (path: string) => string[] {
+  const patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const r of routes) {
+    const entry = patterns.get(r.path) ?? { pattern: pathPattern(r.path), methods: new Set<string>() };
+    entry.methods.add(r.method.toUpperCase());
+    if (r.method === 'get') entry.methods.add('HEAD');
+    patterns.set(r.path, entry);
+  }
+  return (path) => {
+    const methods = new Set<string>();
+    for (const { pattern, methods: m } of patterns.values()) if (pattern.test(path)) for (const method of m) methods.add(method);
+    return [...methods].sort();
+  };
+}
+
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}/?$`);
 }
 
 async function authorise(definition: RouteDefinition, req: Request, deps: AppDeps): Promise<{ principal?: Principal; workspaceId: string }> {
@@ -170,16 +231,6 @@ async function keyWorkspace(access: 'sync-write' | 'sync-read', req: Request, de
       ? 'The sync key is required: X-Sync-Key: <key> (made in the dashboard under Integrations).'
       : 'A key is required: X-Sync-Key: <sync key> or X-Widget-Key: <widget key>.',
   );
-}
-
-/** A body that is present but not JSON is refused (415) instead of being silently ignored. */
-function requireJsonBodies(req: Request, _res: Response, next: NextFunction): void {
-  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (hasBody && req.body === undefined && !['GET', 'HEAD', 'DELETE'].includes(req.method)) {
-    next(new AppError('unsupported_media_type', 'The body must be JSON (Content-Type: application/json).'));
-    return;
-  }
-  next();
 }
 
 function errorHandler(logger: Logger) {

@@ -66,3 +66,11 @@ export const errorSchema: JsonSchema = {
     },
   },
 };
+
+/**
+ * Path parameters named `id` (`/v1/users/{id}`, `/v1/sessions/{id}`, …) are UUIDs on every route: anything else is
+ * answered 404 before the handler runs, and /openapi.json says `format: uuid`.
+ */
+export function isIdParam(name: string): boolean {
+  return name === 'id';
+}

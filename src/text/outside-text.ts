@@ -22,6 +22,7 @@
 export const REPLACEMENT_CHARACTER = '\uFFFD';
 
 /** U+0000 or a surrogate (a well-formed pair is put back below). */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this rule is about.
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 /** `text` with U+0000 and lone surrogates replaced by U+FFFD; the same string when it holds neither (the usual case). */

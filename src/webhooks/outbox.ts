@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { jsonb } from '../../db/json.ts';
 import type { Database } from '../../db/schema.ts';
 import type { WebhookPayload } from './events.ts';
 
@@ -44,7 +45,7 @@ export async function recordEvent(executor: Executor, workspaceId: string, paylo
   const { rows } = await sql<{ endpoint_id: string }>`
     with event as (
       insert into webhook_events (id, workspace_id, event, payload)
-      values (${id}, ${workspaceId}, ${payload.event}, ${JSON.stringify(payload)}::jsonb)
+      values (${id}, ${workspaceId}, ${payload.event}, ${jsonb(payload)}::jsonb)
       returning id, workspace_id, event
     ), queued as (
       insert into webhook_deliveries (id, event_id, workspace_id, endpoint_id, event, kind, next_attempt_at)
