@@ -30,6 +30,8 @@ export interface TokensTable {
   token_hash: string;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** When the token stops working by itself; null: only revocation ends it. */
+  expires_at: Timestamp | null;
 }
 
 export interface IntegrationsTable {

@@ -1,5 +1,6 @@
 /**
- * Operator commands: `npm run cli -- workspace create --name "Acme" --owner ops@acme.example`.
+ * Operator commands: `npm run cli -- workspace create --name "Acme" --owner ops@acme.example`, and
+ * `npm run cli -- workspace restore-owner --workspace <id> --email ops@acme.example` for a workspace without an owner.
  * Uses the same configuration as the service (DATABASE_URL or the embedded database in DATA_DIR).
  */
 import { parseArgs } from 'node:util';
@@ -8,45 +9,72 @@ import { accountsRepository } from '../db/repositories/accounts.repository.ts';
 import { createAccountsService } from './accounts/accounts-service.ts';
 import { loadConfig } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
-import { ConfigError } from './errors.ts';
+import { AppError, ConfigError } from './errors.ts';
 
 const usage = `Usage:
   npm run cli -- workspace create --name <name> --owner <email>
+  npm run cli -- workspace restore-owner --workspace <workspace id> --email <email>
 
-Creates a workspace and its owner, and prints the owner's token once (JSON).`;
+create: makes a workspace and its owner, and prints the owner's token once (JSON).
+restore-owner: the user with that email becomes an owner (or is added as one) with a new token, printed once (JSON).`;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, owner: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      owner: { type: 'string' },
+      workspace: { type: 'string' },
+      email: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
-  if (values.help || positionals.join(' ') !== 'workspace create') {
+  const command = positionals.join(' ');
+  if (values.help || (command !== 'workspace create' && command !== 'workspace restore-owner')) {
     console.log(usage);
     return values.help ? 0 : 2;
   }
-  const name = values.name?.trim();
-  const owner = values.owner?.trim();
-  if (!name) return fail('--name is required.');
-  if (!owner || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(owner)) return fail('--owner must be an email address.');
+  let run: (accounts: ReturnType<typeof createAccountsService>) => Promise<unknown>;
+  if (command === 'workspace create') {
+    const name = values.name?.trim();
+    const owner = values.owner?.trim();
+    if (!name) return fail('--name is required.');
+    if (!owner || !EMAIL.test(owner)) return fail('--owner must be an email address.');
+    run = async (accounts) => {
+      const created = await accounts.createWorkspace({ name, ownerEmail: owner });
+      return { workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token } };
+    };
+  } else {
+    const workspace = values.workspace?.trim();
+    const email = values.email?.trim();
+    if (!workspace || !UUID.test(workspace)) return fail('--workspace must be a workspace id (a UUID).');
+    if (!email || !EMAIL.test(email)) return fail('--email must be an email address.');
+    run = (accounts) => accounts.restoreOwner(workspace, email);
+  }
 
   const config = loadConfig();
   const release = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   const { db, close } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
   try {
     await migrate(db);
-    const created = await createAccountsService({ accounts: accountsRepository(db) }).createWorkspace({ name, ownerEmail: owner });
-    console.log(JSON.stringify({ workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token } }, null, 2));
+    console.log(JSON.stringify(await run(createAccountsService({ accounts: accountsRepository(db) })), null, 2));
     return 0;
+  } catch (err) {
+    if (err instanceof AppError) return fail(err.message, 1);
+    throw err;
   } finally {
     await close();
     release();
   }
 }
 
-function fail(message: string): number {
-  console.error(`botlink cli: ${message}\n\n${usage}`);
-  return 2;
+function fail(message: string, code = 2): number {
+  console.error(`botlink cli: ${message}${code === 2 ? `\n\n${usage}` : ''}`);
+  return code;
 }
 
 try {

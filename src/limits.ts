@@ -51,3 +51,16 @@ export const SENT_AT_HEADER = 'X-Service-Sent-At';
 export const MAX_API_BODY_BYTES = 1024 * 1024;
 /** How much of an integrator's body the test button shows. */
 export const BODY_EXCERPT_CHARS = 2_000;
+
+// Accounts, tokens and live streams (docs/reliability.md, "Limits per token"). Not in the spec: our own bounds so one
+// token cannot hold the server's resources.
+/** Live (not revoked, not expired) tokens one user may hold; POST /v1/tokens beyond it is 409. */
+export const MAX_TOKENS_PER_USER = 20;
+/** POST /v1/tokens {expires_in}: the shortest and the longest lifetime a token may be given, in seconds. */
+export const MIN_TOKEN_TTL_SECONDS = 60;
+export const MAX_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
+/** Open `GET /v1/sessions/{id}/events` streams per token and per workspace, in one process; beyond it 429. */
+export const MAX_STREAMS_PER_TOKEN = 8;
+export const MAX_STREAMS_PER_WORKSPACE = 100;
+/** How often every open stream's token is checked again: a revoked or expired token's streams end within this. */
+export const STREAM_RECHECK_MS = 2_000;

@@ -29,6 +29,22 @@ export const redactPaths = [
   '*.adminToken',
 ];
 
+/**
+ * A database error's `detail` (and `where`, `hint`, `internalQuery`) quotes the row's values: "Key (email)=(…) already
+ * exists" would put a customer's or a user's address in the log. The code, the constraint and the table stay.
+ */
+const DATABASE_ERROR_VALUES = ['detail', 'where', 'hint', 'internalQuery'] as const;
+
+export function serializeError(err: unknown): unknown {
+  const serialized = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  if (typeof serialized !== 'object' || serialized === null) return serialized;
+  for (const field of DATABASE_ERROR_VALUES) if (field in serialized) serialized[field] = '[redacted]';
+  return serialized;
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { service: 'botlink' } }, destination);
+  return pino(
+    { level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { service: 'botlink' }, serializers: { err: serializeError } },
+    destination,
+  );
 }

@@ -21,6 +21,7 @@ import { createToolsClient } from './botlink/tools-client.ts';
 import { createAi } from './ai/index.ts';
 import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
+import { createStreamGuard, type StreamGuardOptions } from './auth/stream-guard.ts';
 import { createSessionRuntime, type SessionRuntime } from './sessions/session-runtime.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
@@ -83,6 +84,8 @@ export interface ServiceOptions {
   phone?: PhoneChannelOptions;
   /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
   webhooks?: Pick<DeliveryWorkerOptions, 'instanceId' | 'endpointConcurrency' | 'maxInFlight' | 'pollIntervalMs' | 'timeoutMs' | 'leaseMs'>;
+  /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
+  streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerToken' | 'maxPerWorkspace'>;
 }
 
 export interface RunningService {
@@ -124,6 +127,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const botlink = createBotLinkClient({ http, metrics });
   const tools = createToolsClient({ http });
   const accounts = createAccountsService({ accounts: accountsRepository(database.db) });
+  const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
   const integration = createIntegrationService({
     integrations: integrationsRepository(database.db),
     secrets: createSecretBox(masterKey),
@@ -183,7 +187,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...integrationRoutes(integration),
     ...syncRoutes(knowledge),
     ...keyRoutes(apiKeys),
-    ...sessionRoutes({ sessions, runtime }),
+    ...sessionRoutes({ sessions, runtime, streams }),
   );
 
   // Website chat (spec §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
@@ -278,6 +282,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         logger.info('draining: no new work, waiting for requests in flight');
         server.close();
         server.closeIdleConnections();
+        // Live streams never finish by themselves; they end now (a dashboard reconnects to another process).
+        streams.stop();
         const drained = once(server, 'close').then(() => true);
         const timedOut = new Promise<false>((resolve) => setTimeout(resolve, options.drainMs ?? 10_000, false).unref());
         // Conversations finish their turn and are written before the connections they use go away.

@@ -13,6 +13,7 @@ import * as m0006 from './0006-phone.ts';
 import * as m0007 from './0007-whatsapp.ts';
 import * as m0008 from './0008-webchat.ts';
 import * as m0009 from './0009-abandoned-calls.ts';
+import * as m0010 from './0010-token-expiry.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0007-whatsapp': m0007, // WhatsApp settings, raw events, messages
   '0008-webchat': m0008, // web chat conversations and settings
   '0009-abandoned-calls': m0009, // index for ending phone sessions nobody continues
+  '0010-token-expiry': m0010, // optional token expiry
 };

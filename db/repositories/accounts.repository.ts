@@ -1,6 +1,27 @@
 /** Workspaces, their users and the users' bearer tokens (stored as SHA-256 hashes only). */
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../database.ts';
-import type { Role, User, Workspace } from '../schema.ts';
+import type { Database, Role, User, Workspace } from '../schema.ts';
+
+/** PostgreSQL's unique_violation (PGlite reports the same code). */
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: string; constraint?: string } | undefined;
+  return e?.code === UNIQUE_VIOLATION && (e.constraint === undefined || e.constraint === constraint);
+}
+
+/**
+ * Serialises every change to a workspace's owners: the "at least one owner" rule is a read then a write, so two
+ * owners removing each other at once would each see two owners without it (issue 11, defect 2).
+ */
+async function lockWorkspace(trx: Transaction<Database>, workspaceId: string): Promise<boolean> {
+  const row = await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A live token: not revoked, not expired, its user not revoked. */
+const liveToken = sql<boolean>`tokens.revoked_at is null and (tokens.expires_at is null or tokens.expires_at > now()) and users.revoked_at is null`;
 
 export interface Principal {
   userId: string;
@@ -40,16 +61,22 @@ export function accountsRepository(db: Db) {
       return Number(row.n);
     },
 
-    async createUserWithToken(input: { userId: string; workspaceId: string; email: string; role: Role; tokenId: string; tokenHash: string }): Promise<User> {
-      return db.transaction().execute(async (trx) => {
-        const user = await trx
-          .insertInto('users')
-          .values({ id: input.userId, workspace_id: input.workspaceId, email: input.email, role: input.role, revoked_at: null })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await trx.insertInto('tokens').values({ id: input.tokenId, user_id: input.userId, token_hash: input.tokenHash, revoked_at: null }).execute();
-        return user;
-      });
+    /** The new user, or 'email_taken' when a live user of the workspace has that email (also when two add it at once). */
+    async createUserWithToken(input: { userId: string; workspaceId: string; email: string; role: Role; tokenId: string; tokenHash: string }): Promise<User | 'email_taken'> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const user = await trx
+            .insertInto('users')
+            .values({ id: input.userId, workspace_id: input.workspaceId, email: input.email, role: input.role, revoked_at: null })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await trx.insertInto('tokens').values({ id: input.tokenId, user_id: input.userId, token_hash: input.tokenHash, revoked_at: null }).execute();
+          return user;
+        });
+      } catch (err) {
+        if (isUniqueViolation(err, 'users_workspace_email')) return 'email_taken';
+        throw err;
+      }
     },
 
     async findLiveUserByEmail(workspaceId: string, email: string): Promise<User | undefined> {
@@ -76,27 +103,88 @@ export function accountsRepository(db: Db) {
       return db.selectFrom('users').selectAll().where('workspace_id', '=', workspaceId).where('revoked_at', 'is', null).orderBy('created_at').execute();
     },
 
-    async countLiveOwners(workspaceId: string): Promise<number> {
-      const row = await db
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('role', '=', 'owner')
-        .where('revoked_at', 'is', null)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-
-    /** Revokes the user and every token of theirs in one transaction. */
-    async revokeUser(userId: string, at: Date): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    /**
+     * Revokes the user and every token of theirs, unless they are the workspace's last live owner; under the
+     * workspace's lock, so concurrent removals cannot leave it without an owner.
+     */
+    async revokeUserKeepingAnOwner(workspaceId: string, userId: string, at: Date): Promise<'revoked' | 'not_found' | 'last_owner'> {
+      return db.transaction().execute(async (trx) => {
+        if (!(await lockWorkspace(trx, workspaceId))) return 'not_found';
+        const user = await trx.selectFrom('users').select(['id', 'role']).where('workspace_id', '=', workspaceId).where('id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+        if (!user) return 'not_found';
+        if (user.role === 'owner') {
+          const owners = await trx
+            .selectFrom('users')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('workspace_id', '=', workspaceId)
+            .where('role', '=', 'owner')
+            .where('revoked_at', 'is', null)
+            .executeTakeFirstOrThrow();
+          if (Number(owners.n) <= 1) return 'last_owner';
+        }
         await trx.updateTable('users').set({ revoked_at: at }).where('id', '=', userId).execute();
         await trx.updateTable('tokens').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+        return 'revoked';
       });
     },
 
-    async insertToken(input: { tokenId: string; userId: string; tokenHash: string }): Promise<void> {
-      await db.insertInto('tokens').values({ id: input.tokenId, user_id: input.userId, token_hash: input.tokenHash, revoked_at: null }).execute();
+    /**
+     * A new token for a live user, unless they already hold `maxLive` live tokens; under the user's row lock so two
+     * requests at once cannot both pass the count.
+     */
+    async insertTokenWithinLimit(input: { tokenId: string; userId: string; tokenHash: string; expiresAt: Date | null; maxLive: number }): Promise<'created' | 'limit' | 'user_gone'> {
+      return db.transaction().execute(async (trx) => {
+        const user = await trx.selectFrom('users').select('id').where('id', '=', input.userId).where('revoked_at', 'is', null).forUpdate().executeTakeFirst();
+        if (!user) return 'user_gone';
+        const live = await trx
+          .selectFrom('tokens')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('user_id', '=', input.userId)
+          .where('revoked_at', 'is', null)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+          .executeTakeFirstOrThrow();
+        if (Number(live.n) >= input.maxLive) return 'limit';
+        await trx
+          .insertInto('tokens')
+          .values({ id: input.tokenId, user_id: input.userId, token_hash: input.tokenHash, revoked_at: null, expires_at: input.expiresAt })
+          .execute();
+        return 'created';
+      });
+    },
+
+    /**
+     * The operator's way back when a workspace has no owner left (or the owners lost access): the live user with this
+     * email becomes an owner, or a new owner is added; either way with a new token. Under the workspace's lock.
+     */
+    async restoreOwner(input: { workspaceId: string; email: string; newUserId: string; tokenId: string; tokenHash: string }): Promise<{ userId: string; created: boolean } | 'not_found'> {
+      return db.transaction().execute(async (trx) => {
+        if (!(await lockWorkspace(trx, input.workspaceId))) return 'not_found';
+        const existing = await trx
+          .selectFrom('users')
+          .select('id')
+          .where('workspace_id', '=', input.workspaceId)
+          .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.toLowerCase()))
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        const userId = existing?.id ?? input.newUserId;
+        if (existing) await trx.updateTable('users').set({ role: 'owner' }).where('id', '=', existing.id).execute();
+        else await trx.insertInto('users').values({ id: userId, workspace_id: input.workspaceId, email: input.email, role: 'owner', revoked_at: null }).execute();
+        await trx.insertInto('tokens').values({ id: input.tokenId, user_id: userId, token_hash: input.tokenHash, revoked_at: null }).execute();
+        return { userId, created: existing === undefined };
+      });
+    },
+
+    /** Of these token ids, the ones still live (the open event streams check theirs with this). */
+    async liveTokenIds(tokenIds: readonly string[]): Promise<Set<string>> {
+      if (tokenIds.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('tokens')
+        .innerJoin('users', 'users.id', 'tokens.user_id')
+        .select('tokens.id')
+        .where('tokens.id', 'in', [...tokenIds])
+        .where(liveToken)
+        .execute();
+      return new Set(rows.map((r) => r.id));
     },
 
     async revokeToken(tokenId: string, at: Date): Promise<void> {
@@ -110,8 +198,7 @@ export function accountsRepository(db: Db) {
         .innerJoin('users', 'users.id', 'tokens.user_id')
         .select(['users.id as userId', 'users.workspace_id as workspaceId', 'users.email', 'users.role', 'tokens.id as tokenId'])
         .where('tokens.token_hash', '=', tokenHash)
-        .where('tokens.revoked_at', 'is', null)
-        .where('users.revoked_at', 'is', null)
+        .where(liveToken)
         .executeTakeFirst();
       return row;
     },

@@ -8,6 +8,7 @@ import type { AccountsRepository, Principal } from '../../db/repositories/accoun
 import type { Role } from '../../db/schema.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
+import { MAX_TOKENS_PER_USER } from '../limits.ts';
 
 export interface CreatedWorkspace {
   workspace: { id: string; name: string };
@@ -49,10 +50,10 @@ export function createAccountsService(deps: { accounts: AccountsRepository; now?
     async createUser(principal: Principal, input: { email: string; role: Role }) {
       if (input.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner may add another owner.');
       const email = input.email.trim();
-      if (await accounts.findLiveUserByEmail(principal.workspaceId, email)) {
-        throw new AppError('conflict', `A user with the email ${email} already exists in this workspace.`);
-      }
+      const taken = () => new AppError('conflict', `A user with the email ${email} already exists in this workspace.`);
+      if (await accounts.findLiveUserByEmail(principal.workspaceId, email)) throw taken();
       const token = newToken();
+      // Two requests with one email at once both pass the look-up above; the unique index decides, and the loser is 409.
       const user = await accounts.createUserWithToken({
         userId: randomUUID(),
         workspaceId: principal.workspaceId,
@@ -61,25 +62,46 @@ export function createAccountsService(deps: { accounts: AccountsRepository; now?
         tokenId: token.id,
         tokenHash: token.hash,
       });
+      if (user === 'email_taken') throw taken();
       return { user: { id: user.id, email: user.email, role: user.role }, token: token.token };
     },
 
     async revokeUser(principal: Principal, userId: string): Promise<void> {
       const user = await accounts.findLiveUser(principal.workspaceId, userId);
       if (!user) throw notFound('The user');
-      if (user.role === 'owner') {
-        if (principal.role !== 'owner') throw forbidden('Only an owner may remove an owner.');
-        if ((await accounts.countLiveOwners(principal.workspaceId)) <= 1) {
-          throw new AppError('conflict', 'This is the last owner of the workspace; add another owner first.');
-        }
-      }
-      await accounts.revokeUser(user.id, now());
+      if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner may remove an owner.');
+      // The last-owner rule is checked again under the workspace's lock: two owners removing each other at once.
+      const outcome = await accounts.revokeUserKeepingAnOwner(principal.workspaceId, user.id, now());
+      if (outcome === 'not_found') throw notFound('The user');
+      if (outcome === 'last_owner') throw new AppError('conflict', 'This is the last owner of the workspace; add another owner first.');
     },
 
-    async issueToken(principal: Principal): Promise<{ token: string }> {
+    /** A fresh token for the caller; `expiresInSeconds` makes it stop working by itself (null: until revoked). */
+    async issueToken(principal: Principal, expiresInSeconds: number | null = null): Promise<{ token: string; expires_at: string | null }> {
       const token = newToken();
-      await accounts.insertToken({ tokenId: token.id, userId: principal.userId, tokenHash: token.hash });
-      return { token: token.token };
+      const expiresAt = expiresInSeconds === null ? null : new Date(now().getTime() + expiresInSeconds * 1000);
+      const outcome = await accounts.insertTokenWithinLimit({ tokenId: token.id, userId: principal.userId, tokenHash: token.hash, expiresAt, maxLive: MAX_TOKENS_PER_USER });
+      if (outcome === 'user_gone') throw new AppError('unauthorized', 'The bearer token is unknown or revoked.');
+      if (outcome === 'limit') {
+        throw new AppError('conflict', `You hold ${MAX_TOKENS_PER_USER} live tokens, the most one user may; revoke one first (DELETE /v1/tokens/current with it).`);
+      }
+      return { token: token.token, expires_at: expiresAt?.toISOString() ?? null };
+    },
+
+    /**
+     * The operator's repair (POST /v1/admin/workspaces/{id}/owners, `cli workspace restore-owner`): the user with this
+     * email becomes an owner, or is added as one, with a new token shown once.
+     */
+    async restoreOwner(workspaceId: string, email: string): Promise<{ owner: { id: string; email: string; token: string; created: boolean } }> {
+      const token = newToken();
+      const restored = await accounts.restoreOwner({ workspaceId, email: email.trim(), newUserId: randomUUID(), tokenId: token.id, tokenHash: token.hash });
+      if (restored === 'not_found') throw notFound('The workspace');
+      return { owner: { id: restored.userId, email: email.trim(), token: token.token, created: restored.created } };
+    },
+
+    /** Of these token ids, the ones still live: the open event streams end when theirs is not (src/auth/stream-guard.ts). */
+    async liveTokenIds(tokenIds: readonly string[]): Promise<Set<string>> {
+      return accounts.liveTokenIds(tokenIds);
     },
 
     async revokeCurrentToken(principal: Principal): Promise<void> {

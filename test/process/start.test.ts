@@ -118,6 +118,19 @@ describe('the CLI', () => {
     await stop(service);
   });
 
+  it('restores an owner of a workspace (restore-owner), and says so clearly for an unknown workspace', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'botlink-cli-'));
+    const created = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example'], { DATA_DIR: dataDir });
+    expect(await created.exited).toBe(0);
+    const workspaceId = JSON.parse(created.stdout()).workspace.id as string;
+    const restored = run('src/cli.ts', ['workspace', 'restore-owner', '--workspace', workspaceId, '--email', 'rescue@acme.example'], { DATA_DIR: dataDir });
+    expect(await restored.exited).toBe(0);
+    expect(JSON.parse(restored.stdout())).toMatchObject({ owner: { email: 'rescue@acme.example', created: true, token: expect.stringMatching(/^blt_/) } });
+    const unknown = run('src/cli.ts', ['workspace', 'restore-owner', '--workspace', '00000000-0000-4000-8000-000000000000', '--email', 'a@b.example'], { DATA_DIR: dataDir });
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.stderr()).toContain('The workspace was not found.');
+  });
+
   it('explains its usage when an argument is missing (exit 2)', async () => {
     const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme'], { DATA_DIR: mkdtempSync(join(tmpdir(), 'botlink-cli-')) });
     expect(await proc.exited).toBe(2);

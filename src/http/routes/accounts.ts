@@ -1,6 +1,7 @@
 /** Workspaces (platform operator), users and tokens (interfaces.md: Accounts and authorisation). */
 import type { Role } from '../../../db/schema.ts';
 import type { AccountsService } from '../../accounts/accounts-service.ts';
+import { MAX_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER, MIN_TOKEN_TTL_SECONDS } from '../../limits.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
 const email = { type: 'string', format: 'email', maxLength: 254 };
@@ -36,6 +37,36 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       async handler({ body }) {
         const created = await accounts.createWorkspace({ name: body.name, ownerEmail: body.owner_email });
         return { status: 201, body: { workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token } } };
+      },
+    }),
+
+    route<{ email: string }>({
+      method: 'post',
+      path: '/v1/admin/workspaces/{id}/owners',
+      tag: 'admin',
+      summary:
+        'Restore an owner: the live user with this email becomes an owner, or a new owner is added; either way with a new token, in this answer only. For a workspace that lost its owners.',
+      access: 'admin',
+      body: { type: 'object', required: ['email'], additionalProperties: false, properties: { email } },
+      responses: {
+        201: {
+          description: 'The owner and their new token.',
+          schema: {
+            type: 'object',
+            required: ['owner'],
+            properties: {
+              owner: {
+                type: 'object',
+                required: ['id', 'email', 'token', 'created'],
+                properties: { id: { type: 'string', format: 'uuid' }, email: { type: 'string' }, token: { type: 'string' }, created: { type: 'boolean', description: 'false: an existing user was made owner.' } },
+              },
+            },
+          },
+        },
+        404: { description: 'No such workspace.' },
+      },
+      async handler({ body, params }) {
+        return { status: 201, body: await accounts.restoreOwner(params.id!, body.email) };
       },
     }),
 
@@ -80,15 +111,23 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       },
     }),
 
-    route({
+    route<{ expires_in?: number }>({
       method: 'post',
       path: '/v1/tokens',
       tag: 'tokens',
-      summary: 'A fresh token for the caller (the current one keeps working until revoked); shown once.',
+      summary: `A fresh token for the caller (the current one keeps working until revoked); shown once. Optional expiry in seconds; at most ${MAX_TOKENS_PER_USER} live tokens per user.`,
       access: 'member',
-      responses: { 201: { description: 'Created.', schema: { type: 'object', properties: { token: { type: 'string' } } } } },
-      async handler({ principal }) {
-        return { status: 201, body: await accounts.issueToken(principal) };
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { expires_in: { type: 'integer', minimum: MIN_TOKEN_TTL_SECONDS, maximum: MAX_TOKEN_TTL_SECONDS, description: 'Seconds until the token stops working by itself; absent: until revoked.' } },
+      },
+      responses: {
+        201: { description: 'Created.', schema: { type: 'object', required: ['token', 'expires_at'], properties: { token: { type: 'string' }, expires_at: { type: ['string', 'null'], format: 'date-time' } } } },
+        409: { description: `The user already holds ${MAX_TOKENS_PER_USER} live tokens.` },
+      },
+      async handler({ body, principal }) {
+        return { status: 201, body: await accounts.issueToken(principal, body.expires_in ?? null) };
       },
     }),
 

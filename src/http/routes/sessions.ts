@@ -5,6 +5,7 @@
  */
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
 import { AppError, notFound } from '../../errors.ts';
+import type { StreamGuard } from '../../auth/stream-guard.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
@@ -28,8 +29,8 @@ const sessionSummary = {
   },
 };
 
-export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: SessionRuntime }): RouteDefinition[] {
-  const { sessions, runtime } = deps;
+export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: SessionRuntime; streams: StreamGuard }): RouteDefinition[] {
+  const { sessions, runtime, streams } = deps;
 
   async function load(workspaceId: string, id: string | undefined) {
     if (!id || !UUID.test(id)) throw notFound('The session');
@@ -127,19 +128,33 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
       method: 'get',
       path: '/v1/sessions/{id}/events',
       tag: 'sessions',
-      summary: 'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state.',
+      summary:
+        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state. The stream ends with an `end` event within seconds of its token being revoked or expiring.',
       access: 'member',
-      responses: { 200: { description: 'text/event-stream' }, 404: { description: 'No such session.' } },
+      responses: {
+        200: { description: 'text/event-stream' },
+        404: { description: 'No such session.' },
+        429: { description: 'The token or the workspace already holds its most open streams.' },
+      },
       async handler({ req, res, params, principal }) {
         const row = await load(principal.workspaceId, params.id);
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
         const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+        // Registered before the 200, so a token over its limit gets a plain 429.
+        const release = streams.open({ tokenId: principal.tokenId, workspaceId: principal.workspaceId }, () => {
+          send('end', { reason: 'token_revoked' });
+          res.end();
+        });
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
         send('state', { sessionId: row.id, state: row.state, status: row.status, turn_count: row.turn_count });
         const unsubscribe = runtime.subscribe(row.id, (event) => send(event.type, event));
         const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
-        await new Promise<void>((resolve) => req.on('close', resolve));
+        await new Promise<void>((resolve) => {
+          req.on('close', resolve);
+          res.on('close', resolve);
+        });
         clearInterval(heartbeat);
         unsubscribe();
+        release();
         return { status: 200 };
       },
     }),
