@@ -51,3 +51,13 @@ export const TWILIO_WEBHOOK_PREFIX = '/v1/phone/twilio';
 
 /** Heartbeat pings sent in one go before the event loop is served again (about 1 ms of work). */
 export const PHONE_PING_SLICE = 50;
+
+/**
+ * Turns of one call in flight at once (a superseded turn counts until the runtime has cancelled it). Beyond it, what the
+ * caller says waits, merged, for a free slot (phone_prompts_merged_total): a person never gets here, a bridge that
+ * floods prompt frames does, and must not make one call cost thousands of turns (docs/phone.md).
+ */
+export const PHONE_MAX_TURNS_IN_FLIGHT = 2;
+/** Turns one call may start in a row, then per second (a token bucket): a person says at most an utterance a second. */
+export const PHONE_TURN_BURST = 5;
+export const PHONE_TURNS_PER_SECOND = 2;

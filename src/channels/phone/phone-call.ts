@@ -16,12 +16,12 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { phrase } from '../../ai/phrases.ts';
-import { normaliseLanguage } from '../../botlink/channel-request.ts';
+import { cutToChars, normaliseLanguage } from '../../botlink/channel-request.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import type { Logger } from '../../log.ts';
 import type { SessionRuntime, TurnResult } from '../../sessions/session-runtime.ts';
 import { parseFrame, type DropReason, type HandoffData, type InboundFrame, type OutboundFrame, type SetupFrame } from './frames.ts';
-import { PHONE_MAX_DTMF_DIGITS } from './limits.ts';
+import { PHONE_MAX_DTMF_DIGITS, PHONE_MAX_TURNS_IN_FLIGHT, PHONE_TURN_BURST, PHONE_TURNS_PER_SECOND } from './limits.ts';
 import type { PhoneMetrics } from './phone-metrics.ts';
 import { normaliseE164 } from './phone-number.ts';
 import { phonePhrase } from './phone-phrases.ts';
@@ -99,6 +99,18 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   /** A person connected because the caller pressed 0: written on the session row once the session has ended. */
   let dtmfHandoff: unknown = null;
   const running = new Set<Promise<unknown>>();
+  /**
+   * A call's turns are bounded (docs/phone.md, "Floods"): at most PHONE_MAX_TURNS_IN_FLIGHT unsettled at once (a
+   * superseded turn settles when the runtime has cancelled it), and at most PHONE_TURN_BURST started in a row, then
+   * PHONE_TURNS_PER_SECOND. Beyond either, what the caller says waits in `waiting`, merged with whatever else
+   * arrives, for the next free turn: a bridge that floods prompt frames gets a few turns, not one per frame, and the
+   * caller's latest words are still answered.
+   */
+  let turnsInFlight = 0;
+  let turnTokens = PHONE_TURN_BURST;
+  let tokensAt = performance.now();
+  let waiting: string | null = null;
+  let waitingTimer: NodeJS.Timeout | null = null;
   /** Frames are handled in order; only `setup` waits (for the database), turns run beside the queue. */
   let queue: Promise<void> = Promise.resolve();
   let resolveFinished!: () => void;
@@ -143,6 +155,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     clearTimeout(setupTimer);
     if (dtmfTimer) clearTimeout(dtmfTimer);
     if (endTimer) clearTimeout(endTimer);
+    if (waitingTimer) clearTimeout(waitingTimer);
     if (current?.fillerTimer) clearTimeout(current.fillerTimer);
     current = null;
     metrics.activeCalls.dec();
@@ -255,10 +268,10 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       partialChars += text.length + 1;
     }
     if (!last) return;
-    const message = partial.join(' ').replace(/\s+/g, ' ').trim().slice(0, MAX_MESSAGE_CHARS);
+    const message = cutToChars(partial.join(' ').replace(/\s+/g, ' ').trim(), MAX_MESSAGE_CHARS);
     partial = [];
     partialChars = 0;
-    startTurn(message);
+    requestTurn(message);
   }
 
   /** The recogniser reports another language: speak it too (a `language` frame), and ask the bot link in it. */
@@ -273,6 +286,44 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   function cancelCurrent(): void {
     if (current?.fillerTimer) clearTimeout(current.fillerTimer);
     current = null;
+  }
+
+  /** A turn for what the caller said, or, beyond the bounds, a place in `waiting` (counted as merged). */
+  function requestTurn(message: string): void {
+    if (message === '') return startTurn(message);
+    if (waiting === null && takeTurnToken()) return startTurn(message);
+    metrics.promptsMerged.inc();
+    // The caller has moved on: the answer in flight is no longer theirs to hear.
+    cancelCurrent();
+    waiting = waiting === null ? message : lastChars(`${waiting} ${message}`, MAX_MESSAGE_CHARS);
+    startWaiting();
+  }
+
+  /** One turn may start now: a slot is free and the bucket holds a token (which is taken). */
+  function takeTurnToken(): boolean {
+    const now = performance.now();
+    turnTokens = Math.min(PHONE_TURN_BURST, turnTokens + ((now - tokensAt) / 1000) * PHONE_TURNS_PER_SECOND);
+    tokensAt = now;
+    if (turnsInFlight >= PHONE_MAX_TURNS_IN_FLIGHT || turnTokens < 1) return false;
+    turnTokens -= 1;
+    return true;
+  }
+
+  /** Starts the waiting words when a turn may start, or tries again when the bucket will hold a token. */
+  function startWaiting(): void {
+    if (waiting === null || closed || ending || waitingTimer) return;
+    if (takeTurnToken()) {
+      const next = waiting;
+      waiting = null;
+      return startTurn(next);
+    }
+    // A settling turn calls this again; the timer covers the bucket.
+    if (turnsInFlight < PHONE_MAX_TURNS_IN_FLIGHT) {
+      waitingTimer = setTimeout(() => {
+        waitingTimer = null;
+        startWaiting();
+      }, Math.ceil(((1 - turnTokens) / PHONE_TURNS_PER_SECOND) * 1000));
+    }
   }
 
   function startTurn(message: string): void {
@@ -302,12 +353,17 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       // preemptible: the answer, when ready, cuts the filler off instead of waiting for it to finish.
       sendText(phrase('filler', language), { preemptible: true });
     }, deps.fillerMs);
+    turnsInFlight++;
     const work = runtime
       .handleMessage({ workspaceId: o.workspaceId, channel: 'phone', externalId: o.callSid, text: message, language, customerPhone: o.customerPhone, turnId: turn.id, onText: (text) => speakPiece(turn, text) })
       .then(
         (result) => finishTurn(turn, result),
         (err: unknown) => failTurn(turn, err),
-      );
+      )
+      .finally(() => {
+        turnsInFlight--;
+        startWaiting();
+      });
     track(work);
   }
 
@@ -390,7 +446,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     if (closed || ending || digits === '') return;
     // "0" on its own asks for a person; a longer entry (an order or phone number, which may start with 0) is said.
     if (digits === '0') void track(askForPerson());
-    else startTurn(digits);
+    else requestTurn(digits);
   }
 
   async function askForPerson(): Promise<void> {
@@ -420,4 +476,11 @@ const MAX_DROP_WARNINGS = 10;
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/** The last `max` code points of `text`: of a merged flood, the caller's latest words are the ones to answer. */
+function lastChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const codePoints = Array.from(text);
+  return codePoints.length <= max ? text : codePoints.slice(-max).join('').trimStart();
 }

@@ -39,6 +39,11 @@ export function createPhoneMetrics(registry: Registry) {
       buckets,
       registers,
     }),
+    promptsMerged: new Counter({
+      name: 'phone_prompts_merged_total',
+      help: "Caller prompts that waited, merged with the next, because the call's turns in flight were at their bound.",
+      registers,
+    }),
     staleReplies: new Counter({
       name: 'phone_stale_replies_total',
       help: 'Replies not spoken because the caller interrupted, spoke again or hung up first.',

@@ -22,10 +22,29 @@ export function twilioSignature(authToken: string, url: string, params: FormPara
   return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
 }
 
-/** Constant-time check of a signature header; false when it is missing. */
+/**
+ * Constant-time check of a signature header; false when it is missing. Twilio signs the URL as it was configured,
+ * which may or may not spell out the scheme's default port (`https://host:443/…`, `wss://host:443/…`); like Twilio's
+ * own `validateRequest`, both spellings are accepted, each compared in constant time.
+ */
 export function verifyTwilioSignature(authToken: string, header: string | string[] | undefined, url: string, params?: FormParams): boolean {
   if (typeof header !== 'string' || header.length === 0) return false;
-  return secretsEqual(header, twilioSignature(authToken, url, params));
+  let ok = false;
+  for (const candidate of urlSpellings(url)) ok = secretsEqual(header, twilioSignature(authToken, candidate, params)) || ok;
+  return ok;
+}
+
+const DEFAULT_PORTS: Record<string, string> = { 'https:': '443', 'wss:': '443', 'http:': '80', 'ws:': '80' };
+
+/** The URL as given, and with its scheme's default port written out (or left out, when it was written). */
+export function urlSpellings(url: string): string[] {
+  const match = /^([a-z][a-z0-9+.-]*:)\/\/([^/?#:]+)(:\d+)?(.*)$/is.exec(url);
+  const port = match ? DEFAULT_PORTS[match[1]!.toLowerCase()] : undefined;
+  if (!match || port === undefined) return [url];
+  const [, scheme, host, given, rest] = match;
+  if (given === undefined) return [url, `${scheme}//${host}:${port}${rest}`];
+  if (given === `:${port}`) return [url, `${scheme}//${host}${rest}`];
+  return [url];
 }
 
 /** The URL Twilio requested for `pathAndQuery` on this service: PUBLIC_URL's origin and base path, then the path. */

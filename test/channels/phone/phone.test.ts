@@ -271,6 +271,26 @@ describeEachDatabase('phone channel (ConversationRelay)', (get) => {
       expect(caller.frames).toEqual([]); // never an error frame
     });
 
+    it('a flood of 5,000 prompts on one call costs a handful of turns, merged and counted; the last words are answered', async () => {
+      const caller = await open();
+      const sid = callSid();
+      caller.setup(sid);
+      await until(() => session(sid), (r) => r !== undefined);
+      for (let i = 0; i < 5_000; i++) caller.say(`flood ${i}`);
+      caller.say('the real question');
+      // The integrator is asked with the caller's latest words (the merged flood's tail), and the answer is spoken.
+      const asked = () => integrator.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body.toString()) as { session_id: string; message: string }).filter((r) => r.session_id === sid);
+      await until(async () => asked(), (requests) => requests.some((r) => r.message.endsWith('the real question')), 10_000);
+      expect((await caller.next((f) => f.type === 'text' && !f.preemptible && f.last === true, 10_000)).token).toMatch(/^Answer to: /);
+      expect(asked().length).toBeLessThan(20);
+      const health = performance.now();
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+      expect(performance.now() - health).toBeLessThan(1_000);
+      const row = await until(() => session(sid), (r) => (r?.turn_count ?? 0) > 0);
+      expect(row!.turn_count).toBeLessThan(20);
+      expect(await metric('phone_prompts_merged_total')).toMatch(/phone_prompts_merged_total \d{4}/);
+    });
+
     it('a frame beyond the hard limit (256 KB) closes the socket with 1009 and the session ends', async () => {
       const caller = await open();
       const sid = callSid();
@@ -336,6 +356,14 @@ describeEachDatabase('phone channel (ConversationRelay)', (get) => {
       expect(await upgradeStatus(service, { 'x-twilio-signature': twilioSignature(TWILIO_TOKEN, wsUrl + old) }, old)).toBe(401);
     });
 
+    it("Twilio's signature over the URL with the default port written out (wss://host:443/…) is accepted too", async () => {
+      const query = `?issued=${Math.floor(Date.now() / 1000)}`;
+      const withPort = wsUrl.replace(/^(wss:\/\/[^/]+)/, '$1:443');
+      expect(withPort).toContain(':443/');
+      expect(await upgradeStatus(service, { 'x-twilio-signature': twilioSignature(TWILIO_TOKEN, withPort + query) }, query)).toBe(101);
+      expect(await upgradeStatus(service, { 'x-twilio-signature': twilioSignature(TWILIO_TOKEN, wsUrl.replace(/^(wss:\/\/[^/]+)/, '$1:8443') + query) }, query)).toBe(401);
+    });
+
     it('a call connected with a Twilio signature works like any other', async () => {
       const query = `?issued=${Math.floor(Date.now() / 1000)}`;
       const caller = await open({ headers: { 'x-twilio-signature': twilioSignature(TWILIO_TOKEN, wsUrl + query) }, query });
@@ -358,6 +386,11 @@ describeEachDatabase('phone channel (ConversationRelay)', (get) => {
       expect((await postTwilio(service, '/v1/phone/twilio/voice', params)).status).toBe(401);
       const tampered = { ...params, To: '+31201234568' };
       expect((await postTwilio(service, '/v1/phone/twilio/voice', tampered, twilioSignature(TWILIO_TOKEN, voiceUrl, params))).status).toBe(401);
+    });
+
+    it('voice: a signature over https://host:443/… (the default port written out) is accepted', async () => {
+      const ok = await postTwilio(service, '/v1/phone/twilio/voice', params, twilioSignature(TWILIO_TOKEN, voiceUrl.replace('.com/', '.com:443/'), params));
+      expect(ok.status).toBe(200);
     });
 
     it('voice: a number no workspace answers gets an apology and a hang-up', async () => {
