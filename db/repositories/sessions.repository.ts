@@ -62,18 +62,21 @@ export function sessionsRepository(db: Db) {
     },
 
     /**
-     * Takes the session's turn lease for `owner` when it is free, expired or already ours. Returns false when another
-     * process holds it: that process is running a turn of this session now.
+     * Takes the session's turn lease for `owner` when it is free, expired or already ours, and returns the session's
+     * saved turn count with it (in the same statement), so the caller sees whether another process advanced the
+     * session since its copy was loaded. Returns null when another process holds it: that process is running a turn
+     * of this session now.
      */
-    async acquireLease(sessionId: string, owner: string, leaseMs: number): Promise<boolean> {
-      const result = await db
+    async acquireLease(sessionId: string, owner: string, leaseMs: number): Promise<{ turnCount: number } | null> {
+      const row = await db
         .updateTable('sessions')
         .set({ lease_owner: owner, lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` })
         .where('id', '=', sessionId)
         .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', owner), eb('lease_until', '<', sql<Date>`now()`)]))
+        .returning('turn_count')
         .modifyEnd(prepared('session_lease'))
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      return row ? { turnCount: row.turn_count } : null;
     },
 
     /**

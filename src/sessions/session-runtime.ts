@@ -146,6 +146,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const leaseWaitMs = deps.leaseWaitMs ?? SESSION_LEASE_WAIT_MS;
   const heldLeaseMs = deps.heldLeaseMs ?? SESSION_HELD_LEASE_MS;
   const live = new Map<string, Live>();
+  /** Lease rounds in progress, by session key (see lease()). */
+  const leasing = new Map<string, Promise<Live>>();
   // Turn ends of all sessions are written in groups: under load one statement stores many turns (db/group-commit.ts).
   const turnWrites = groupCommit<SaveTurnInput>({ write: (batch) => deps.sessions.saveTurns(batch) });
   let renewTimer: NodeJS.Timeout | null = null;
@@ -372,19 +374,38 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     };
   }
 
-  /** Waits for this session's lease; reloads the actor when another process advanced the session meanwhile. */
-  async function lease(entry: Live, ms: number = leaseMs): Promise<Live> {
+  /**
+   * Waits for this session's lease; reloads the actor when another process advanced the session meanwhile (whether
+   * this one waited or not: the other may have run a whole turn while this copy sat idle).
+   */
+  function lease(entry: Live, ms: number = leaseMs): Promise<Live> {
+    // One lease round per session at a time in this process: messages that arrive together share it (and its reload),
+    // so they reach one actor, where the newer one barges in, instead of two copies of the session each running a turn.
+    const pending = leasing.get(entry.key);
+    if (pending) return pending;
+    const round = takeLease(entry, ms).finally(() => leasing.delete(entry.key));
+    leasing.set(entry.key, round);
+    return round;
+  }
+
+  async function takeLease(entry: Live, ms: number): Promise<Live> {
+    // A save of this process's last turn may still be on its way, and it gives the lease back when it commits: take
+    // the lease after it, or that commit would release the lease of the turn about to run (issue 11: two processes
+    // then ran one session's turn at once and saved two turns with one ordinal).
+    await entry.writes;
     const deadline = now() + leaseWaitMs;
-    let waited = false;
-    while (!(await deps.sessions.acquireLease(entry.id, owner, ms))) {
+    let acquired: { turnCount: number } | null;
+    while ((acquired = await deps.sessions.acquireLease(entry.id, owner, ms)) === null) {
       if (now() > deadline) break; // the conversation must not break: run the turn; the lease expires anyway
-      waited = true;
       await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
     }
-    if (!waited) return entry;
+    if (acquired !== null && acquired.turnCount === entry.actor.getSnapshot().context.turnCount) return entry;
     const row = await deps.sessions.findById(entry.workspaceId, entry.id);
     if (row && row.turn_count !== entry.actor.getSnapshot().context.turnCount) {
       entry.actor.stop();
+      // A turn still waiting on the stale copy cannot be answered from it; the newer state answers the next message.
+      for (const [turnId, resolve] of entry.waiters) resolve({ cancelled: true, sessionId: entry.id, turnId, reason: 'barge_in' });
+      entry.waiters.clear();
       const fresh = createLive(entry.id, entry.key, entry.workspaceId, entry.channel, row.external_id, row.snapshot, row.machine_version, null);
       live.set(entry.key, fresh);
       return fresh;
