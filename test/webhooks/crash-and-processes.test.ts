@@ -229,7 +229,7 @@ describe('a worker killed with SIGKILL in the middle of deliveries, then restart
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000); // two process starts on the embedded database: on a busy machine they alone take most of 20 s
 });
 
 describe('several engines on one database share the deliveries', () => {
