@@ -550,10 +550,12 @@ describe('the service killed with SIGKILL under traffic, then started again on t
       await sql`create database ${sql.id(name)}`.execute(admin.db);
       const url = new URL(postgresUrl!);
       url.pathname = `/${name}`;
+      // With DATABASE_URL the service keeps nothing in DATA_DIR (MASTER_KEY is set); it gets a directory anyway.
+      const dataDir = mkdtempSync(join(tmpdir(), 'botlink-crash-pg-'));
       try {
         const result = await crashAndCount({
           label: 'postgres',
-          env: { DATABASE_URL: url.toString(), DATA_DIR: mkdtempSync(join(tmpdir(), 'botlink-crash-pg-')) },
+          env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
           async open() {
             const opened = await openDatabase({ url: url.toString(), poolSize: 1 });
             return { db: opened.db, close: opened.close };
@@ -563,6 +565,7 @@ describe('the service killed with SIGKILL under traffic, then started again on t
       } finally {
         await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin.db);
         await admin.close();
+        rmSync(dataDir, { recursive: true, force: true });
       }
     },
     timeout,
