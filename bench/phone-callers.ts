@@ -19,6 +19,12 @@ export interface CallersConfig {
   intervalMs: number;
   warmupSeconds: number;
   seconds: number;
+  /**
+   * Put a reference (`ref p<call>x<n>`) in each prompt and take an answer only when it carries the reference of the
+   * prompt it answers (the soak's integrator echoes the message). Off in the phone-calls benchmark, whose integrator
+   * gives one fixed answer, so an answer there is matched to the outstanding prompt by order.
+   */
+  matchIds?: boolean;
 }
 
 export interface CallersResults {
@@ -30,6 +36,8 @@ export interface CallersResults {
   answered: number;
   unanswered: number;
   fillers: number;
+  /** With `matchIds`: answers that carried another prompt's reference (or none); never counted as answered. */
+  mismatched: number;
   cpuMicros: number;
 }
 
@@ -60,7 +68,7 @@ class Caller {
   async connect(): Promise<void> {
     const { url, token, number } = this.#config;
     this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
-    this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean }));
+    this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean; token?: string }));
     this.ws.on('close', () => {
       if (!this.#stopping) this.dropped = true;
     });
@@ -78,13 +86,22 @@ class Caller {
     this.#n++;
     if (record) this.#results.prompts++;
     this.#sentAt = performance.now();
-    this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: 'Where is my order 1234?', lang: 'en-US', last: true }));
+    const text = this.#config.matchIds ? `Where is my order 1234? (${this.#ref()})` : 'Where is my order 1234?';
+    this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: text, lang: 'en-US', last: true }));
   }
 
-  #onFrame(frame: { type: string; preemptible?: boolean }): void {
+  #ref(): string {
+    return `ref p${this.#index}x${this.#n}`;
+  }
+
+  #onFrame(frame: { type: string; preemptible?: boolean; token?: string }): void {
     if (frame.type !== 'text') return;
     if (frame.preemptible) {
       this.#results.fillers++;
+      return;
+    }
+    if (this.#config.matchIds && !(frame.token ?? '').includes(`${this.#ref()})`)) {
+      this.#results.mismatched++;
       return;
     }
     if (!this.waiting) return;
@@ -103,7 +120,7 @@ class Caller {
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.PHONE_CALLERS_CONFIG ?? '{}') as CallersConfig;
-  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, fillers: 0, cpuMicros: 0 };
+  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, fillers: 0, mismatched: 0, cpuMicros: 0 };
   const callers = Array.from({ length: config.calls }, (_, i) => new Caller(i, config, results));
   const send = (message: CallersMessage) => process.send!(message);
   const next = (type: string) =>
