@@ -85,14 +85,14 @@ export function sessionsRepository(db: Db) {
      */
     async renewLeases(sessionIds: readonly string[], owner: string, leaseMs: number): Promise<Set<string>> {
       if (sessionIds.length === 0) return new Set();
-      const rows = await db
-        .updateTable('sessions')
-        .set({ lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` })
-        .where('id', '=', sql<string>`any(${sql.val(sessionIds)}::uuid[])`)
-        .where('lease_owner', '=', owner)
-        .returning('id')
-        .modifyEnd(prepared('session_lease_renew'))
-        .execute();
+      // Rows locked in id order, as the turn save locks them (LOCK_IN_ID_ORDER).
+      const { rows } = await sql<{ id: string }>`${prepared('session_lease_renew')}
+        with locked as (
+          select id from sessions where id = any(${sql.val(sessionIds)}::uuid[]) and lease_owner = ${owner} order by id for update
+        )
+        update sessions s set lease_until = now() + ${`${leaseMs} milliseconds`}::interval
+        from locked where s.id = locked.id
+        returning s.id`.execute(db);
       return new Set(rows.map((r) => r.id));
     },
 
@@ -155,6 +155,14 @@ export function sessionsRepository(db: Db) {
             language text, customer_message text, reply text, source text, botlink jsonb, knowledge jsonb, tool_rounds jsonb,
             handoff jsonb, timings jsonb, errors jsonb, started_at timestamptz, ended_at timestamptz)
           on conflict (id) do nothing
+        ), v as (
+          select * from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
+            customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
+            machine_version integer, release_lease boolean)
+        ), locked as (
+          -- LOCK_IN_ID_ORDER: every statement that updates several sessions locks them in id order first; the lease
+          -- renewal and this save used to lock the same rows in different orders and deadlock (docs/reliability.md).
+          select s.id from sessions s where s.id in (select id from v) order by s.id for update
         )
         update sessions s set
           state = v.state, status = v.status, language = v.language, customer_phone = v.customer_phone,
@@ -162,9 +170,7 @@ export function sessionsRepository(db: Db) {
           snapshot = v.snapshot, machine_version = v.machine_version, updated_at = now(),
           lease_owner = case when v.release_lease then null else s.lease_owner end,
           lease_until = case when v.release_lease then null else s.lease_until end
-        from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
-          customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
-          machine_version integer, release_lease boolean)
+        from v join locked on locked.id = v.id
         where s.id = v.id`.execute(db);
     },
 
