@@ -102,6 +102,8 @@ export interface RunningService {
   whatsapp: WhatsappChannel;
   /** Outgoing webhooks: the settings and log (`service`) and the delivery worker. */
   webhooks: { service: WebhookService; worker: DeliveryWorker };
+  /** The route table the app mounts and /openapi.json describes (test/http/authorization-matrix.test.ts walks it). */
+  routes: readonly RouteDefinition[];
   stop(): Promise<void>;
 }
 
@@ -276,6 +278,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     runtime,
     whatsapp,
     webhooks: { service: webhooks, worker: webhookWorker },
+    routes,
     stop() {
       stopping ??= (async () => {
         state = 'draining';

@@ -45,7 +45,18 @@ export interface RouteDefinition<B = unknown> {
   tag: string;
   access: Access;
   body?: JsonSchema;
-  responses: Record<number, { description: string; schema?: JsonSchema }>;
+  /**
+   * The body as /openapi.json describes it, where that is not the JSON Schema `body` validates on mount: a form
+   * (Twilio's webhooks), signed raw bytes (Meta's), or batch items the handler checks one by one (sync). Described
+   * only; the handler reads and checks it.
+   */
+  describedBody?: { contentType: string; schema: JsonSchema; required?: boolean };
+  /** Path parameters the handler checks itself, for /openapi.json; default `{type: 'string'}`, `format: uuid` for `id`. */
+  params?: Record<string, JsonSchema>;
+  /** Query parameters (all optional) the handler checks itself, for /openapi.json. */
+  query?: Record<string, JsonSchema>;
+  /** `contentType`: what an answer that is not JSON is (TwiML, Prometheus text, Server-Sent Events); default JSON. */
+  responses: Record<number, { description: string; schema?: JsonSchema; contentType?: string }>;
   handler: (ctx: RouteContext<B>) => Promise<RouteResult>;
 }
 

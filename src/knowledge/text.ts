@@ -19,6 +19,12 @@ export function cleanText(text: string): string {
   );
 }
 
+/**
+ * A JSON Schema pattern (`u` flag) for text that keeps something after {@link cleanLine}: at least one character that
+ * is neither white space nor a control character it removes. test/http/openapi-fuzz.test.ts checks the two agree.
+ */
+export const VISIBLE_TEXT_PATTERN = String.raw`[^\s\u0000-\u001f\u007f-\u009f\ufffe\uffff]`;
+
 /** One line: whitespace runs collapsed, trimmed (titles, SKUs). */
 export function cleanLine(text: string): string {
   return cleanText(text).replace(/\s+/g, ' ').trim();

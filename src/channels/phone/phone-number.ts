@@ -8,6 +8,15 @@ const E164 = /^\+[1-9][0-9]{1,14}$/;
 const SEPARATORS = /[\s().\u00a0-]/g;
 
 /**
+ * What {@link normaliseE164} accepts, as a JSON Schema pattern (ECMAScript, `u` flag) for the API description: an
+ * optional `tel:`, separators and `(0)` anywhere, `+`, then 2 to 15 digits the first of which is not 0; the 0 of a
+ * `(0)` is not counted. test/http/openapi-fuzz.test.ts checks that the two agree.
+ */
+const FILLER = String.raw`(?:[\s().-]|\(0\))`;
+const COUNTED_DIGIT = String.raw`(?:[1-9]|0(?!\))|(?<!\()0)`;
+export const E164_INPUT_PATTERN = String.raw`^(?:\s*[Tt][Ee][Ll]:)?${FILLER}*\+${FILLER}*[1-9](?:${FILLER}*${COUNTED_DIGIT}){1,14}${FILLER}*$`;
+
+/**
  * The number in E.164, or null when it is not one. Separators are removed; a national number (no `+`) is refused
  * because the country it belongs to cannot be known here.
  */

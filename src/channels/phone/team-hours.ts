@@ -17,13 +17,16 @@ export interface TeamHours {
   week: Partial<Record<Weekday, Array<[string, string]>>>;
 }
 
-/** The JSON Schema of team_hours for the route declaration (shape only; `validateTeamHours` checks the rest). */
+/**
+ * The JSON Schema of team_hours for the route declaration: the shape and each time (00:00 to 24:00); the zone and the
+ * order of a range's times are checked by `teamHoursProblems`.
+ */
 export const teamHoursSchema = {
   type: 'object',
   required: ['time_zone', 'week'],
   additionalProperties: false,
   properties: {
-    time_zone: { type: 'string', minLength: 1, maxLength: 64, description: "An IANA time zone, like 'Europe/Amsterdam'." },
+    time_zone: { type: 'string', minLength: 1, maxLength: 64, description: "An IANA time zone, like 'Europe/Amsterdam'.", examples: ['Europe/Amsterdam', 'UTC', 'America/New_York'] },
     week: {
       type: 'object',
       additionalProperties: false,
@@ -33,7 +36,7 @@ export const teamHoursSchema = {
           {
             type: 'array',
             maxItems: TEAM_HOURS_MAX_RANGES_PER_DAY,
-            items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'string', pattern: '^[0-9]{2}:[0-9]{2}$' } },
+            items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'string', pattern: '^(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]|24:00)$' } },
           },
         ]),
       ),

@@ -11,6 +11,29 @@ export const MAX_PHONE_CHARS = 32;
 /** Characters a phone number may consist of: digits, +, spaces and the usual separators. */
 export const PHONE_PATTERN = '^[0-9+()./ -]*$';
 
+/**
+ * A host as the WHATWG URL parser takes it without failing: a dotted IPv4 address, a bracketed IPv6 address, or a
+ * domain whose last label starts with a letter (a numeric last label makes the parser read the host as IPv4, and fail
+ * unless it is one). ASCII only, as browsers send origins and page URLs (IDN hosts arrive as xn-- labels).
+ */
+const IPV4_PART = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const H16 = '[0-9A-Fa-f]{1,4}';
+/** RFC 4291's text forms, `::` included (the forms with an embedded IPv4 address are left out). */
+const IPV6 = [
+  `(?:${H16}:){7}${H16}`,
+  `(?:${H16}:){1,7}:`,
+  `(?:${H16}:){1,6}:${H16}`,
+  ...[2, 3, 4, 5, 6].map((n) => `(?:${H16}:){1,${7 - n}}(?::${H16}){1,${n}}`),
+  `:(?:(?::${H16}){1,7}|:)`,
+].join('|');
+const HOST = String.raw`(?:(?:${IPV4_PART}\.){3}${IPV4_PART}|\[(?:${IPV6})\]|(?:[A-Za-z0-9_-]+\.)*[A-Za-z][A-Za-z0-9_-]*\.?)`;
+/** A port from 0 to 65535 (empty is the scheme's default). */
+const PORT = '(?:[0-9]{0,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+/** `page_url`: an http(s) URL with a host (docs/webchat.md); the JSON Schema pattern of the route. */
+export const PAGE_URL_PATTERN = String.raw`^[Hh][Tt][Tt][Pp][Ss]?://(?:[^\s/?#@\[\]]*@)?${HOST}(?::${PORT})?(?:[/?#]\S*)?$`;
+/** An allowed origin: scheme, host and optional port, a trailing slash forgiven (src/channels/webchat/origins.ts). */
+export const ORIGIN_PATTERN = String.raw`^\s*[Hh][Tt][Tt][Pp][Ss]?://${HOST}(?::${PORT})?/?\s*$`;
+
 /** Web origins a workspace may allow for its widget. */
 export const MAX_ALLOWED_ORIGINS = 50;
 /** One origin: scheme, a host name of at most 253 characters and a port. */

@@ -41,7 +41,10 @@ export function integrationRoutes(integration: IntegrationService): RouteDefinit
         additionalProperties: false,
         properties: { endpoint_url: { type: 'string', minLength: 1, maxLength: 2048 }, key: keySchema },
       },
-      responses: { 200: { description: 'Saved; `key` only when new.', schema: integrationSchema }, 422: { description: 'The URL is not https and public, or the key is too short.' } },
+      responses: {
+        200: { description: 'Saved; `key` only when new.', schema: integrationSchema },
+        422: { description: 'The URL is not https and public, or the own key is shorter than 32 characters, too long, or has spaces at an end or control characters.' },
+      },
       async handler({ body, principal }) {
         return { status: 200, body: await integration.put(principal.workspaceId, body) };
       },
@@ -54,7 +57,11 @@ export function integrationRoutes(integration: IntegrationService): RouteDefinit
       summary: 'Replace the key: the own key given, or a newly generated one; shown once.',
       access: 'manager',
       body: { type: 'object', additionalProperties: false, properties: { key: keySchema } },
-      responses: { 200: { description: 'The new key, this once.', schema: integrationSchema }, 404: { description: 'Not configured.' } },
+      responses: {
+        200: { description: 'The new key, this once.', schema: integrationSchema },
+        404: { description: 'Not configured.' },
+        422: { description: 'The own key is shorter than 32 characters, too long, or has spaces at an end or control characters.' },
+      },
       async handler({ body, principal }) {
         return { status: 200, body: await integration.replaceKey(principal.workspaceId, body) };
       },

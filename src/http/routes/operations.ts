@@ -26,7 +26,10 @@ export function operationRoutes(deps: { metrics: Metrics; readiness: Readiness; 
       tag: 'operations',
       summary: 'Readiness: 503 while starting, draining or without a database.',
       access: 'public',
-      responses: { 200: { description: 'Ready.' }, 503: { description: 'Not ready, with the reason.' } },
+      responses: {
+        200: { description: 'Ready.', schema: { type: 'object', properties: { status: { const: 'ready' } } } },
+        503: { description: 'Not ready, with the reason.', schema: { type: 'object', properties: { status: { const: 'not_ready' }, reason: { type: 'string' } } } },
+      },
       async handler() {
         const reason = await deps.readiness.notReadyReason();
         return reason ? { status: 503, body: { status: 'not_ready', reason } } : { status: 200, body: { status: 'ready' } };
@@ -38,7 +41,7 @@ export function operationRoutes(deps: { metrics: Metrics; readiness: Readiness; 
       tag: 'operations',
       summary: 'Prometheus metrics (text exposition format).',
       access: 'public',
-      responses: { 200: { description: 'Metrics.' } },
+      responses: { 200: { description: 'Metrics.', schema: { type: 'string' }, contentType: 'text/plain' } },
       async handler() {
         return { status: 200, body: await deps.metrics.registry.metrics(), headers: { 'content-type': deps.metrics.registry.contentType } };
       },
@@ -49,7 +52,7 @@ export function operationRoutes(deps: { metrics: Metrics; readiness: Readiness; 
       tag: 'operations',
       summary: 'This description (OpenAPI 3.1).',
       access: 'public',
-      responses: { 200: { description: 'The OpenAPI document.' } },
+      responses: { 200: { description: 'The OpenAPI document.', schema: { type: 'object' } } },
       async handler() {
         return { status: 200, body: deps.openApi() };
       },

@@ -18,7 +18,7 @@ import { phrase } from '../../ai/phrases.ts';
 import { ISSUED_PARAM, PHONE_WS_PATH } from '../../channels/phone/phone-channel.ts';
 import { parseHandoffData } from '../../channels/phone/frames.ts';
 import { PHONE_DEFAULT_LANGUAGE, PHONE_MAX_GREETING_CHARS, PHONE_MAX_NUMBERS, TWILIO_WEBHOOK_PREFIX } from '../../channels/phone/limits.ts';
-import { normaliseE164 } from '../../channels/phone/phone-number.ts';
+import { E164_INPUT_PATTERN, normaliseE164 } from '../../channels/phone/phone-number.ts';
 import { phonePhrase, sayLanguage } from '../../channels/phone/phone-phrases.ts';
 import type { TeamAvailability } from '../../channels/phone/team-availability.ts';
 import { teamHoursProblems, teamHoursSchema, type TeamHours } from '../../channels/phone/team-hours.ts';
@@ -50,7 +50,31 @@ interface PhoneBody {
   greeting?: string | null;
 }
 
-const NUMBER = { type: 'string', minLength: 3, maxLength: 32, description: "E.164, like '+31201234567' (spaces, dashes and dots are removed)." };
+const NUMBER = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 32,
+  pattern: E164_INPUT_PATTERN,
+  description: "E.164, like '+31201234567'; spaces, dashes, dots, brackets, a '(0)' and a leading 'tel:' are removed.",
+};
+/**
+ * What Twilio posts (form-encoded) to the voice and action webhooks, as far as we read it; Twilio sends more
+ * parameters, all strings, and every one of them is covered by X-Twilio-Signature.
+ */
+const twilioFormBody = (action: boolean) => ({
+  contentType: 'application/x-www-form-urlencoded',
+  schema: {
+    type: 'object',
+    properties: {
+      CallSid: { type: 'string', description: 'The call; the phone session of the call is found by it.' },
+      From: { type: 'string' },
+      To: { type: 'string', description: 'The called number: the workspace whose numbers (PUT /v1/phone) include it answers.' },
+      ...(action ? { HandoffData: { type: 'string', description: 'The handoffData of our end frame, JSON with `reason`: human, forward or reconnect.' } } : {}),
+    },
+    additionalProperties: { type: 'string' },
+  },
+});
+const twimlAnswer = { description: 'TwiML.', schema: { type: 'string' }, contentType: 'text/xml' };
 /** BCP 47 as ConversationRelay takes it ('nl-NL', 'en-US', 'multi'). */
 const LANGUAGE_TAG = '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$';
 
@@ -124,7 +148,7 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
         additionalProperties: false,
         properties: {
           numbers: { type: 'array', maxItems: PHONE_MAX_NUMBERS, items: NUMBER },
-          transfer_number: { anyOf: [NUMBER, { type: 'null' }] },
+          transfer_number: { ...NUMBER, type: ['string', 'null'] },
           team_hours: { anyOf: [teamHoursSchema, { type: 'null' }], description: "Weekly opening hours in an IANA time zone: { time_zone: 'Europe/Amsterdam', week: { mon: [['09:00','17:30']], … } }. null or absent: the team switch alone decides." },
           language: { type: 'string', maxLength: 35, pattern: LANGUAGE_TAG, description: `BCP 47 language of speech recognition and voice; default ${PHONE_DEFAULT_LANGUAGE}.` },
           greeting: { anyOf: [{ type: 'string', maxLength: PHONE_MAX_GREETING_CHARS }, { type: 'null' }], description: 'Spoken first when a call connects.' },
@@ -183,7 +207,8 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
       summary:
         "Twilio's voice webhook (form-encoded; X-Twilio-Signature when TWILIO_AUTH_TOKEN is set). Answers TwiML that connects the call to the phone WebSocket through ConversationRelay, or an apology when no workspace answers the called number.",
       access: 'public',
-      responses: { 200: { description: 'TwiML (text/xml).' }, 401: { description: 'The Twilio signature is missing or wrong.' } },
+      describedBody: twilioFormBody(false),
+      responses: { 200: twimlAnswer, 401: { description: 'The Twilio signature is missing or wrong.' } },
       async handler({ req }) {
         const form = twilioForm(req);
         const workspaceId = await workspaceOf(form);
@@ -205,7 +230,8 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
       summary:
         "Twilio's <Connect> action after the relay session ended (form-encoded, HandoffData from our end frame). Human handoff: Dial the transfer number while the team is available, otherwise a goodbye; reconnect (drain): connect the call again.",
       access: 'public',
-      responses: { 200: { description: 'TwiML (text/xml).' }, 401: { description: 'The Twilio signature is missing or wrong.' } },
+      describedBody: twilioFormBody(true),
+      responses: { 200: twimlAnswer, 401: { description: 'The Twilio signature is missing or wrong.' } },
       async handler({ req }) {
         const form = twilioForm(req);
         const handoff = parseHandoffData(form.HandoffData);

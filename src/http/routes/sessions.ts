@@ -46,6 +46,12 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
       tag: 'sessions',
       summary: 'Sessions of the workspace, most recent first. Query: channel, status, limit (≤ 200), before (ISO time).',
       access: 'member',
+      query: {
+        channel: { type: 'string', enum: ['phone', 'whatsapp', 'webchat'] },
+        status: { type: 'string', enum: ['active', 'ended'] },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE, description: 'Default 50.' },
+        before: { type: 'string', format: 'date-time', description: 'Sessions updated before this time (the next_before of the previous answer).' },
+      },
       responses: { 200: { description: 'Sessions.', schema: { type: 'object', properties: { sessions: { type: 'array', items: sessionSummary }, next_before: { type: ['string', 'null'] } } } } },
       async handler({ req, principal }) {
         const q = req.query as Record<string, string | undefined>;
@@ -132,7 +138,7 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
         'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state. The stream ends with an `end` event within seconds of its token being revoked or expiring.',
       access: 'member',
       responses: {
-        200: { description: 'text/event-stream' },
+        200: { description: 'The event stream.', contentType: 'text/event-stream' },
         404: { description: 'No such session.' },
         429: { description: 'The token or the workspace already holds its most open streams.' },
       },
@@ -179,7 +185,30 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
       tag: 'team',
       summary: 'Follow-ups for the team: forwarded questions and human handoffs that could not connect.',
       access: 'member',
-      responses: { 200: { description: 'Notifications, newest first.' } },
+      responses: {
+        200: {
+          description: 'Notifications, newest first.',
+          schema: {
+            type: 'object',
+            properties: {
+              notifications: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    kind: { type: 'string' },
+                    session_id: { type: ['string', 'null'] },
+                    message: { type: 'string' },
+                    created_at: { type: 'string', format: 'date-time' },
+                    read_at: { type: ['string', 'null'], format: 'date-time' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
       async handler({ principal }) {
         const rows = await sessions.notifications(principal.workspaceId, 100);
         return {

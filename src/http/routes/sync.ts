@@ -21,12 +21,13 @@ import {
   MAX_TITLE_CHARS,
   DEFAULT_LIST_LIMIT,
 } from '../../knowledge/limits.ts';
+import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 import { compileBodyValidator } from '../validation.ts';
 
 const externalId = { type: 'string', pattern: EXTERNAL_ID_PATTERN, description: 'The plugin\'s own id of the page or product.' };
 const common = {
-  title: { type: 'string', minLength: 1, maxLength: MAX_TITLE_CHARS, pattern: '\\S' },
+  title: { type: 'string', minLength: 1, maxLength: MAX_TITLE_CHARS, pattern: VISIBLE_TEXT_PATTERN, description: 'At least one visible character.' },
   url: { type: ['string', 'null'], format: 'uri', pattern: '^https?://', maxLength: MAX_DOCUMENT_URL_CHARS, description: 'Where visitors read it; the AI may link to it.' },
   language: {
     type: ['string', 'null'],
@@ -111,6 +112,32 @@ const listSchema = (kind: KnowledgeKind) => ({
 
 const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
 
+/**
+ * `{external_id}` in the path, for /openapi.json: EXTERNAL_ID_PATTERN, except `.` and `..`, which every URL library
+ * (browsers, fetch, curl) treats as path segments and removes before the request is sent; such ids are reached
+ * through POST /v1/sync/batch only.
+ */
+const externalIdParam = {
+  type: 'string',
+  pattern: `^(?!\\.\\.?$)${EXTERNAL_ID_PATTERN.slice(1)}`,
+  description: "The plugin's own id of the page or product; a / in it is sent as %2F.",
+};
+const badExternalId = { description: `external_id does not match ${EXTERNAL_ID_PATTERN}.` };
+const listQuerySchema = {
+  limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, description: `Items per answer; default ${DEFAULT_LIST_LIMIT}.` },
+  cursor: { type: 'string', description: 'The next_cursor of the previous answer.' },
+};
+/** POST /v1/sync/batch as described: each item as it is checked, one by one (checkBatch below). */
+const batchDescribed: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    upserts: { type: 'array', maxItems: MAX_BATCH_ITEMS, items: { oneOf: [pageItemSchema, productItemSchema] } },
+    deletes: { type: 'array', maxItems: MAX_BATCH_ITEMS, items: deleteItemSchema },
+  },
+  description: `At most ${MAX_BATCH_ITEMS} items in upserts and deletes together; each page or product once.`,
+};
+
 function externalIdOf(params: Record<string, string>): string {
   const id = params.external_id ?? '';
   if (!EXTERNAL_ID.test(id)) {
@@ -174,6 +201,7 @@ export function syncRoutes(knowledge: KnowledgeService): RouteDefinition[] {
         summary: `Create or replace a ${what} by its external_id. The same content again is answered \`unchanged\` and rewrites nothing.`,
         access: 'sync-write',
         body: schema,
+        params: { external_id: externalIdParam },
         responses: {
           200: { description: 'Updated, or unchanged.', schema: resultSchema },
           201: { description: 'Created.', schema: resultSchema },
@@ -189,7 +217,8 @@ export function syncRoutes(knowledge: KnowledgeService): RouteDefinition[] {
         tag: 'sync',
         summary: `Remove a ${what} and its passages from the knowledge base.`,
         access: 'sync-write',
-        responses: { 204: { description: 'Removed.' }, 404: { description: 'There was none (treat as already removed).' } },
+        params: { external_id: externalIdParam },
+        responses: { 204: { description: 'Removed.' }, 400: badExternalId, 404: { description: 'There was none (treat as already removed).' } },
         async handler({ params, workspaceId }) {
           if (!(await knowledge.remove(workspaceId, kind, externalIdOf(params)))) throw new AppError('not_found', `No ${what} with that external_id.`);
           return { status: 204 };
@@ -201,6 +230,7 @@ export function syncRoutes(knowledge: KnowledgeService): RouteDefinition[] {
         tag: 'sync',
         summary: `The synced ${plural}, in external_id order, ?limit= (1–${MAX_LIST_LIMIT}, default ${DEFAULT_LIST_LIMIT}) per answer; follow next_cursor with ?cursor=.`,
         access: 'sync-read',
+        query: listQuerySchema,
         responses: { 200: { description: `The ${plural}.`, schema: listSchema(kind) } },
         async handler({ req, workspaceId }) {
           return { status: 200, body: await knowledge.list(workspaceId, kind, listQuery(req.query as Record<string, unknown>)) };
@@ -214,6 +244,7 @@ export function syncRoutes(knowledge: KnowledgeService): RouteDefinition[] {
       tag: 'sync',
       summary: `Up to ${MAX_BATCH_ITEMS} upserts and deletes together, all or nothing: any bad item refuses the whole batch, naming it (upserts[3].external_id); a valid one is applied in one transaction.`,
       access: 'sync-write',
+      describedBody: { contentType: 'application/json', schema: batchDescribed },
       body: {
         type: 'object',
         additionalProperties: false,

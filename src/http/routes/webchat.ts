@@ -15,6 +15,8 @@ import {
   MAX_ORIGIN_CHARS,
   MAX_PAGE_URL_CHARS,
   MAX_PHONE_CHARS,
+  ORIGIN_PATTERN,
+  PAGE_URL_PATTERN,
   PHONE_PATTERN,
 } from '../../channels/webchat/limits.ts';
 import { AppError } from '../../errors.ts';
@@ -48,6 +50,25 @@ const settingsSchema: JsonSchema = {
     updated_at: { type: ['string', 'null'], format: 'date-time' },
   },
 };
+
+/** PUT /v1/webchat; `described`: with the pattern of an origin. */
+const originsBody = (described: boolean): JsonSchema => ({
+  type: 'object',
+  required: ['allowed_origins'],
+  additionalProperties: false,
+  properties: {
+    allowed_origins: {
+      type: 'array',
+      maxItems: MAX_ALLOWED_ORIGINS,
+      items: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_ORIGIN_CHARS,
+        ...(described ? { pattern: ORIGIN_PATTERN, description: 'A web origin: http(s), a host, an optional port; no path.' } : {}),
+      },
+    },
+  },
+});
 
 /** The language of this request: the body's, else the browser's first Accept-Language, else none (keep the conversation's). */
 function languageOf(req: Request, given: string | undefined): string | null {
@@ -84,7 +105,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         additionalProperties: false,
         properties: {
           visitor_message: visitorText('The visitor\'s first message'),
-          page_url: { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: MAX_PAGE_URL_CHARS, description: 'The page the chat was opened on.' },
+          page_url: { type: 'string', format: 'uri', pattern: PAGE_URL_PATTERN, maxLength: MAX_PAGE_URL_CHARS, description: 'The page the chat was opened on: an http(s) URL with a host.' },
           language,
         },
       },
@@ -167,12 +188,10 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       tag: 'webchat',
       summary: 'Replace the allowed web origins (https://shop.example: scheme, host, optional port). Browsers on other origins get 403.',
       access: 'manager',
-      body: {
-        type: 'object',
-        required: ['allowed_origins'],
-        additionalProperties: false,
-        properties: { allowed_origins: { type: 'array', maxItems: MAX_ALLOWED_ORIGINS, items: { type: 'string', minLength: 1, maxLength: MAX_ORIGIN_CHARS } } },
-      },
+      body: originsBody(false),
+      // The origin pattern is described, not validated on mount: parseAllowedOrigins checks each item and names it
+      // allowed_origins[1]; test/http/openapi-fuzz.test.ts checks that the pattern admits nothing it refuses.
+      describedBody: { contentType: 'application/json', schema: originsBody(true), required: true },
       responses: { 200: { description: 'Saved, canonicalised (lowercase, default port dropped, duplicates merged).', schema: settingsSchema } },
       async handler({ body, workspaceId }) {
         return { status: 200, body: await webchat.putSettings(workspaceId, body) };

@@ -10,6 +10,8 @@ import { route, type RouteDefinition } from '../route.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const statuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+/** `{event}`: one of the events a URL is set for (which also keeps /v1/webhooks/deliveries and /test apart from it). */
+const eventParam = { event: { type: 'string', enum: [...subscribableEvents] } };
 
 const endpointSchema = {
   type: 'object',
@@ -85,6 +87,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
       summary:
         'Set the URL (https, public) for new_chat, escalation or new_lead. The first time a whsec_ secret is made and shown in this answer only; later the secret is kept, and a disabled webhook is enabled again.',
       access: 'manager',
+      params: eventParam,
       body: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', minLength: 1, maxLength: 2048 } } },
       responses: {
         200: { description: 'Saved; `secret` only when new.', schema: endpointSchema },
@@ -102,6 +105,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
       tag: 'webhooks',
       summary: 'Rotate the secret: a new one, shown once; for 24 hours every delivery is signed with the new and the previous secret.',
       access: 'manager',
+      params: eventParam,
       responses: { 200: { description: 'The new secret, this once.', schema: endpointSchema }, 404: { description: 'No webhook for the event.' } },
       async handler({ params, principal }) {
         return { status: 200, body: await webhooks.rotateSecret(principal.workspaceId, params.event ?? '') };
@@ -114,6 +118,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
       tag: 'webhooks',
       summary: 'Remove the webhook of the event; deliveries waiting for it are cancelled (the log keeps them).',
       access: 'manager',
+      params: eventParam,
       responses: { 204: { description: 'Removed.' }, 404: { description: 'No webhook for the event.' } },
       async handler({ params, principal }) {
         await webhooks.remove(principal.workspaceId, params.event ?? '');
@@ -140,6 +145,13 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
       tag: 'webhooks',
       summary: `The delivery log, newest first, each with its attempts. Query: event, status (${statuses.join(', ')}), webhook_id, before (ISO time), limit (≤ ${MAX_DELIVERY_PAGE}).`,
       access: 'manager',
+      query: {
+        event: { type: 'string', enum: [...subscribableEvents, 'test'] },
+        status: { type: 'string', enum: [...statuses] },
+        webhook_id: { type: 'string', description: 'The webhook-id of a delivery.' },
+        before: { type: 'string', format: 'date-time', description: 'Deliveries made before this time (the next_before of the previous answer).' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_DELIVERY_PAGE },
+      },
       responses: {
         200: {
           description: 'Deliveries.',

@@ -27,8 +27,13 @@ export function whatsappRoutes(whatsapp: WhatsappChannel): RouteDefinition[] {
       tag: 'whatsapp',
       summary: "Meta's verify handshake: hub.mode=subscribe and hub.verify_token equal to WHATSAPP_VERIFY_TOKEN → 200 text/plain hub.challenge; anything else 403.",
       access: 'public',
+      query: {
+        'hub.mode': { type: 'string', enum: ['subscribe'] },
+        'hub.verify_token': { type: 'string', description: 'Must equal WHATSAPP_VERIFY_TOKEN.' },
+        'hub.challenge': { type: 'string', pattern: '^[\\x21-\\x7e]{1,256}$', description: 'Answered back as the body: printable ASCII, at most 256 characters.' },
+      },
       responses: {
-        200: { description: 'The challenge, as text/plain.', schema: { type: 'string' } },
+        200: { description: 'The challenge.', schema: { type: 'string' }, contentType: 'text/plain' },
         403: { description: 'Not our verify token.', schema: errorSchema },
         503: { description: 'WHATSAPP_VERIFY_TOKEN is not set.', schema: errorSchema },
       },
@@ -49,6 +54,18 @@ export function whatsappRoutes(whatsapp: WhatsappChannel): RouteDefinition[] {
         "Meta's webhook (messages and statuses). X-Hub-Signature-256 must be sha256= + the hex HMAC-SHA256 of the raw body with WHATSAPP_APP_SECRET (401 otherwise). " +
         'The body is committed before the 200 and processed afterwards; a phone_number_id no workspace has connected is stored and ignored (still 200).',
       access: 'public',
+      describedBody: {
+        contentType: 'application/json',
+        required: true,
+        schema: {
+          type: 'object',
+          description: "Meta's webhook payload, read tolerantly (docs/whatsapp.md): what we do not use is ignored, a malformed message is skipped.",
+          properties: {
+            object: { type: 'string', description: 'whatsapp_business_account' },
+            entry: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, changes: { type: 'array', items: { type: 'object' } } } } },
+          },
+        },
+      },
       responses: {
         200: { description: 'Stored; it will be processed.' },
         401: { description: 'The signature is missing or wrong; nothing was stored.', schema: errorSchema },
