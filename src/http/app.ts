@@ -16,7 +16,7 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import { cleanJson } from '../text/outside-text.ts';
 import { isIdParam, type RouteDefinition } from './route.ts';
-import { compileBodyValidator } from './validation.ts';
+import { compileBodyValidator, compileParamsMatcher, compileQueryValidator } from './validation.ts';
 // Phone (src/channels/phone).
 import { TWILIO_MAX_FORM_BYTES, TWILIO_WEBHOOK_PREFIX } from '../channels/phone/limits.ts';
 // WhatsApp (src/channels/whatsapp).
@@ -115,19 +115,26 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
   const expressPath = definition.path.replace(/\{([^}]+)\}/g, ':$1');
   const bodyOptional = definition.body !== undefined && !Array.isArray(definition.body.required);
   const validate = definition.body ? compileBodyValidator(definition.body) : null;
+  const paramsMatch = compileParamsMatcher(definition.params);
+  // The operator's and the dashboard's routes; Meta's verify handshake keeps its own answers (403, as Meta expects).
+  const validateQuery = definition.query && definition.access !== 'public' ? compileQueryValidator(definition.query) : null;
   const metricRoute = definition.path;
 
-  router[definition.method](expressPath, async (req: Request, res: Response) => {
+  router[definition.method](expressPath, async (req: Request, res: Response, next: NextFunction) => {
+    const params = cleanJson({ ...req.params } as Record<string, string>);
+    // A declared parameter that does not match (PUT /v1/webhooks/test is not PUT /v1/webhooks/{event}): not this route.
+    if (!paramsMatch(params)) return next();
+
     const stop = deps.metrics.httpDuration.startTimer({ method: definition.method.toUpperCase(), route: metricRoute });
     res.on('finish', () => stop({ status: String(res.statusCode) }));
 
     // An id that is not an id names nothing: 404 before any work (and before it reaches a uuid column).
-    const params = cleanJson({ ...req.params } as Record<string, string>);
     for (const [name, value] of Object.entries(params)) {
       if (isIdParam(name) && !UUID.test(value)) throw new AppError('not_found', `No ${name} ${value.slice(0, 64)} here: ids are UUIDs.`);
     }
 
     const { principal, workspaceId } = await authorise(definition, req, deps);
+    validateQuery?.(req.query as Record<string, unknown>);
     await readBody(req, res, json);
     const raw = req.body === undefined && bodyOptional ? {} : req.body;
     const body = validate ? validate(raw) : undefined;
@@ -163,26 +170,40 @@ async function readBody(req: Request, res: Response, json: RequestHandler): Prom
 
 /** The methods each declared path answers, for the 405 of an unsupported method (with HEAD wherever GET is). */
 function allowedMethods(routes: readonly RouteDefinition[]): (path: string) => string[] {
-  const patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
-  for (const r of routes) {
-    const entry = patterns.get(r.path) ?? { pattern: pathPattern(r.path), methods: new Set<string>() };
-    entry.methods.add(r.method.toUpperCase());
-    if (r.method === 'get') entry.methods.add('HEAD');
-    patterns.set(r.path, entry);
-  }
+  const candidates = routes.map((r) => ({ ...pathPattern(r.path), matches: compileParamsMatcher(r.params), method: r.method.toUpperCase() }));
   return (path) => {
     const methods = new Set<string>();
-    for (const { pattern, methods: m } of patterns.values()) if (pattern.test(path)) for (const method of m) methods.add(method);
+    for (const c of candidates) {
+      const found = c.pattern.exec(path);
+      if (!found) continue;
+      const values = Object.fromEntries(c.names.map((name, i) => [name, safeDecode(found[i + 1]!)]));
+      if (!c.matches(values)) continue;
+      methods.add(c.method);
+      if (c.method === 'GET') methods.add('HEAD');
+    }
     return [...methods].sort();
   };
 }
 
-function pathPattern(path: string): RegExp {
+function pathPattern(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
   const source = path
     .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) => {
+      if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(part.slice(1, -1));
+      return '([^/]+)';
+    })
     .join('');
-  return new RegExp(`^${source}/?$`);
+  return { pattern: new RegExp(`^${source}/?$`), names };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 async function authorise(definition: RouteDefinition, req: Request, deps: AppDeps): Promise<{ principal?: Principal; workspaceId: string }> {

@@ -96,6 +96,8 @@ const expected: Record<string, Expected> = {
   'GET /openapi.json': { guard: 'public' },
 
   'POST /v1/admin/workspaces': { guard: 'admin', body: () => ({ name: 'Matrix', owner_email: `${unique('owner')}@matrix.example` }) },
+  // A workspace that does not exist: the operator gets 404 (let through), and no real workspace gains an owner.
+  'POST /v1/admin/workspaces/{id}/owners': { guard: 'admin', body: () => ({ email: `${unique('rescue')}@matrix.example` }), params: () => ({ id: randomUUID() }) },
 
   'GET /v1/users': { guard: 'manager' },
   'POST /v1/users': { guard: 'manager', body: () => ({ email: `${unique('user')}@acme.example`, role: 'agent' }) },
@@ -292,9 +294,18 @@ describeEachDatabase('the authorisation matrix', (get) => {
     await call('PUT', '/v1/webhooks/new_chat', { token: a.owner, body: { url: `${DEAD_ENDPOINT}/hooks/new_chat` } }, 200);
     const delivery = await call('POST', '/v1/webhooks/test', { token: a.owner, body: { event: 'new_chat' } }, 200);
 
+    // A user holds at most MAX_TOKENS_PER_USER live tokens: the fresh ones of earlier cells (used once, at once) are
+    // revoked as new ones are made.
+    const issued = new Map<string, string[]>();
     fixtures = {
       async token(workspace, role) {
-        return (await call('POST', '/v1/tokens', { token: roots[workspace][role] }, 201)).token as string;
+        const made = issued.get(`${workspace}:${role}`) ?? [];
+        issued.set(`${workspace}:${role}`, made);
+        // 401 when a cell revoked it already (DELETE /v1/tokens/current is in the matrix too).
+        if (made.length >= 10) expect([204, 401]).toContain((await service.api('DELETE', '/v1/tokens/current', { token: made.shift()! })).status);
+        const token = (await call('POST', '/v1/tokens', { token: roots[workspace][role] }, 201)).token as string;
+        made.push(token);
+        return token;
       },
       syncKey,
       widgetKey: (workspace) => widgetKeys[workspace],

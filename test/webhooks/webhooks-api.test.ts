@@ -80,9 +80,12 @@ describeEachDatabase('outgoing webhooks through the dashboard API', (get) => {
       expect(res.body.error.message.toLowerCase()).toContain(reason);
     });
 
-    it('answers 404 for an event that is not new_chat, escalation or new_lead', async () => {
-      const res = await service.api('PUT', '/v1/webhooks/test', { token: ws.owner, body: { url: `${receiver.origin}/x` } });
+    it('answers 404 for an event that is not new_chat, escalation or new_lead (405 on /v1/webhooks/test, a path of its own)', async () => {
+      const res = await service.api('PUT', '/v1/webhooks/bogus', { token: ws.owner, body: { url: `${receiver.origin}/x` } });
       expect(res.status).toBe(404);
+      const test = await service.api('PUT', '/v1/webhooks/test', { token: ws.owner, body: { url: `${receiver.origin}/x` } });
+      expect(test.status).toBe(405);
+      expect(test.headers.get('allow')).toBe('POST');
     });
 
     it('shows a new whsec_ secret once; later saves keep it and never show it', async () => {
