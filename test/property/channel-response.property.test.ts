@@ -12,7 +12,7 @@ import { cleanText } from '../../src/text/outside-text.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
-import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText } from './outside.ts';
+import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText, OVER_HTTP } from './outside.ts';
 
 const REASONS = ['status', 'invalid_json', 'cut_off', 'empty_reply'];
 
@@ -171,7 +171,7 @@ describeEachDatabase('the test button shows any channel response', (get) => {
         expect(['answer', 'no_answer']).toContain(res.body.outcome);
         expectAllClean(res.body);
       }),
-      { numRuns: 40 },
+      { numRuns: 30, ...OVER_HTTP },
     );
   });
 

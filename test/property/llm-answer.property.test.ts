@@ -14,7 +14,7 @@ import { LLM_ERROR_EXCERPT_CHARS } from '../../src/ai/limits.ts';
 import type { AiStep, AiStepInput } from '../../src/ai/types.ts';
 import { cleanJson, cleanText, isCleanText } from '../../src/text/outside-text.ts';
 import { useLlmServer } from '../helpers/llm-server.ts';
-import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText } from './outside.ts';
+import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText, OVER_HTTP } from './outside.ts';
 
 const anyField = fc.oneof(outsideText(), outsideJson(2));
 const content = fc.oneof(
@@ -238,7 +238,7 @@ describe('the adapter over HTTPS, whatever the LLM server answers', () => {
         for (const piece of spoken) expect(isCleanText(piece)).toBe(true);
         if (status !== 200) expect(step).toMatchObject({ reason: 'status' });
       }),
-      { numRuns: 30 },
+      { numRuns: 30, ...OVER_HTTP },
     );
   });
 });

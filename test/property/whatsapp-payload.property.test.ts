@@ -12,7 +12,7 @@ import { MAX_NAME_CHARS } from '../../src/limits.ts';
 import { cleanText } from '../../src/text/outside-text.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from '../channels/whatsapp/fixtures/harness.ts';
-import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText } from './outside.ts';
+import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText, OVER_HTTP } from './outside.ts';
 
 const NOW = new Date('2025-06-25T12:00:00Z');
 const INT32 = 2 ** 31;
@@ -185,7 +185,7 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
     await h.close();
   });
 
-  const textMessage = (messageId: string, waId: string, text: string, name: string) => ({
+  const textMessage = (messageId: string, waId: string, text: string, name: string, sentAt: unknown, code: unknown) => ({
     object: 'whatsapp_business_account',
     entry: [
       {
@@ -197,7 +197,9 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
               contacts: [{ profile: { name }, wa_id: waId }],
-              messages: [{ from: waId, id: messageId, timestamp: String(Math.floor(Date.now() / 1000)), text: { body: text }, type: 'text' }],
+              messages: [{ from: waId, id: messageId, timestamp: sentAt, text: { body: text }, type: 'text' }],
+              // A failure report for a message we never sent: nothing to update, but it is read with the rest.
+              statuses: [{ id: 'wamid.NEVER', status: 'failed', timestamp: sentAt, recipient_id: waId, errors: [{ code, title: text }] }],
             },
           },
         ],
@@ -205,14 +207,21 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
     ],
   });
 
-  it('property: a signed text message holding any text is answered 200, stored, then read and answered', async () => {
-    const fields = fc.record({ text: fc.oneof(dirtyText, outsideText({ minLength: 1 })), name: outsideText(), waSuffix: fc.oneof(fc.constant(''), dirtyText), escaped: fc.boolean() });
+  it('property: a signed message holding any text, time and error code is answered 200, stored, then read and answered', async () => {
+    const fields = fc.record({
+      text: fc.oneof(dirtyText, outsideText({ minLength: 1 })),
+      name: outsideText(),
+      waSuffix: fc.oneof(fc.constant(''), dirtyText),
+      escaped: fc.boolean(),
+      sentAt: fc.oneof(fc.constant(String(Math.floor(Date.now() / 1000))), timestamp),
+      code: errorCode,
+    });
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fields, async ({ text, name, waSuffix, escaped }) => {
+      fc.asyncProperty(fields, async ({ text, name, waSuffix, escaped, sentAt, code }) => {
         const messageId = `${wamid('PROP')}${waSuffix}`;
         const waId = `3161${String(1_000_000 + n++)}`;
-        const body = textMessage(messageId, waId, text, name);
+        const body = textMessage(messageId, waId, text, name, sentAt, code);
         const raw = Buffer.from(escaped ? metaJson(body) : JSON.stringify(body), 'utf8');
         const res = await h.post(raw);
         expect(res.status).toBe(200);
@@ -220,7 +229,7 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
         expect(stored).toHaveLength(1);
         sent.push({ messageId: cleanText(messageId), text: cleanText(text), profileName: cleanText(name) });
       }),
-      { numRuns: 25 },
+      { numRuns: 25, ...OVER_HTTP },
     );
 
     // Every message acknowledged above is read into a row of its own with its text as sent (cleaned), and answered.
