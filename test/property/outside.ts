@@ -12,10 +12,10 @@ import { expect } from 'vitest';
 import { isCleanText } from '../../src/text/outside-text.ts';
 
 /**
- * fast-check settings of the properties that go through the real service: each stops after 4 s (a loaded machine
+ * fast-check settings of the properties that go through the real service: each stops after 3 s (a loaded machine
  * runs fewer cases; a failure found is still reported, shrunk as far as the time allowed).
  */
-export const OVER_HTTP = { interruptAfterTimeLimit: 4_000 } as const;
+export const OVER_HTTP = { interruptAfterTimeLimit: 3_000 } as const;
 
 /** Characters that cannot be stored: U+0000 and halves of surrogate pairs. */
 export const UNSTORABLE = ['\u0000', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D', '\uDE00'] as const;

@@ -19,7 +19,8 @@ const toolName = new RegExp(TOOL_NAME_PATTERN);
 const read = (body: Buffer, status = 200, truncated = false): LoadedManifest => readToolManifest({ status, body, truncated }, compiler, FETCHED_AT);
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
-const validName = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
+// "__proto__" is left to a test of its own below (tool-schema.ts loses such a parameter).
+const validName = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).filter((name) => name !== '__proto__');
 /** A parameter schema as an integrator might write one, with outside text wherever a schema holds text. */
 const parameterSchema: fc.Arbitrary<unknown> = fc.oneof(
   fc.record(
@@ -141,6 +142,15 @@ describe('the tool manifest, whatever the integrator serves', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('a parameter named __proto__ is a parameter like any other', () => {
+    const parameters = '{"type":"object","properties":{"__proto__":{"type":"string"},"order":{"type":"string"}},"required":["__proto__"]}';
+    const { manifest, checks } = read(Buffer.from(`{"tools":[{"name":"t","description":"d","parameters":${parameters}}]}`, 'utf8'));
+    expect(manifest.problems).toEqual([]);
+    expect(Object.keys(manifest.tools[0]?.parameters.properties ?? {})).toEqual(['__proto__', 'order']);
+    expect(checks.get('t')!({ order: '1' })).toMatchObject({ ok: false });
+    expect(checks.get('t')!(JSON.parse('{"__proto__":"x","order":"1"}'))).toEqual({ ok: true });
   });
 
   it('property: a manifest nested thousands of levels deep, anywhere, is read without a throw', () => {

@@ -15,6 +15,8 @@ import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from '../ch
 import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText, OVER_HTTP } from './outside.ts';
 
 const NOW = new Date('2025-06-25T12:00:00Z');
+/** The end of year 9999: later times are written with six-digit years, which PGlite refuses. */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const INT32 = 2 ** 31;
 
 /** JSON as Meta writes it: every character past ASCII escaped as \uXXXX (a lone surrogate too). */
@@ -26,7 +28,7 @@ const serialised = (value: unknown) => fc.constantFrom(JSON.stringify(value), me
 const anyField = fc.oneof(outsideText(), outsideJson(2));
 const timestamp = fc.oneof(
   fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }).map(String),
-  fc.constantFrom('99999999999999999', '1e400', '-5', '0', '1.5', 'soon', 8.64e12, 8.64e12 + 1, 1e300),
+  fc.constantFrom('99999999999999999', '1e400', '-5', '0', '1.5', 'soon', '253402300799', '253402300800', 8.64e12, 8.64e12 + 1, 1e300),
   anyField,
 );
 const errorCode = fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.constantFrom(1.5, -1, INT32, INT32 - 1, -INT32, 2 ** 53, 1e300), anyField);
@@ -94,12 +96,12 @@ function expectStorable(parsed: ParsedWebhook): void {
     expect(c.phoneNumberId).not.toBe('');
     for (const m of c.messages) {
       expect(m.id !== '' && m.waId !== '' && m.type !== '').toBe(true);
-      expect(Number.isNaN(m.sentAt.getTime())).toBe(false);
+      expect(m.sentAt.getTime() >= 0 && m.sentAt.getTime() <= LATEST).toBe(true);
       if (m.profileName !== null) expect(Array.from(m.profileName).length).toBeLessThanOrEqual(MAX_NAME_CHARS);
     }
     for (const s of c.statuses) {
       expect(['sent', 'delivered', 'read', 'failed']).toContain(s.status);
-      expect(Number.isNaN(s.at.getTime())).toBe(false);
+      expect(s.at.getTime() >= 0 && s.at.getTime() <= LATEST).toBe(true);
       const code = s.error?.code ?? null;
       if (code !== null) expect(Number.isInteger(code) && code >= -INT32 && code < INT32).toBe(true);
     }
@@ -176,7 +178,7 @@ describe("Meta's webhook payload, whatever it holds", () => {
 
 describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get) => {
   let h: Harness;
-  const sent: { messageId: string; text: string; profileName: string }[] = [];
+  const sent: { messageId: string; text: string; input: unknown }[] = [];
 
   beforeAll(async () => {
     h = await startHarness(get());
@@ -209,7 +211,8 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
 
   it('property: a signed message holding any text, time and error code is answered 200, stored, then read and answered', async () => {
     const fields = fc.record({
-      text: fc.oneof(dirtyText, outsideText({ minLength: 1 })),
+      // A text that begins with U+FEFF loses it on PGlite; the test after this one holds that case.
+      text: fc.oneof(dirtyText, outsideText({ minLength: 1 })).filter((t) => !t.startsWith('\uFEFF')),
       name: outsideText(),
       waSuffix: fc.oneof(fc.constant(''), dirtyText),
       escaped: fc.boolean(),
@@ -227,20 +230,29 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
         expect(res.status).toBe(200);
         const stored = await h.service.database.db.selectFrom('whatsapp_webhook_events').select('id').where('body', '=', raw.toString('utf8')).execute();
         expect(stored).toHaveLength(1);
-        sent.push({ messageId: cleanText(messageId), text: cleanText(text), profileName: cleanText(name) });
+        sent.push({ messageId: cleanText(messageId), text: cleanText(text), input: { messageId, text, name, sentAt, code } });
       }),
-      { numRuns: 25, ...OVER_HTTP },
+      // The latest time a Date holds (year 275760): PGlite refused it and lost the whole event.
+      { numRuns: 25, ...OVER_HTTP, examples: [[{ text: 'Hi', name: 'Ann', waSuffix: '', escaped: false, sentAt: 8_640_000_000_000, code: 131047 }]] },
     );
 
     // Every message acknowledged above is read into a row of its own with its text as sent (cleaned), and answered.
-    const rows = await until(async () => {
+    const inbound = async () => {
       const all = await h.service.database.db.selectFrom('whatsapp_inbound_messages').select(['message_id', 'text', 'state']).execute();
-      const mine = all.filter((r) => sent.some((s) => s.messageId === r.message_id));
-      return mine.length === sent.length && mine.every((r) => r.state !== 'pending') && mine;
-    }, 15_000);
-    for (const s of sent) expect(rows.find((r) => r.message_id === s.messageId)).toEqual({ message_id: s.messageId, text: s.text, state: 'done' });
-    const events = await h.service.database.db.selectFrom('whatsapp_webhook_events').select(['outcome']).where('outcome', '!=', 'processed').execute();
-    expect(events).toEqual([]);
+      return sent.map((s) => all.find((r) => r.message_id === s.messageId) ?? { message_id: s.messageId, text: null, state: 'missing' });
+    };
+    await until(async () => (await inbound()).every((r) => r.state === 'done' || r.state === 'failed'), 10_000).catch(() => undefined);
+    const rows = await inbound();
+    const lost = sent.flatMap((s, i) => (rows[i]!.state === 'done' && rows[i]!.text === s.text ? [] : [{ sent: s.input, stored: rows[i] }]));
+    expect(rows, `not stored or not answered: ${JSON.stringify(lost)}`).toEqual(sent.map((s) => ({ message_id: s.messageId, text: s.text, state: 'done' })));
+  });
+
+  it('a text message that begins with U+FEFF is stored and read back as sent', async () => {
+    const messageId = wamid('BOM');
+    const text = '\uFEFFWhere is my order?';
+    expect((await h.post(Buffer.from(metaJson(textMessage(messageId, '31611119999', text, 'Ann', String(Math.floor(Date.now() / 1000)), 1)), 'utf8'))).status).toBe(200);
+    const row = await until(() => h.service.database.db.selectFrom('whatsapp_inbound_messages').select('text').where('message_id', '=', messageId).executeTakeFirst());
+    expect(row.text).toBe(text);
   });
 
   it('a signed body holding a raw U+0000 byte (not JSON, but signed) is still answered 200 and stored', async () => {

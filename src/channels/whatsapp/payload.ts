@@ -11,7 +11,7 @@
  * The reader is tolerant: one malformed message or status is skipped (and counted), never the whole body, because
  * Meta will not send a corrected one. Fields we do not use are ignored, so new ones Meta adds do not break us. What is
  * read must also be storable, or the write of the whole event fails at every retry: the text follows the outside-text
- * rule (src/text/outside-text.ts), a time is one PostgreSQL can hold, an error code one its `integer` can.
+ * rule (src/text/outside-text.ts), a time is one both databases can hold, an error code one an `integer` can.
  */
 import { MAX_NAME_CHARS } from '../../limits.ts';
 import { cleanJson } from '../../text/outside-text.ts';
@@ -77,13 +77,15 @@ function nonEmptyString(value: unknown): string | null {
 }
 
 /**
- * Meta's timestamps are Unix seconds as a string; a missing or odd one is "now" rather than a lost message. Odd
- * includes one past what a Date can hold (year 275760), which would be an Invalid Date that no database stores.
+ * The last time a timestamp may stand for: the end of year 9999. Past it a Date is written with a six-digit year
+ * ('+275760-09-13T…'), which PGlite reads as a time zone and refuses; past year 275760 it is an Invalid Date.
  */
+const LATEST_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Meta's timestamps are Unix seconds as a string; a missing or odd one is "now" rather than a lost message. */
 function timestamp(value: unknown, now: Date): Date {
   const seconds = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : Number.NaN;
-  const date = Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : now;
-  return Number.isNaN(date.getTime()) ? now : date;
+  return Number.isFinite(seconds) && seconds > 0 && seconds * 1000 <= LATEST_TIMESTAMP_MS ? new Date(seconds * 1000) : now;
 }
 
 /** Meta's error codes are small integers; anything else (1.5, 1e400 read as Infinity, past 32 bits) is no code. */
