@@ -19,8 +19,14 @@ const toolName = new RegExp(TOOL_NAME_PATTERN);
 const read = (body: Buffer, status = 200, truncated = false): LoadedManifest => readToolManifest({ status, body, truncated }, compiler, FETCHED_AT);
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
-// "__proto__" is left to a test of its own below (tool-schema.ts loses such a parameter).
-const validName = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).filter((name) => name !== '__proto__');
+/**
+ * Names of Object.prototype ("__proto__", "constructor", "toString", …; fast-check's strings produce them on purpose)
+ * are left to tests of their own below: tool-schema.ts mishandles parameters so named, and the properties here must
+ * not fail at random for it.
+ */
+const notInherited = (name: string): boolean => !(name in Object.prototype);
+const validName = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).filter(notInherited);
+const propertyName = fc.oneof(validName, outsideText()).filter(notInherited);
 /** A parameter schema as an integrator might write one, with outside text wherever a schema holds text. */
 const parameterSchema: fc.Arbitrary<unknown> = fc.oneof(
   fc.record(
@@ -94,13 +100,13 @@ describe('the tool manifest, whatever the integrator serves', () => {
   it('property: a valid tool is kept, its description as sent with only U+0000 and lone surrogates replaced', () => {
     const description = outsideText({ maxLength: MAX_TOOL_DESCRIPTION_CHARS });
     fc.assert(
-      fc.property(validName, description, outsideText(), (name, text, propertyName) => {
-        const schema = { type: 'object', properties: { [propertyName]: { type: 'string', description: text } } };
+      fc.property(validName, description, propertyName, (name, text, parameter) => {
+        const schema = { type: 'object', properties: { [parameter]: { type: 'string', description: text } } };
         const { manifest } = read(json({ tools: [{ name, description: text, parameters: schema }] }));
         expect(manifest.problems).toEqual([]);
         expect(manifest.tools).toHaveLength(1);
         expect(manifest.tools[0]!.description).toBe(cleanText(text));
-        expect(manifest.tools[0]!.parameters).toEqual({ type: 'object', properties: { [cleanText(propertyName)]: { type: 'string', description: cleanText(text) } } });
+        expect(manifest.tools[0]!.parameters).toEqual({ type: 'object', properties: { [cleanText(parameter)]: { type: 'string', description: cleanText(text) } } });
       }),
       { numRuns: 200 },
     );
@@ -123,7 +129,7 @@ describe('the tool manifest, whatever the integrator serves', () => {
       description: outsideText({ maxLength: 100 }),
       parameters: fc.record({
         type: fc.constant('object'),
-        properties: fc.dictionary(fc.oneof(validName, outsideText()), safeSchema, { maxKeys: 4 }),
+        properties: fc.dictionary(propertyName, safeSchema, { maxKeys: 4 }),
         required: fc.uniqueArray(fc.oneof(validName, outsideText()), { maxLength: 3, selector: cleanText }),
       }),
     });
@@ -151,6 +157,13 @@ describe('the tool manifest, whatever the integrator serves', () => {
     expect(Object.keys(manifest.tools[0]?.parameters.properties ?? {})).toEqual(['__proto__', 'order']);
     expect(checks.get('t')!({ order: '1' })).toMatchObject({ ok: false });
     expect(checks.get('t')!(JSON.parse('{"__proto__":"x","order":"1"}'))).toEqual({ ok: true });
+  });
+
+  it('an optional parameter named constructor or toString may be left out, as any other', () => {
+    const parameters = { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' }, order: { type: 'string' } }, required: ['order'] };
+    const { manifest, checks } = read(json({ tools: [{ name: 't', description: 'd', parameters }] }));
+    expect(manifest.problems).toEqual([]);
+    expect(checks.get('t')!({ order: '1' })).toEqual({ ok: true });
   });
 
   it('property: a manifest nested thousands of levels deep, anywhere, is read without a throw', () => {
