@@ -1,8 +1,13 @@
 /**
  * The chat-completions response (interfaces.md: OpenAI-compatible, with `tool_calls`): the step a completion stands
  * for. A streamed completion is put together by ./chat-stream.ts and read by the same function.
+ *
+ * The model's text follows the outside-text rule (src/text/outside-text.ts), applied where its JSON is parsed: the
+ * response body here and in ./chat-stream.ts, and the arguments of a tool call, which are JSON inside that JSON.
  */
+import { MAX_TOOL_ARGS_DEPTH } from '../botlink/tool-schema.ts';
 import type { ToolInvocation } from '../botlink/tools-types.ts';
+import { cleanJson } from '../text/outside-text.ts';
 import { AiError } from './ai-error.ts';
 import { MAX_TOOL_CALLS_PER_ROUND } from './limits.ts';
 import type { AiStep } from './types.ts';
@@ -31,16 +36,47 @@ export function contentText(content: unknown): string {
   return withoutThinking(partsText(content)).trim();
 }
 
+/** Whether `value` has more than `limit` levels of arrays and objects (the value itself being the first). */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit <= 0) return true;
+  return (Array.isArray(value) ? value : Object.values(value)).some((child) => deeperThan(child, limit - 1));
+}
+
+/**
+ * The arguments of a tool call as the session keeps them (with the turn, as JSON). Arguments that are not JSON are
+ * kept as the model's text: the session reports invalid arguments back to the model, which can correct itself. So are
+ * arguments nested deeper than a tool accepts (MAX_TOOL_ARGS_DEPTH): they would be refused anyway, and a value some
+ * thousands of levels deep could not be written out as JSON again with the turn.
+ */
 function parseArguments(raw: unknown): unknown {
-  // Some servers send the arguments already parsed.
-  if (typeof raw !== 'string') return raw ?? {};
+  // Some servers send the arguments already parsed (and cleaned with the rest of the response).
+  if (typeof raw !== 'string') {
+    if (deeperThan(raw, MAX_TOOL_ARGS_DEPTH)) return `(arguments nested deeper than ${MAX_TOOL_ARGS_DEPTH} levels)`;
+    return raw ?? {};
+  }
   if (raw.trim() === '') return {};
+  let args: unknown;
   try {
-    return JSON.parse(raw) as unknown;
+    args = cleanJson(JSON.parse(raw) as unknown);
   } catch {
-    // Kept raw: the session reports invalid arguments back to the model, which can correct itself.
     return raw;
   }
+  return deeperThan(args, MAX_TOOL_ARGS_DEPTH) ? raw : args;
+}
+
+/**
+ * The step a (not streamed) response body stands for: UTF-8 JSON, read by {@link parseChatCompletion}. Throws an
+ * {@link AiError}.
+ */
+export function readChatCompletion(body: Buffer, options: { toolsOffered: boolean; round: number }): AiStep {
+  let json: unknown;
+  try {
+    json = cleanJson(JSON.parse(body.toString('utf8')) as unknown);
+  } catch (err) {
+    throw new AiError('invalid_json', 'The LLM response is not valid JSON.', { cause: err });
+  }
+  return parseChatCompletion(json, options);
 }
 
 /**

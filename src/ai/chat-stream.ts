@@ -9,9 +9,11 @@
  * writing the next. Once a tool call has begun, content is no longer spoken: it belongs to a step that is not the
  * answer.
  */
+import { cutToChars } from '../botlink/channel-request.ts';
+import { cleanJson } from '../text/outside-text.ts';
 import { AiError } from './ai-error.ts';
 import { isObject, parseChatCompletion, partsText } from './chat-completion.ts';
-import { MAX_STREAMED_CHARS } from './limits.ts';
+import { LLM_ERROR_EXCERPT_CHARS, MAX_STREAMED_CHARS } from './limits.ts';
 import { createSentenceStream } from './sentence-stream.ts';
 import type { AiStep } from './types.ts';
 
@@ -81,6 +83,15 @@ function createThinkFilter(): (piece: string) => string {
   };
 }
 
+/** Arguments a server sent already parsed, as the text other servers send; JSON.stringify gives up some thousands of levels down. */
+function argumentsText(args: unknown): string {
+  try {
+    return JSON.stringify(args);
+  } catch (err) {
+    throw new AiError('invalid_response', 'A tool call of the LLM stream has arguments nested too deeply to read.', { cause: err });
+  }
+}
+
 export function createChatStreamReader(options: { toolsOffered: boolean; round: number; onText: (piece: string) => void }): ChatStreamReader {
   const decoder = new TextDecoder();
   // Far past what a reply may say aloud, the rest is not cut into sentences: none of it would be spoken.
@@ -121,13 +132,15 @@ export function createChatStreamReader(options: { toolsOffered: boolean; round: 
     }
     let chunk: unknown;
     try {
-      chunk = JSON.parse(payload);
+      // Each event is a JSON text of its own, read by the outside-text rule (src/text/outside-text.ts): half of a
+      // surrogate pair at the end of one event and the other half at the start of the next become two U+FFFD.
+      chunk = cleanJson(JSON.parse(payload) as unknown);
     } catch (err) {
       throw new AiError('invalid_json', 'An event of the LLM stream is not valid JSON.', { cause: err });
     }
     if (!isObject(chunk)) throw new AiError('invalid_response', 'An event of the LLM stream is not a JSON object.');
     if (isObject(chunk.error)) {
-      const message = typeof chunk.error.message === 'string' ? chunk.error.message.slice(0, 300) : 'no message';
+      const message = typeof chunk.error.message === 'string' ? cutToChars(chunk.error.message, LLM_ERROR_EXCERPT_CHARS) : 'no message';
       throw new AiError('invalid_response', `The LLM stream reported an error: ${message}`);
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
@@ -161,7 +174,7 @@ export function createChatStreamReader(options: { toolsOffered: boolean; round: 
       const fn = isObject(part.function) ? part.function : {};
       if (typeof fn.name === 'string' && fn.name !== draft.function.name) draft.function.name += fn.name;
       if (typeof fn.arguments === 'string') draft.function.arguments += fn.arguments;
-      else if (fn.arguments !== undefined) draft.function.arguments = JSON.stringify(fn.arguments);
+      else if (fn.arguments !== undefined) draft.function.arguments = argumentsText(fn.arguments);
     }
   }
 

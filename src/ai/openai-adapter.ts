@@ -14,6 +14,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { cutToChars } from '../botlink/channel-request.ts';
 import { MAX_TOOL_RESULT_CHARS } from '../limits.ts';
+import { cleanText } from '../text/outside-text.ts';
 import {
   LLM_ERROR_EXCERPT_CHARS,
   LLM_TEMPERATURE,
@@ -24,13 +25,13 @@ import {
   MAX_PROMPT_PASSAGES,
 } from './limits.ts';
 import { AiError } from './ai-error.ts';
-import { isObject, parseChatCompletion } from './chat-completion.ts';
+import { isObject, readChatCompletion } from './chat-completion.ts';
 import { createChatStreamReader } from './chat-stream.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
 import { BodyTooLargeError, discard, readCapped, readEach, untilAborted } from '../net/bounded-read.ts';
 
 export { AiError, type AiErrorReason } from './ai-error.ts';
-export { parseChatCompletion } from './chat-completion.ts';
+export { parseChatCompletion, readChatCompletion } from './chat-completion.ts';
 
 export interface OpenAiAdapterOptions {
   /** LLM_BASE_URL, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its path. */
@@ -305,16 +306,10 @@ export class OpenAiAdapter implements AiPort {
     if (raw.truncated) {
       throw new AiError('too_large', `The LLM response exceeded ${this.#maxBytes} bytes.`, { httpStatus: status });
     }
-    let json: unknown;
     try {
-      json = JSON.parse(raw.body.toString('utf8'));
+      return readChatCompletion(raw.body, { toolsOffered, round: input.rounds.length });
     } catch (err) {
-      throw new AiError('invalid_json', 'The LLM response is not valid JSON.', { cause: err, httpStatus: status });
-    }
-    try {
-      return parseChatCompletion(json, { toolsOffered, round: input.rounds.length });
-    } catch (err) {
-      if (err instanceof AiError) throw new AiError(err.reason, err.message, { httpStatus: status });
+      if (err instanceof AiError) throw new AiError(err.reason, err.message, { cause: err.cause, httpStatus: status });
       throw err;
     }
   }
@@ -325,8 +320,11 @@ export class OpenAiAdapter implements AiPort {
   }
 }
 
-/** The error text of an OpenAI-style error body (`{"error":{"message"}}`), or the start of the body, for the log. */
-function errorExcerpt(body: Buffer): string {
+/**
+ * The error text of an OpenAI-style error body (`{"error":{"message"}}`), or the start of the body, for the log and
+ * the turn's errors: outside text, so cleaned (src/text/outside-text.ts) and cut without splitting a character.
+ */
+export function errorExcerpt(body: Buffer): string {
   const text = body.toString('utf8');
   let message = text;
   try {
@@ -335,7 +333,7 @@ function errorExcerpt(body: Buffer): string {
   } catch {
     // Not JSON: the raw start of the body will do.
   }
-  message = message.replace(/\s+/g, ' ').trim().slice(0, LLM_ERROR_EXCERPT_CHARS);
+  message = cutToChars(cleanText(message).replace(/\s+/g, ' ').trim(), LLM_ERROR_EXCERPT_CHARS);
   return message === '' ? '' : `: ${message}`;
 }
 

@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES, BODY_EXCERPT_CHARS } from '../limits.ts';
+import { cleanJson } from '../text/outside-text.ts';
 import { cutToChars } from './channel-request.ts';
 
 /** spec §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
@@ -201,7 +202,7 @@ function tryParse(body: Buffer): unknown {
   const decoded = decode(body);
   if (!decoded.ok || decoded.text.trim() === '') return undefined;
   try {
-    return JSON.parse(decoded.text) as unknown;
+    return cleanJson(JSON.parse(decoded.text) as unknown);
   } catch {
     return undefined;
   }
@@ -253,7 +254,8 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(decoded.text);
+    // The integrator's text follows the outside-text rule from here on (src/text/outside-text.ts).
+    parsed = cleanJson(JSON.parse(decoded.text) as unknown);
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     return noAnswer('invalid_json', `The body is not valid JSON (${detail}); spec §7.1: no answer.`);
@@ -280,7 +282,6 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
   const handled = own(parsed, 'handled');
   const handoff = own(parsed, 'handoff');
   const answer: ChannelAnswer = {
-    // cutToChars also replaces lone surrogates (JSON may escape them: "\ud800"), so the reply encodes to UTF-8.
     reply: cutToChars(reply, MAX_REPLY_CHARS),
     handled: byField.has('handled') ? true : handled !== false,
     handoff: !byField.has('handoff') && (handoff === 'human' || handoff === 'forward') ? handoff : null,
@@ -291,7 +292,7 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
     const email = own(customer, 'email');
     if (typeof email === 'string' && !byField.has('customer.email')) answer.customer.email = email;
     const name = own(customer, 'name');
-    if (typeof name === 'string' && !byField.has('customer.name')) answer.customer.name = name.trim().toWellFormed();
+    if (typeof name === 'string' && !byField.has('customer.name')) answer.customer.name = name.trim();
   }
   return { outcome: 'answer', answer, problems };
 }

@@ -35,6 +35,7 @@ import {
 import type { Metrics } from '../metrics.ts';
 import { OutboundError } from '../net/guarded-client.ts';
 import type { GuardedClient, GuardedResponse } from '../net/guarded-client.ts';
+import { cleanJson } from '../text/outside-text.ts';
 import { cutToChars, normaliseLanguage } from './channel-request.ts';
 import { signToolsRequest } from './signing.ts';
 import { createToolSchemaCompiler } from './tool-schema.ts';
@@ -131,7 +132,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  *   it is most often a sentence meant to be read, and quotes and escapes would only cost the AI characters. Any other
  *   value is passed as compact JSON; a missing result is passed as `null` (the tool did succeed).
  * - 200 with `{ok: false, error}`: failure 'tool_error', the error text cut to MAX_TOOL_ERROR_CHARS.
- * - a status other than 200: 'status'; a body cut at 64 KB, not JSON, or without a boolean `ok`: 'invalid_response'.
+ * - a status other than 200: 'status'; a body cut at 64 KB, not JSON, without a boolean `ok`, or with a result nested
+ *   too deeply to write out as JSON: 'invalid_response'.
  */
 export function interpretToolResponse(name: string, response: Pick<GuardedResponse, 'status' | 'body' | 'truncated'>): Verdict {
   if (response.status !== 200) {
@@ -151,7 +153,8 @@ export function interpretToolResponse(name: string, response: Pick<GuardedRespon
   if (response.truncated) return unreadable('The answer is larger than 64 KB and was cut off there (spec §7.2).');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body));
+    // The integrator's text follows the outside-text rule from here on (src/text/outside-text.ts).
+    parsed = cleanJson(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body)) as unknown);
   } catch {
     return unreadable('The answer is not valid JSON.');
   }
@@ -160,7 +163,8 @@ export function interpretToolResponse(name: string, response: Pick<GuardedRespon
   }
   if (parsed.ok) {
     const result = Object.hasOwn(parsed, 'result') ? parsed.result : null;
-    const text = typeof result === 'string' ? result : JSON.stringify(result);
+    const text = typeof result === 'string' ? result : resultJson(result);
+    if (text === undefined) return unreadable('The result is nested too deeply to be written out as JSON again.');
     return { ok: true, content: cutToChars(text, MAX_TOOL_RESULT_CHARS) };
   }
   const error = Object.hasOwn(parsed, 'error') ? parsed.error : undefined;
@@ -172,6 +176,18 @@ export function interpretToolResponse(name: string, response: Pick<GuardedRespon
         ? cutToChars(error, MAX_TOOL_ERROR_CHARS)
         : `The tool ${name} failed without saying why.`,
   };
+}
+
+/**
+ * A result as compact JSON. JSON.parse reads nesting of any depth, but JSON.stringify runs out of stack a few thousand
+ * levels down, and 64 KB of brackets are some 30,000 levels: such a result is unreadable rather than a crash.
+ */
+function resultJson(result: unknown): string | undefined {
+  try {
+    return JSON.stringify(result);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A failure of the HTTP client (or our own) as an outcome; the AI gets a plain sentence, the record the details. */

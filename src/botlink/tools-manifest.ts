@@ -23,6 +23,7 @@
  * The manifest returned is deep-frozen: the client caches it and hands the same object to every session.
  */
 import { MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOLS, TOOL_NAME_PATTERN } from '../limits.ts';
+import { cleanJson } from '../text/outside-text.ts';
 import { cutToChars } from './channel-request.ts';
 import type { ArgsVerdict, ToolSchemaCompiler } from './tool-schema.ts';
 import type { ManifestProblem, ToolManifest, ToolSpec } from './tools-types.ts';
@@ -189,7 +190,8 @@ export function readToolManifest(response: ManifestResponse, compiler: ToolSchem
   if (text === null) return unavailable('The tools manifest is not valid UTF-8 text, so it is not valid JSON.');
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    // The integrator's text follows the outside-text rule from here on (src/text/outside-text.ts).
+    body = cleanJson(JSON.parse(text) as unknown);
   } catch {
     return unavailable('The tools manifest is not valid JSON.');
   }

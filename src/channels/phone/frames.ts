@@ -3,7 +3,10 @@
  * too). Inbound frames are checked field by field: a frame that does not fit is dropped by the caller with the reason
  * given here, never answered with an error frame. Fields we do not use (accountSid, callStatus, …) are ignored, so a
  * bridge that sends more than Twilio does still works.
+ *
+ * The bridge's text follows the outside-text rule (src/text/outside-text.ts): it is applied once, to the parsed frame.
  */
+import { cleanJson } from '../../text/outside-text.ts';
 
 /** Longest id or number we keep from a frame; Twilio's are 34 characters. */
 const MAX_ID_CHARS = 128;
@@ -54,6 +57,13 @@ export type ParsedFrame = { ok: true; frame: InboundFrame } | { ok: false; reaso
 
 const invalid = (detail: string): ParsedFrame => ({ ok: false, reason: 'invalid_fields', detail });
 
+/** The first `max` UTF-16 units of `text`, one fewer where the cut would split a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 function isId(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_CHARS;
 }
@@ -62,7 +72,7 @@ function isId(value: unknown): value is string {
 export function parseFrame(text: string): ParsedFrame {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = cleanJson(JSON.parse(text) as unknown);
   } catch {
     return { ok: false, reason: 'invalid_json', detail: 'not JSON' };
   }
@@ -73,13 +83,15 @@ export function parseFrame(text: string): ParsedFrame {
       if (!isId(f.callSid)) return invalid('setup.callSid must be a non-empty string');
       if (typeof f.to !== 'string' || f.to.length > MAX_ID_CHARS) return invalid('setup.to must be a string');
       if (f.from !== undefined && f.from !== null && (typeof f.from !== 'string' || f.from.length > MAX_ID_CHARS)) return invalid('setup.from must be a string');
-      const customParameters: Record<string, string> = {};
+      const parameters: [string, string][] = [];
       if (f.customParameters !== undefined && f.customParameters !== null) {
         if (typeof f.customParameters !== 'object' || Array.isArray(f.customParameters)) return invalid('setup.customParameters must be an object');
         for (const [k, v] of Object.entries(f.customParameters).slice(0, MAX_CUSTOM_PARAMETERS)) {
-          if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') customParameters[k.slice(0, MAX_ID_CHARS)] = String(v).slice(0, 1000);
+          if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') parameters.push([cut(k, MAX_ID_CHARS), cut(String(v), 1000)]);
         }
       }
+      // fromEntries defines own properties, so a parameter named "__proto__" is kept like any other.
+      const customParameters: Record<string, string> = Object.fromEntries(parameters);
       return {
         ok: true,
         frame: {
@@ -117,9 +129,9 @@ export function parseFrame(text: string): ParsedFrame {
       return { ok: true, frame: { type: 'dtmf', digit: f.digit.toUpperCase() } };
     }
     case 'error':
-      return { ok: true, frame: { type: 'error', description: typeof f.description === 'string' ? f.description.slice(0, 500) : '' } };
+      return { ok: true, frame: { type: 'error', description: typeof f.description === 'string' ? cut(f.description, 500) : '' } };
     default:
-      return { ok: false, reason: 'unknown_type', detail: typeof f.type === 'string' ? `type ${f.type.slice(0, 40)}` : 'no type' };
+      return { ok: false, reason: 'unknown_type', detail: typeof f.type === 'string' ? `type ${cut(f.type, 40)}` : 'no type' };
   }
 }
 
@@ -163,7 +175,7 @@ export interface HandoffData {
 export function parseHandoffData(value: unknown): HandoffData | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > 4096) return null;
   try {
-    const data = JSON.parse(value) as Partial<HandoffData> | null;
+    const data = cleanJson(JSON.parse(value) as Partial<HandoffData> | null);
     if (data && (data.reason === 'human' || data.reason === 'forward' || data.reason === 'reconnect')) {
       return { reason: data.reason, session_id: typeof data.session_id === 'string' ? data.session_id : '' };
     }

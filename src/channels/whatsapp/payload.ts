@@ -9,9 +9,12 @@
  *   }
  *
  * The reader is tolerant: one malformed message or status is skipped (and counted), never the whole body, because
- * Meta will not send a corrected one. Fields we do not use are ignored, so new ones Meta adds do not break us.
+ * Meta will not send a corrected one. Fields we do not use are ignored, so new ones Meta adds do not break us. What is
+ * read must also be storable, or the write of the whole event fails at every retry: the text follows the outside-text
+ * rule (src/text/outside-text.ts), a time is one both databases can hold, an error code one an `integer` can.
  */
 import { MAX_NAME_CHARS } from '../../limits.ts';
+import { cleanJson } from '../../text/outside-text.ts';
 
 export interface InboundMessage {
   /** Meta's message id (`wamid.…`): the key that deduplicates Meta's retries. */
@@ -73,10 +76,21 @@ function nonEmptyString(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;
 }
 
+/**
+ * The last time a timestamp may stand for: the end of year 9999. Past it a Date is written with a six-digit year
+ * ('+275760-09-13T…'), which PGlite reads as a time zone and refuses; past year 275760 it is an Invalid Date.
+ */
+const LATEST_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** Meta's timestamps are Unix seconds as a string; a missing or odd one is "now" rather than a lost message. */
 function timestamp(value: unknown, now: Date): Date {
   const seconds = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : Number.NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : now;
+  return Number.isFinite(seconds) && seconds > 0 && seconds * 1000 <= LATEST_TIMESTAMP_MS ? new Date(seconds * 1000) : now;
+}
+
+/** Meta's error codes are small integers; anything else (1.5, 1e400 read as Infinity, past 32 bits) is no code. */
+function errorCode(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 ? value : null;
 }
 
 function profileName(value: unknown): string | null {
@@ -86,16 +100,27 @@ function profileName(value: unknown): string | null {
   return chars.length > MAX_NAME_CHARS ? chars.slice(0, MAX_NAME_CHARS).join('') : name;
 }
 
+/**
+ * A value for an error sentence, short whatever was sent (the sentence is stored as the event's detail): a string
+ * quoted and cut, anything else by its type, never written out (a nested value could be thousands of levels deep).
+ */
+function shown(value: unknown): string {
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  if (typeof value !== 'string') return String(value);
+  const chars = Array.from(value);
+  return JSON.stringify(chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : value);
+}
+
 /** Parses a raw webhook body (UTF-8 JSON). Throws {@link WebhookPayloadError} when it is not Meta's shape at all. */
 export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhook {
   let json: unknown;
   try {
-    json = JSON.parse(body);
+    json = cleanJson(JSON.parse(body) as unknown);
   } catch {
     throw new WebhookPayloadError('The body is not JSON.');
   }
   if (!isObject(json)) throw new WebhookPayloadError('The body is not a JSON object.');
-  if (json.object !== 'whatsapp_business_account') throw new WebhookPayloadError(`The object is ${JSON.stringify(json.object)}, not whatsapp_business_account.`);
+  if (json.object !== 'whatsapp_business_account') throw new WebhookPayloadError(`The object is ${shown(json.object)}, not whatsapp_business_account.`);
 
   const changes: WebhookChange[] = [];
   let skipped = 0;
@@ -147,7 +172,7 @@ export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhoo
         const first = array(s.errors)[0];
         const error = status === 'failed'
           ? {
-              code: isObject(first) && typeof first.code === 'number' ? first.code : null,
+              code: isObject(first) ? errorCode(first.code) : null,
               title: isObject(first) ? nonEmptyString(first.title) ?? nonEmptyString(first.message) : null,
             }
           : null;
