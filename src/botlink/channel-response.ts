@@ -9,7 +9,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES, BODY_EXCERPT_CHARS } from '../limits.ts';
-import { cleanJson } from '../text/outside-text.ts';
+import { cleanJson, cleanText } from '../text/outside-text.ts';
 import { cutToChars } from './channel-request.ts';
 
 /** spec §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
@@ -301,13 +301,13 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
 const EXCERPT_MARGIN_BYTES = 1024;
 
 /**
- * The start of a body as text for the dashboard: UTF-8 (bytes that are not become U+FFFD), at most `maxChars`
- * characters, never a split character.
+ * The start of a body as text for the dashboard: UTF-8 (bytes that are not become U+FFFD; a leading BOM is shown, as
+ * it was sent), at most `maxChars` characters, never a split character, and outside text made storable (U+0000).
  */
 export function bodyExcerpt(body: Buffer, maxChars: number = BODY_EXCERPT_CHARS): string {
   const max = Math.max(0, Math.floor(maxChars));
   // A character is at most 4 bytes in UTF-8, so this prefix holds the first `max` characters whole; the margin keeps
   // the grapheme at the cut whole too (a character cut at the end of the prefix decodes as U+FFFD, past the cut).
-  const text = new TextDecoder('utf-8').decode(body.subarray(0, max * 4 + EXCERPT_MARGIN_BYTES));
-  return cutToChars(text, max);
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(body.subarray(0, max * 4 + EXCERPT_MARGIN_BYTES));
+  return cleanText(cutToChars(text, max));
 }

@@ -385,7 +385,8 @@ function clean(node: unknown, field: string): Cleaned {
         // `dependencies` may map a name to a list of names: data, copied as it is.
         const cleaned = key === 'dependencies' && Array.isArray(schema) ? ({ ok: true, value: schema } as const) : clean(schema, path(at, name));
         if (!cleaned.ok) return cleaned;
-        map[name] = cleaned.value;
+        // A parameter may be named `__proto__`: define it, as JSON.parse did, rather than assign (which sets the prototype).
+        Object.defineProperty(map, name, { value: cleaned.value, writable: true, enumerable: true, configurable: true });
       }
       out[key] = map;
       continue;
@@ -512,6 +513,8 @@ function newAjv(): Ajv {
     validateSchema: true, // a schema that breaks the draft-07 meta-schema is refused with Ajv's reason
     useDefaults: false,
     coerceTypes: false,
+    // Arguments are the AI's JSON: `constructor` or `toString` are names like any other, not Object.prototype's.
+    ownProperties: true,
     removeAdditional: false,
     $data: false,
     code: { regExp: guardedRegExp },

@@ -16,6 +16,7 @@ import { AppError, notFound } from '../errors.ts';
 import { MIN_OWN_KEY_CHARS } from '../limits.ts';
 import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import { cleanJson } from '../text/outside-text.ts';
 
 /** The longest own key we accept; far beyond any sensible key, short enough to keep rows small. */
 export const MAX_OWN_KEY_CHARS = 512;
@@ -207,11 +208,28 @@ function view(row: Integration): IntegrationView {
   };
 }
 
+/** What the test button shows as the endpoint's JSON: cleaned (outside text), or null beyond this depth. */
+const MAX_SHOWN_DEPTH = 64;
+
 function parseJson(body: Buffer): unknown {
   if (body.length === 0) return null;
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    value = JSON.parse(body.toString('utf8'));
   } catch {
     return null;
   }
+  // A 64 KB answer can nest 10,000 levels, deeper than our own JSON.stringify can write back; the body excerpt shows it.
+  return deeperThan(value, MAX_SHOWN_DEPTH) ? null : cleanJson(value);
+}
+
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

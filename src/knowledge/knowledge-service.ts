@@ -26,6 +26,7 @@ import { chunkText, productText, searchConfigFor } from './chunking.ts';
 import {
   DEFAULT_LIST_LIMIT,
   DEFAULT_SEARCH_LIMIT,
+  EXTERNAL_ID_PATTERN,
   KNOWLEDGE_CONFIDENCE_THRESHOLD,
   KNOWLEDGE_PRESENCE_TTL_MS,
   MAX_BATCH_ITEMS,
@@ -367,8 +368,11 @@ function encodeCursor(externalId: string): string {
   return Buffer.from(externalId, 'utf8').toString('base64url');
 }
 
+/** A cursor names the external_id listed last; anything that decodes to something else was not made by us. */
+const CURSOR_ID = new RegExp(EXTERNAL_ID_PATTERN);
+
 function decodeCursor(cursor: string): string {
   const decoded = /^[A-Za-z0-9_-]{1,400}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!decoded) throw new AppError('validation_failed', 'cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not one this API gave out' }]);
+  if (!CURSOR_ID.test(decoded)) throw new AppError('validation_failed', 'cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not one this API gave out' }]);
   return decoded;
 }

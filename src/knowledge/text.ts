@@ -7,8 +7,8 @@
  * script, style and similar elements with their content, and it never produces markup: its output is plain text.
  */
 
-/** NFC, \r\n → \n, tabs → spaces, and no control characters other than newline. */
-export function cleanText(text: string): string {
+/** What the knowledge base keeps of synced text: NFC, \r\n → \n, tabs → spaces, no control characters but newline. */
+export function normaliseText(text: string): string {
   return (
     text
       .normalize('NFC')
@@ -27,12 +27,12 @@ export const VISIBLE_TEXT_PATTERN = String.raw`[^\s\u0000-\u001f\u007f-\u009f\uf
 
 /** One line: whitespace runs collapsed, trimmed (titles, SKUs). */
 export function cleanLine(text: string): string {
-  return cleanText(text).replace(/\s+/g, ' ').trim();
+  return normaliseText(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Paragraphs separated by one blank line, spaces inside lines collapsed, no blank lines at the ends. */
 export function normaliseParagraphs(text: string): string {
-  return cleanText(text)
+  return normaliseText(text)
     .split(/\n[ \u00a0]*\n\s*/)
     .map((paragraph) =>
       paragraph

@@ -37,41 +37,43 @@ export function isCleanText(text: string): boolean {
 }
 
 /**
- * A parsed JSON value with {@link cleanText} applied to every string in it, property names included. Returns the same
- * value (not a copy) when nothing needed cleaning, so the common case allocates nothing.
+ * A parsed JSON value with {@link cleanText} applied to every string in it, property names included, at any depth
+ * (JSON.parse reads values nested 100,000 levels deep, so the walk keeps its own stack instead of recursing). Returns
+ * the same value (not a copy) when nothing needed cleaning, so the common case allocates nothing but the walk.
  */
 export function cleanJson<T>(value: T): T {
-  return cleanValue(value, 0) as T;
-}
-
-// JSON.parse cannot nest deeper than the stack allows anyway; the bound keeps a hand-built value from recursing forever.
-const MAX_DEPTH = 1_000;
-
-function cleanValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return cleanText(value);
-  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      const cleaned = cleanValue(item, depth + 1);
-      if (cleaned !== item) value[i] = cleaned;
+  if (typeof value === 'string') return cleanText(value) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i];
+        if (typeof item === 'string') {
+          const cleaned = cleanText(item);
+          if (cleaned !== item) node[i] = cleaned;
+        } else if (typeof item === 'object' && item !== null) stack.push(item);
+      }
+      continue;
     }
-    return value;
-  }
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const item = record[key];
-    const cleaned = cleanValue(item, depth + 1);
-    const cleanKey = cleanText(key);
-    if (cleanKey !== key) {
-      delete record[key];
-      // A cleaned name may meet an existing one ("a\u0000" and "a\uFFFD"); the value read later wins, as JSON.parse does.
-      setOwn(record, cleanKey, cleaned);
-    } else if (cleaned !== item) {
-      setOwn(record, key, cleaned);
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      let cleaned = item;
+      if (typeof item === 'string') cleaned = cleanText(item);
+      else if (typeof item === 'object' && item !== null) stack.push(item);
+      const cleanKey = cleanText(key);
+      if (cleanKey !== key) {
+        delete record[key];
+        // A cleaned name may meet an existing one ("a\u0000" and "a\uFFFD"); the value read later wins, as JSON.parse does.
+        setOwn(record, cleanKey, cleaned);
+      } else if (cleaned !== item) {
+        setOwn(record, key, cleaned);
+      }
     }
   }
-  return record;
+  return value;
 }
 
 /** Assignment that never reaches a setter: JSON.parse makes `__proto__` an own property, and it must stay one. */

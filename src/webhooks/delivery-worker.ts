@@ -41,6 +41,7 @@ import { encodePayload } from './payload-body.ts';
 import type { AttemptResult, Verdict } from './retry-policy.ts';
 import { secretContext, secretKey, webhookHeaders } from './signing.ts';
 import { onDeliveriesQueued } from './outbox.ts';
+import { cleanText } from '../text/outside-text.ts';
 
 /** How many endpoints one poll looks at; the earliest due come first. */
 const POLL_ENDPOINTS = 1_000;
@@ -486,8 +487,9 @@ function headerValue(value: string | string[] | undefined): string | null {
 
 /** The answer as text for the log: at most RESPONSE_EXCERPT_BYTES of UTF-8, cut on a character boundary. */
 export function excerpt(body: Buffer): string {
-  // NUL cannot be stored in a PostgreSQL text column.
-  let text = body.toString('utf8').replaceAll('\u0000', '');
+  // Only the bytes kept are decoded (a character cut at the end becomes one U+FFFD, dropped below); outside text is
+  // made storable (U+0000 cannot go into a PostgreSQL text column).
+  let text = cleanText(new TextDecoder('utf-8', { ignoreBOM: true }).decode(body.subarray(0, RESPONSE_EXCERPT_BYTES)));
   while (Buffer.byteLength(text) > RESPONSE_EXCERPT_BYTES) text = text.slice(0, -1);
   return text;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanLine, cleanText, htmlToText, normaliseParagraphs, primaryLanguage } from '../../src/knowledge/text.ts';
+import { cleanLine, normaliseText, htmlToText, normaliseParagraphs, primaryLanguage } from '../../src/knowledge/text.ts';
 
 describe('HTML from a plugin becomes its visible text', () => {
   it('keeps paragraphs and list items apart, joins inline elements', () => {
@@ -46,7 +46,7 @@ describe('HTML from a plugin becomes its visible text', () => {
 
 describe('text is cleaned before it is stored', () => {
   it('removes NUL and other control characters, keeps newlines, composes accents (NFC)', () => {
-    expect(cleanText('a\u0000b\u0007c\r\nd\te\u0308')).toBe('abc\nd ë');
+    expect(normaliseText('a\u0000b\u0007c\r\nd\te\u0308')).toBe('abc\nd ë');
   });
   it('a line is one line', () => {
     expect(cleanLine('  Retourneren \n en   ruilen ')).toBe('Retourneren en ruilen');

@@ -247,12 +247,17 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
     expect(rows, `not stored or not answered: ${JSON.stringify(lost)}`).toEqual(sent.map((s) => ({ message_id: s.messageId, text: s.text, state: 'done' })));
   });
 
-  it('a text message that begins with U+FEFF is stored and read back as sent', async () => {
+  it('a text message that begins with U+FEFF is stored and answered; read back as sent (PGlite: without the U+FEFF)', async () => {
     const messageId = wamid('BOM');
     const text = '\uFEFFWhere is my order?';
     expect((await h.post(Buffer.from(metaJson(textMessage(messageId, '31611119999', text, 'Ann', String(Math.floor(Date.now() / 1000)), 1)), 'utf8'))).status).toBe(200);
-    const row = await until(() => h.service.database.db.selectFrom('whatsapp_inbound_messages').select('text').where('message_id', '=', messageId).executeTakeFirst());
-    expect(row.text).toBe(text);
+    const row = await until(async () => {
+      const found = await h.service.database.db.selectFrom('whatsapp_inbound_messages').select(['text', 'state']).where('message_id', '=', messageId).executeTakeFirst();
+      return found?.state === 'done' ? found : undefined;
+    });
+    // PGlite decodes every text it returns with a TextDecoder that drops a leading BOM (docs/reliability.md, "Known
+    // limits"); the bytes are stored, and PostgreSQL gives them back as sent.
+    expect(row.text).toBe(h.service.database.kind === 'pglite' ? text.slice(1) : text);
   });
 
   it('a signed body holding a raw U+0000 byte (not JSON, but signed) is still answered 200 and stored', async () => {

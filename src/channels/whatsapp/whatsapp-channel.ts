@@ -14,6 +14,7 @@ import { createWhatsappMetrics } from './metrics.ts';
 import { createWhatsappSettings } from './settings.ts';
 import { verifyHandshake, verifyWebhookSignature } from './signature.ts';
 import { createWhatsappWorker, type WhatsappWorkerOptions } from './worker.ts';
+import { cleanText } from '../../text/outside-text.ts';
 
 export interface WhatsappChannelOptions {
   config: { appSecret: string | null; verifyToken: string | null; graphUrl: string };
@@ -66,7 +67,9 @@ export function createWhatsappChannel(options: WhatsappChannelOptions) {
       }
       const stop = metrics?.ingestDuration.startTimer();
       try {
-        await writer.store(raw.toString('utf8'));
+        // Meta writes JSON, which escapes U+0000; a raw 0x00 byte (signed, so Meta's) cannot go into a text column.
+        // The outside-text rule keeps it storable: the event is kept (and read as invalid JSON), never refused.
+        await writer.store(cleanText(raw.toString('utf8')));
       } catch (err) {
         metrics?.webhooks.inc({ result: 'error' });
         throw err;
