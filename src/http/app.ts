@@ -32,6 +32,11 @@ export interface AppDeps {
   apiKeys?: ApiKeyResolver;
   /** Website chat: the gate of the `widget` routes (CORS, widget key, origin, rate limit); absent: they answer 503. */
   widget?: WidgetAccess;
+  /**
+   * Pages and their static files for people (the dashboard, the chat widget's script and demo page): not API
+   * operations, so not in /openapi.json; mounted after the API routes, each router sets its own headers (CSP).
+   */
+  pages?: readonly express.Router[];
 }
 
 /** What the HTTP layer needs of the sync and widget keys (src/auth/api-keys.ts). */
@@ -97,6 +102,7 @@ export function createApp(deps: AppDeps): express.Express {
   const router = express.Router();
   for (const definition of deps.routes) mount(router, definition, deps, json);
   app.use(router);
+  for (const pages of deps.pages ?? []) app.use(pages);
 
   const allowed = allowedMethods(deps.routes);
   app.use((req: Request, res: Response) => {
