@@ -15,9 +15,7 @@
  * service's event loop, heap and RSS are the service's own; all processes share the machine's cores.
  * Database: PGlite in memory, or with BENCH_DATABASE_URL a fresh schema on that PostgreSQL, dropped afterwards.
  */
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,8 +29,9 @@ import { startService, type RunningService } from '../src/service.ts';
 import type { BenchmarkResult, BenchmarkStatus } from './lib/benchmark.ts';
 import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
 import { startIntegratorProcess } from './lib/integrator-process.ts';
-import { callSid, type CallersConfig, type CallersMessage, type CallersResults } from './phone-callers.ts';
+import { callSid, type CallersResults } from './phone-callers.ts';
 import { LatencyRecorder, round, summarize, type LatencySummary } from './lib/stats.ts';
+import { startCallersProcess } from './lib/callers-process.ts';
 
 export const name = 'phone-calls';
 
@@ -51,37 +50,6 @@ interface Parameters {
   database: 'pglite' | 'postgres';
 }
 
-/** The callers' child process (bench/phone-callers.ts). */
-async function startCallers(config: CallersConfig) {
-  const child = fork(new URL('./phone-callers.ts', import.meta.url), [], {
-    execPath: process.execPath,
-    execArgv: [],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, PHONE_CALLERS_CONFIG: JSON.stringify(config) },
-  });
-  const exited = once(child, 'exit');
-  const next = <T extends CallersMessage['type']>(type: T) =>
-    new Promise<Extract<CallersMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: CallersMessage) => {
-        if (message.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message as Extract<CallersMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the callers' process exited early (code ${code})`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  return {
-    next,
-    send: (type: 'start' | 'close') => child.send({ type }),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.disconnect();
-      await exited;
-    },
-  };
-}
 
 async function openBenchDatabase(url: string | undefined): Promise<{ database: OpenedDatabase; drop: () => Promise<void> }> {
   if (!url) {
@@ -132,7 +100,7 @@ export async function run(): Promise<BenchmarkResult> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   });
   let service: RunningService | undefined;
-  let callers: Awaited<ReturnType<typeof startCallers>> | undefined;
+  let callers: Awaited<ReturnType<typeof startCallersProcess>> | undefined;
   let results: CallersResults | undefined;
   /** runtime.handleMessage's duration per prompt id (`<call index>:<n>`, the n-th turn of that call). */
   const runtimeMs = new Map<string, number>();
@@ -169,7 +137,7 @@ export async function run(): Promise<BenchmarkResult> {
     };
 
     progress(`connecting ${callCount} calls (callers in a child process)`);
-    callers = await startCallers({ url: `${service.url.replace('http', 'ws')}/v1/phone/ws`, token: BRIDGE_TOKEN, number: NUMBER, calls: callCount, intervalMs, warmupSeconds, seconds });
+    callers = await startCallersProcess({ url: `${service.url.replace('http', 'ws')}/v1/phone/ws`, token: BRIDGE_TOKEN, number: NUMBER, calls: callCount, intervalMs, warmupSeconds, seconds });
     measured.connectErrors = (await callers.next('connected')).connectErrors;
     await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened)
 

@@ -19,9 +19,7 @@
  * Everything is matched by id: a phone answer must carry its prompt's reference, a WhatsApp reply its message's
  * token, a webhook its event's conversation and webhook-id. Any error or lost message makes the exit code 1.
  */
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -38,8 +36,9 @@ import { freePort, startServiceProcess, type ServiceProcess } from '../test/help
 import { textTable } from './lib/benchmark.ts';
 import { machineInfo, runConditions } from './lib/report.ts';
 import { round, summarize } from './lib/stats.ts';
-import type { CallersConfig, CallersMessage, CallersResults } from './phone-callers.ts';
+import type { CallersResults } from './phone-callers.ts';
 import type { ProbeMessage, ProbeSample, ProbeSummary } from './soak-probe.ts';
+import { startCallersProcess } from './lib/callers-process.ts';
 
 // ── Options ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -273,36 +272,6 @@ function startProbe(service: ServiceProcess) {
   };
 }
 
-function startCallers(config: CallersConfig) {
-  const child = fork(new URL('./phone-callers.ts', import.meta.url), [], {
-    execPath: process.execPath,
-    execArgv: [],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, PHONE_CALLERS_CONFIG: JSON.stringify(config) },
-  });
-  const exited = once(child, 'exit');
-  const next = <T extends CallersMessage['type']>(type: T) =>
-    new Promise<Extract<CallersMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: CallersMessage) => {
-        if (message.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message as Extract<CallersMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the callers' process exited early (code ${code})`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  return {
-    next,
-    send: (type: 'start' | 'close') => child.send({ type }),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.disconnect();
-      await exited;
-    },
-  };
-}
 
 // ── WhatsApp and website traffic ────────────────────────────────────────────────────────────────────────────────
 
@@ -467,7 +436,7 @@ async function main(): Promise<number> {
     },
   });
   const probe = startProbe(service);
-  let callers: ReturnType<typeof startCallers> | undefined;
+  let callers: ReturnType<typeof startCallersProcess> | undefined;
   let traffic: Traffic | undefined;
   const samples: Sample[] = [];
   let sampler: NodeJS.Timeout | undefined;
@@ -485,7 +454,7 @@ async function main(): Promise<number> {
   };
   try {
     await configure(service.url, peers, workspaces, number);
-    callers = startCallers({ url: `ws://127.0.0.1:${port}/v1/phone/ws`, token: BRIDGE_TOKEN, number, calls: opts.calls, intervalMs: LOAD.promptIntervalMs, warmupSeconds: 0, seconds, matchIds: true });
+    callers = startCallersProcess({ url: `ws://127.0.0.1:${port}/v1/phone/ws`, token: BRIDGE_TOKEN, number, calls: opts.calls, intervalMs: LOAD.promptIntervalMs, warmupSeconds: 0, seconds, matchIds: true });
     measured.connectErrors = (await callers.next('connected')).connectErrors;
     await sleep(500);
 

@@ -6,8 +6,9 @@
 /**
  * The plugin's own id of a page or product, in the sync API path. Letters, digits and `._:/-` cover WordPress and
  * WooCommerce numbers, slugs and Shopify GIDs (`gid://shopify/Product/1`); a `/` is sent percent-encoded (%2F).
+ * `.` and `..` alone are refused: every URL library drops them from a path, so PUT and DELETE could never name them.
  */
-export const EXTERNAL_ID_PATTERN = '^[A-Za-z0-9._:/-]{1,200}$';
+export const EXTERNAL_ID_PATTERN = '^(?!\\.\\.?$)[A-Za-z0-9._:/-]{1,200}$';
 export const MAX_EXTERNAL_ID_CHARS = 200;
 /** Title of a page or product, in characters. */
 export const MAX_TITLE_CHARS = 300;

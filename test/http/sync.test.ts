@@ -213,6 +213,9 @@ describeEachDatabase('the content-sync API and its keys', (get) => {
       expect(res.status).toBe(400);
       expect(res.body.error.details[0].field).toBe('external_id');
       expect((await sync('PUT', `/v1/sync/pages/${'x'.repeat(201)}`, page('T', 'x'))).status).toBe(400);
+      // `.` and `..` could be made by a batch but never reached by a path (URL libraries drop them): refused.
+      const dots = await sync('POST', '/v1/sync/batch', { upserts: [{ kind: 'page', external_id: '..', ...page('T', 'x') }] });
+      expect(dots.status).toBe(400);
     });
 
     it('a product price below zero or a bad currency: 400', async () => {

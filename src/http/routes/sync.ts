@@ -112,14 +112,10 @@ const listSchema = (kind: KnowledgeKind) => ({
 
 const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
 
-/**
- * `{external_id}` in the path, for /openapi.json: EXTERNAL_ID_PATTERN, except `.` and `..`, which every URL library
- * (browsers, fetch, curl) treats as path segments and removes before the request is sent; such ids are reached
- * through POST /v1/sync/batch only.
- */
+/** `{external_id}` in the path, for /openapi.json (EXTERNAL_ID_PATTERN, which refuses `.` and `..`). */
 const externalIdParam = {
   type: 'string',
-  pattern: `^(?!\\.\\.?$)${EXTERNAL_ID_PATTERN.slice(1)}`,
+  pattern: EXTERNAL_ID_PATTERN,
   description: "The plugin's own id of the page or product; a / in it is sent as %2F.",
 };
 const badExternalId = { description: `external_id does not match ${EXTERNAL_ID_PATTERN}.` };
