@@ -23,6 +23,11 @@
     console.warn('Botlink chat: the script tag needs data-key="<widget key>".');
     return;
   }
+  // One widget per page, however often the tag was pasted.
+  const loaded = Symbol.for('botlink-chat');
+  const marks = /** @type {Record<symbol, boolean>} */ (/** @type {unknown} */ (window));
+  if (marks[loaded]) return;
+  marks[loaded] = true;
   const apiBase = `${new URL(script.src, document.baseURI).origin}/v1/webchat`;
   /** One stored conversation per widget key, so two widgets on one site never mix. */
   const STORAGE_KEY = `botlink-chat:${widgetKey.slice(-8)}`;
@@ -31,6 +36,8 @@
   /** The API's limits (docs/webchat.md, Limits). */
   const MAX_MESSAGE_CHARS = 2000;
   const MAX_PAGE_URL_CHARS = 2048;
+  /** The API's pattern for `language` (src/http/routes/webchat.ts). */
+  const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
 
   /**
    * @typedef {'visitor' | 'bot' | 'notice'} Author
@@ -93,8 +100,8 @@
 
   // ---- Styles ------------------------------------------------------------------------------------------------------
 
-  // Colours chosen for contrast (WCAG AA): #0b5394 on white is 7.5:1, white on #0b5394 the same; #1f2328 on #f2f4f7
-  // is 14:1; the focus ring #b35900 is 4.6:1 on white.
+  // Colours chosen for contrast (WCAG AA): #0b5394 and white 7.8:1 either way; #1f2328 on #f2f4f7 14:1; the focus
+  // ring #b35900 4.8:1 on white (white on the blue header); field borders #6e7781 4.5:1.
   const CSS = `
 :host { all: initial; }
 * { box-sizing: border-box; }
@@ -217,19 +224,24 @@ button:disabled { opacity: .6; cursor: default; }
 
   const GREETING = 'Hi! Ask us anything about our shop.';
 
-  /** @param {Entry} entry */
+  /**
+   * @param {Entry} entry
+   * @returns {HTMLLIElement}
+   */
   function render(entry) {
     const label = entry.from === 'visitor' ? 'You' : entry.from === 'bot' ? 'Shop' : 'Notice';
     const item = el('li', { class: `msg ${entry.from}` });
     item.append(el('span', { class: 'sr-only' }, `${label}: `), document.createTextNode(entry.text));
     log.append(item);
     log.scrollTop = log.scrollHeight;
+    return item;
   }
 
   /**
    * @param {Author} from
    * @param {string} text
    * @param {{ keep?: boolean }} [options] notices of a passing problem are shown but not stored
+   * @returns {() => void} takes the entry back (a message that could not be sent)
    */
   function add(from, text, options = {}) {
     const entry = { from, text };
@@ -237,7 +249,12 @@ button:disabled { opacity: .6; cursor: default; }
       state.transcript.push(entry);
       save();
     }
-    render(entry);
+    const item = render(entry);
+    return () => {
+      item.remove();
+      state.transcript = state.transcript.filter((e) => e !== entry);
+      save();
+    };
   }
 
   function refreshActions() {
@@ -324,6 +341,16 @@ button:disabled { opacity: .6; cursor: default; }
     return (location.origin + location.pathname).slice(0, MAX_PAGE_URL_CHARS);
   }
 
+  /**
+   * The page's own language (`<html lang="nl">`) when it has one: the shop's knowledge base is written in it, which
+   * says more than the visitor's browser does (the API falls back to Accept-Language).
+   * @returns {{ language?: string }}
+   */
+  function pageLanguage() {
+    const lang = document.documentElement.lang.trim();
+    return LANGUAGE_TAG.test(lang) ? { language: lang } : {};
+  }
+
   let busy = false;
   /** @param {boolean} value */
   function setBusy(value) {
@@ -347,21 +374,24 @@ button:disabled { opacity: .6; cursor: default; }
 
   /** @param {string} text */
   async function send(text) {
-    add('visitor', text);
+    const takeBack = add('visitor', text);
     setBusy(true);
     try {
       if (state.conversationId === null) {
-        const started = await post('/conversations', { visitor_message: text, page_url: pageUrl() });
+        const started = await post('/conversations', { visitor_message: text, page_url: pageUrl(), ...pageLanguage() });
         state.conversationId = started.conversation_id;
         save();
         refreshActions();
         if (typeof started.reply === 'string') add('bot', started.reply);
       } else {
-        const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/messages`, { message: text });
+        const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/messages`, { message: text, ...pageLanguage() });
         // null: a newer message of this visitor replaced this turn, and its request carries the answer.
         if (typeof answered.reply === 'string') add('bot', answered.reply);
       }
     } catch (err) {
+      // Not sent: the words go back into the box, to send again.
+      takeBack();
+      if (!messageInput.value) messageInput.value = text;
       showError(err);
     } finally {
       setBusy(false);

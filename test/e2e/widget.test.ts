@@ -23,6 +23,7 @@ interface PageElement {
 }
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): { length: number } };
 declare const window: { sessionStorage: { length: number; key(i: number): string | null; getItem(key: string): string | null }; pwned?: boolean };
+declare function getComputedStyle(element: PageElement): { outlineStyle: string; backgroundColor: string; fontFamily: string };
 
 const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const SHIPPING = 'We ship every order within two working days. Shipping is free above 50 euro.';
@@ -112,6 +113,13 @@ describe('the widget on the demo shop page', () => {
   it('opens from the keyboard, with the focus in the message box', async () => {
     await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('button.launcher');
+    // A visible focus ring, and none of the shop's rude button styles (demo.css) got in.
+    const launcher = await page.evaluate(() => {
+      const style = getComputedStyle(document.querySelector('botlink-chat')!.shadowRoot!.activeElement!);
+      return { outline: style.outlineStyle, background: style.backgroundColor, font: style.fontFamily };
+    });
+    expect(launcher).toMatchObject({ outline: 'solid', background: 'rgb(11, 83, 148)' });
+    expect(launcher.font).not.toContain('Comic');
     await page.keyboard.press('Enter');
     await expect.poll(() => focused(page)).toBe('textarea.');
     expect(await page.getByRole('dialog', { name: 'Chat with us' }).isVisible()).toBe(true);
@@ -240,6 +248,9 @@ describe('errors are shown as sentences', () => {
       await page.getByLabel('Your message').fill('Hello?');
       await page.keyboard.press('Enter');
       await page.locator('.msg.notice', { hasText: 'Too many messages at once. Please try again in 7 seconds.' }).waitFor();
+      // The message was not sent: it is back in the box, not in the transcript.
+      expect(await page.getByLabel('Your message').inputValue()).toBe('Hello?');
+      expect(await page.locator('.msg.visitor').count()).toBe(0);
       await page.screenshot({ path: new URL('widget-error.png', SCREENSHOTS).pathname });
     } finally {
       await context.close();
