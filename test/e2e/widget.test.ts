@@ -39,6 +39,8 @@ let closedKey = '';
 let secret = '';
 /** Every URL any page of this file asked for. */
 const requested: string[] = [];
+/** Every error any page of this file wrote to its console (a CSP violation is reported there). */
+const consoleErrors: string[] = [];
 
 /** The element focused inside the widget's shadow root, as `tag.class`, or what has the page's focus otherwise. */
 const focused = (page: Page) =>
@@ -50,6 +52,9 @@ const focused = (page: Page) =>
 async function openPage(context: BrowserContext, key = widgetKey): Promise<Page> {
   const page = await context.newPage();
   page.on('request', (request) => requested.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
   const res = await page.goto(`${service.url}/widget/demo?key=${key}`);
   expect(res?.status()).toBe(200);
   await page.getByRole('button', { name: 'Chat with us' }).waitFor();
@@ -193,11 +198,6 @@ describe('the widget on the demo shop page', () => {
     const payload = verify(secret, received(delivery)) as Record<string, unknown>;
     expect(payload).toMatchObject({ event: 'new_lead', conversation_id: conversationId, name: 'Jan Jansen', email: 'jan@example.nl', phone: '+31 6 1234 5678' });
   });
-
-  it('the page asked nothing of any other origin', () => {
-    expect(requested.length).toBeGreaterThan(0);
-    expect(requested.filter((url) => !url.startsWith(`${service.url}/`))).toEqual([]);
-  });
 });
 
 describe('on a phone-sized screen', () => {
@@ -255,5 +255,13 @@ describe('errors are shown as sentences', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('every page of this file', () => {
+  it('asked nothing of any other origin, and broke no rule of the Content-Security-Policy', () => {
+    expect(requested.length).toBeGreaterThan(0);
+    expect(requested.filter((url) => !url.startsWith(`${service.url}/`))).toEqual([]);
+    expect(consoleErrors.filter((text) => /content security policy/i.test(text))).toEqual([]);
   });
 });
