@@ -170,6 +170,12 @@ describe('the widget on the demo shop page', () => {
     expect(await page.locator('.msg.bot').last().textContent()).toContain('free above 50 euro');
     const conversations = await database.db.selectFrom('webchat_conversations').select('id').execute();
     expect(conversations.map((c) => c.id)).toEqual([conversationId]);
+
+    // A panel left open stays open on the next page, without taking the focus from it.
+    await page.reload();
+    await page.getByRole('dialog').waitFor();
+    expect(await page.locator('.msg.visitor').count()).toBe(2);
+    expect(await focused(page)).toBeNull();
   });
 
   it('shows a reply that contains markup as text: no element is made from it', async () => {
