@@ -334,10 +334,13 @@ button:disabled { opacity: .6; cursor: default; }
     }
   }
 
-  /** The page the chat is on, within the API's limit (an http(s) URL). */
+  /**
+   * The page the chat is on, within the API's limit (an http(s) URL), without its fragment: that never leaves the
+   * browser otherwise, and some sign-in flows keep tokens in it.
+   */
   function pageUrl() {
-    const href = location.href;
-    if (href.length <= MAX_PAGE_URL_CHARS) return href;
+    const page = location.origin + location.pathname + location.search;
+    if (page.length <= MAX_PAGE_URL_CHARS) return page;
     return (location.origin + location.pathname).slice(0, MAX_PAGE_URL_CHARS);
   }
 

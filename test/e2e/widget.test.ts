@@ -55,7 +55,8 @@ async function openPage(context: BrowserContext, key = widgetKey): Promise<Page>
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
-  const res = await page.goto(`${service.url}/widget/demo?key=${key}`);
+  // A fragment, which must not leave the browser as part of page_url.
+  const res = await page.goto(`${service.url}/widget/demo?key=${key}#access_token=not-for-botlink`);
   expect(res?.status()).toBe(200);
   await page.getByRole('button', { name: 'Chat with us' }).waitFor();
   return page;
@@ -147,6 +148,8 @@ describe('the widget on the demo shop page', () => {
       return '';
     });
     expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
+    const newChat = await database.db.selectFrom('webhook_events').select('payload').where('event', '=', 'new_chat').executeTakeFirstOrThrow();
+    expect(newChat.payload).toMatchObject({ conversation_id: conversationId, page_url: `${service.url}/widget/demo?key=${widgetKey}` });
     await page.screenshot({ path: new URL('widget-desktop.png', SCREENSHOTS).pathname });
   });
 
