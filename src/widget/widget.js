@@ -453,9 +453,31 @@ button:disabled { opacity: .6; cursor: default; }
     leadToggle.setAttribute('aria-expanded', 'false');
   }
 
+  /** Below this width the panel covers the page (see the CSS), so it behaves as a modal dialog. */
+  const fullScreen = window.matchMedia('(max-width: 480px)');
+
+  /**
+   * Tab from the last control goes to the first and back: the page behind a full-screen panel cannot be seen.
+   * @param {KeyboardEvent} event
+   */
+  function keepFocusInPanel(event) {
+    /** @type {NodeListOf<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement>} */
+    const all = panel.querySelectorAll('button, input, textarea');
+    const controls = [...all].filter((c) => !c.disabled && c.getClientRects().length > 0);
+    const first = controls[0];
+    const last = controls[controls.length - 1];
+    if (!first || !last) return;
+    const active = shadow.activeElement;
+    if (event.shiftKey ? active === first || !panel.contains(active) : active === last) {
+      event.preventDefault();
+      (event.shiftKey ? last : first).focus();
+    }
+  }
+
   /** @param {{ focus?: boolean }} [options] */
   function open(options = {}) {
     panel.hidden = false;
+    panel.setAttribute('aria-modal', String(fullScreen.matches));
     launcher.setAttribute('aria-expanded', 'true');
     state.open = true;
     save();
@@ -474,9 +496,13 @@ button:disabled { opacity: .6; cursor: default; }
   launcher.addEventListener('click', () => (panel.hidden ? open() : close()));
   closeButton.addEventListener('click', close);
   root.addEventListener('keydown', (event) => {
-    if (event.key !== 'Escape' || panel.hidden) return;
-    event.stopPropagation();
-    close();
+    if (panel.hidden) return;
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      close();
+    } else if (event.key === 'Tab' && fullScreen.matches) {
+      keepFocusInPanel(event);
+    }
   });
   escalateButton.addEventListener('click', () => void escalate());
   leadToggle.addEventListener('click', () => (leadForm.hidden ? openLeadForm() : closeLeadForm()));

@@ -226,6 +226,17 @@ describe('on a phone-sized screen', () => {
         expect(box!.x >= 0 && box!.y >= 0 && box!.x + box!.width <= 375 && box!.y + box!.height <= 667, name).toBe(true);
       }
       await page.screenshot({ path: new URL('widget-phone.png', SCREENSHOTS).pathname });
+      // The panel covers the page, so it is modal: Tab cycles through its controls and never reaches the page behind.
+      expect(await page.getByRole('dialog').getAttribute('aria-modal')).toBe('true');
+      await page.getByLabel('Your message').focus();
+      const seen = new Set<string | null>();
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press('Tab');
+        seen.add(await focused(page));
+      }
+      expect(seen).not.toContain(null);
+      expect(seen).not.toContain('button.launcher');
+      expect(seen).toContain('button.close');
     } finally {
       await context.close();
     }
