@@ -26,6 +26,7 @@ import { createSessionRuntime, type SessionRuntime } from './sessions/session-ru
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { createApp } from './http/app.ts';
+import { widgetPages } from './http/pages/widget.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { accountRoutes } from './http/routes/accounts.ts';
 import { integrationRoutes } from './http/routes/integration.ts';
@@ -237,7 +238,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   routes.push(...webhookRoutes(webhooks));
   let webhookListener: OutboxListener | undefined;
 
-  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget });
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages: [widgetPages({ publicUrl: config.publicUrl })] });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
   // Phone: GET /v1/phone/ws upgrades on this server (ws in noServer mode).
   const phone = createPhoneChannel({

@@ -16,8 +16,8 @@ export const SYNC_KEY_HEADER = 'X-Sync-Key';
 export const WIDGET_KEY_HEADER = 'X-Widget-Key';
 
 const PREFIX: Record<ApiKeyKind, string> = { sync: 'bls_', widget: 'blw_' };
-/** 32 random bytes in base64url are 43 characters. */
-const KEY_SHAPE: Record<ApiKeyKind, RegExp> = { sync: /^bls_[A-Za-z0-9_-]{43}$/, widget: /^blw_[A-Za-z0-9_-]{43}$/ };
+/** 32 random bytes in base64url are 43 characters. Also checked by the widget's demo page (src/http/pages/widget.ts). */
+export const KEY_SHAPE: Record<ApiKeyKind, RegExp> = { sync: /^bls_[A-Za-z0-9_-]{43}$/, widget: /^blw_[A-Za-z0-9_-]{43}$/ };
 const HINT_CHARS = 4;
 
 export interface SyncKeyInfo {

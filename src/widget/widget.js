@@ -1,0 +1,540 @@
+// @ts-check
+/**
+ * The website chat widget (docs/webchat.md, "The widget"): plain browser JavaScript, served as is by GET /widget.js
+ * (src/http/pages/widget.ts) and embedded by a shop as
+ *   <script src="https://botlink.example/widget.js" data-key="blw_…" async></script>
+ *
+ * - The API is the origin of this script's own src; the widget key goes in X-Widget-Key.
+ * - Everything lives in a Shadow DOM: the shop's CSS cannot reach in, ours cannot leak out. Styles are a constructed
+ *   stylesheet (adoptedStyleSheets), which a page's Content-Security-Policy does not block as it blocks <style>.
+ * - Text from anywhere (replies, the visitor's words, error messages) is only ever set with textContent: no HTML
+ *   parsing anywhere in this file.
+ * - The conversation id and the transcript are kept in sessionStorage (this tab, until it is closed), so the
+ *   conversation survives page loads on the shop's site.
+ */
+(function botlinkWidget() {
+  'use strict';
+
+  /** Set while this script runs (also for async scripts); the fallback finds the tag by its attribute. */
+  const script = /** @type {HTMLScriptElement | null} */ (document.currentScript ?? document.querySelector('script[data-key][src*="widget.js"]'));
+  if (!script) return;
+  const widgetKey = (script.dataset.key ?? '').trim();
+  if (!widgetKey) {
+    console.warn('Botlink chat: the script tag needs data-key="<widget key>".');
+    return;
+  }
+  // One widget per page, however often the tag was pasted.
+  const loaded = Symbol.for('botlink-chat');
+  const marks = /** @type {Record<symbol, boolean>} */ (/** @type {unknown} */ (window));
+  if (marks[loaded]) return;
+  marks[loaded] = true;
+  const apiBase = `${new URL(script.src, document.baseURI).origin}/v1/webchat`;
+  /** One stored conversation per widget key, so two widgets on one site never mix. */
+  const STORAGE_KEY = `botlink-chat:${widgetKey.slice(-8)}`;
+  /** Transcript entries kept across page loads (the oldest are dropped). */
+  const MAX_STORED_ENTRIES = 100;
+  /** The API's limits (docs/webchat.md, Limits). */
+  const MAX_MESSAGE_CHARS = 2000;
+  const MAX_PAGE_URL_CHARS = 2048;
+  /** The API's pattern for `language` (src/http/routes/webchat.ts). */
+  const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
+
+  /**
+   * @typedef {'visitor' | 'bot' | 'notice'} Author
+   * @typedef {{ from: Author, text: string }} Entry
+   * @typedef {{ conversationId: string | null, transcript: Entry[], open: boolean, leadSent: boolean }} Stored
+   */
+
+  /** @returns {Stored} */
+  function load() {
+    const empty = { conversationId: null, transcript: [], open: false, leadSent: false };
+    try {
+      const raw = window.sessionStorage.getItem(STORAGE_KEY);
+      if (!raw) return empty;
+      const value = JSON.parse(raw);
+      const transcript = Array.isArray(value.transcript)
+        ? value.transcript.filter((/** @type {any} */ e) => e && typeof e.text === 'string' && ['visitor', 'bot', 'notice'].includes(e.from))
+        : [];
+      return {
+        conversationId: typeof value.conversationId === 'string' ? value.conversationId : null,
+        transcript,
+        open: value.open === true,
+        leadSent: value.leadSent === true,
+      };
+    } catch {
+      // Storage may be off (private modes, a site's policy) or hold something else: start afresh.
+      return empty;
+    }
+  }
+
+  const state = load();
+
+  function save() {
+    try {
+      state.transcript = state.transcript.slice(-MAX_STORED_ENTRIES);
+      window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify(state));
+    } catch {
+      // Without storage the conversation lasts for this page only.
+    }
+  }
+
+  // ---- DOM helpers: elements and text only ------------------------------------------------------------------------
+
+  /**
+   * @template {keyof HTMLElementTagNameMap} K
+   * @param {K} tag
+   * @param {Record<string, string>} [attributes]
+   * @param {string} [text]
+   * @returns {HTMLElementTagNameMap[K]}
+   */
+  function el(tag, attributes = {}, text) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  let idCounter = 0;
+  /** @param {string} base */
+  const uniqueId = (base) => `botlink-${base}-${++idCounter}`;
+
+  // ---- Styles ------------------------------------------------------------------------------------------------------
+
+  // Colours chosen for contrast (WCAG AA): #0b5394 and white 7.8:1 either way; #1f2328 on #f2f4f7 14:1; the focus
+  // ring #b35900 4.8:1 on white (white on the blue header); field borders #6e7781 4.5:1.
+  const CSS = `
+:host { all: initial; }
+* { box-sizing: border-box; }
+.root { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1f2328; }
+button, input, textarea { font: inherit; }
+button { cursor: pointer; }
+:focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
+.launcher { position: fixed; right: 20px; bottom: 20px; z-index: 2147483000; border: 2px solid #ffffff; border-radius: 999px;
+  background: #0b5394; color: #ffffff; padding: 12px 20px; font-weight: 600; box-shadow: 0 4px 14px rgba(0,0,0,.25); }
+.launcher:hover { background: #08406f; }
+.panel { position: fixed; right: 20px; bottom: 84px; z-index: 2147483001; width: 370px; height: min(600px, calc(100vh - 110px));
+  display: flex; flex-direction: column; background: #ffffff; border: 1px solid #8c959f; border-radius: 12px;
+  box-shadow: 0 10px 30px rgba(0,0,0,.25); overflow: hidden; }
+.panel[hidden] { display: none; }
+.header { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 10px 12px 10px 16px; background: #0b5394; color: #ffffff; }
+.title { margin: 0; font-size: 16px; font-weight: 600; }
+.close { border: 0; background: transparent; color: #ffffff; font-size: 22px; line-height: 1; padding: 6px 10px; border-radius: 6px; }
+.close:focus-visible { outline-color: #ffffff; outline-offset: -3px; }
+.panel > * { flex: none; }
+.panel > .log { flex: 1 1 auto; min-height: 60px; overflow-y: auto; margin: 0; padding: 12px; list-style: none; display: flex; flex-direction: column; gap: 8px; }
+.msg { max-width: 85%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.msg.visitor { align-self: flex-end; background: #0b5394; color: #ffffff; }
+.msg.bot { align-self: flex-start; background: #f2f4f7; color: #1f2328; }
+.msg.notice { align-self: stretch; max-width: none; background: #fff8c5; color: #3b2300; border: 1px solid #d4a72c; font-size: 14px; }
+.sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.status { min-height: 1.45em; margin: 0; padding: 0 12px; font-size: 13px; color: #57606a; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; padding: 4px 12px 8px; }
+.actions[hidden], .lead[hidden] { display: none; }
+.secondary { border: 1px solid #0b5394; background: #ffffff; color: #0b5394; border-radius: 999px; padding: 6px 12px; font-size: 14px; }
+.secondary:hover { background: #eaf2fb; }
+.primary { border: 0; background: #0b5394; color: #ffffff; border-radius: 8px; padding: 8px 14px; font-weight: 600; }
+.primary:hover { background: #08406f; }
+button:disabled { opacity: .6; cursor: default; }
+.lead { display: grid; gap: 6px; padding: 10px 12px; border-top: 1px solid #d0d7de; background: #f6f8fa; }
+.lead label { font-size: 14px; font-weight: 600; }
+.lead input, .compose textarea { width: 100%; border: 1px solid #6e7781; border-radius: 8px; padding: 8px 10px; color: #1f2328; background: #ffffff; }
+.lead .buttons { display: flex; gap: 8px; margin-top: 4px; }
+.compose { display: flex; gap: 8px; align-items: flex-end; padding: 10px 12px; border-top: 1px solid #d0d7de; }
+.compose textarea { resize: none; min-height: 42px; max-height: 120px; }
+@media (max-width: 480px) {
+  .panel { left: 0; right: 0; top: 0; bottom: 0; width: 100%; height: 100%; border-radius: 0; border: 0; }
+  /* 16px keeps phones from zooming into a field. */
+  .lead input, .compose textarea { font-size: 16px; }
+  .launcher { right: 12px; bottom: 12px; }
+}
+@media (prefers-reduced-motion: no-preference) { .launcher { transition: background .15s; } }
+`;
+
+  /** @param {ShadowRoot} root */
+  function applyStyles(root) {
+    if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+      root.adoptedStyleSheets = [sheet];
+    } else {
+      root.append(el('style', {}, CSS));
+    }
+  }
+
+  // ---- The widget ----------------------------------------------------------------------------------------------------
+
+  const host = document.createElement('botlink-chat');
+  // The host itself is in the shop's DOM: its own styles are reset through the CSSOM (allowed under any CSP).
+  host.style.setProperty('all', 'initial', 'important');
+  host.style.setProperty('display', 'block', 'important');
+  const shadow = host.attachShadow({ mode: 'open' });
+  applyStyles(shadow);
+
+  const root = el('div', { class: 'root' });
+  const panelId = uniqueId('panel');
+  const titleId = uniqueId('title');
+  const launcher = el('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': panelId }, 'Chat with us');
+
+  const panel = el('div', { id: panelId, class: 'panel', role: 'dialog', 'aria-labelledby': titleId, hidden: '' });
+  const header = el('div', { class: 'header' });
+  const title = el('h2', { id: titleId, class: 'title' }, 'Chat with us');
+  const closeButton = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '×');
+  header.append(title, closeButton);
+
+  // role=log is a polite live region: screen readers announce each new message.
+  const log = el('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages' });
+  const status = el('p', { class: 'status', role: 'status' });
+
+  const actions = el('div', { class: 'actions' });
+  const escalateButton = el('button', { type: 'button', class: 'secondary' }, 'Talk to the team');
+  const leadToggle = el('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false' }, 'Leave your details');
+  actions.append(escalateButton, leadToggle);
+
+  const leadForm = el('form', { id: uniqueId('lead'), class: 'lead', hidden: '', 'aria-label': 'Your contact details' });
+  leadToggle.setAttribute('aria-controls', leadForm.id);
+  /**
+   * @param {string} label
+   * @param {Record<string, string>} attributes
+   */
+  const field = (label, attributes) => {
+    const input = el('input', { id: uniqueId('field'), ...attributes });
+    leadForm.append(el('label', { for: input.id }, label), input);
+    return input;
+  };
+  const nameInput = field('Name', { type: 'text', name: 'name', autocomplete: 'name', required: '', maxlength: '120' });
+  const emailInput = field('Email', { type: 'email', name: 'email', autocomplete: 'email', required: '', maxlength: '254' });
+  const phoneInput = field('Phone (optional)', { type: 'tel', name: 'phone', autocomplete: 'tel', maxlength: '32' });
+  const leadButtons = el('div', { class: 'buttons' });
+  const leadSubmit = el('button', { type: 'submit', class: 'primary' }, 'Send my details');
+  const leadCancel = el('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  leadButtons.append(leadSubmit, leadCancel);
+  leadForm.append(leadButtons);
+
+  const compose = el('form', { class: 'compose' });
+  const messageInput = el('textarea', { id: uniqueId('message'), rows: '1', maxlength: String(MAX_MESSAGE_CHARS), placeholder: 'Type your question…' });
+  const messageLabel = el('label', { for: messageInput.id, class: 'sr-only' }, 'Your message');
+  const sendButton = el('button', { type: 'submit', class: 'primary' }, 'Send');
+  compose.append(messageLabel, messageInput, sendButton);
+
+  panel.append(header, log, status, actions, leadForm, compose);
+  root.append(launcher, panel);
+  shadow.append(root);
+
+  // ---- Transcript --------------------------------------------------------------------------------------------------
+
+  const GREETING = 'Hi! Ask us anything about our shop.';
+
+  /**
+   * @param {Entry} entry
+   * @returns {HTMLLIElement}
+   */
+  function render(entry) {
+    const label = entry.from === 'visitor' ? 'You' : entry.from === 'bot' ? 'Shop' : 'Notice';
+    const item = el('li', { class: `msg ${entry.from}` });
+    item.append(el('span', { class: 'sr-only' }, `${label}: `), document.createTextNode(entry.text));
+    log.append(item);
+    log.scrollTop = log.scrollHeight;
+    return item;
+  }
+
+  /**
+   * @param {Author} from
+   * @param {string} text
+   * @param {{ keep?: boolean }} [options] notices of a passing problem are shown but not stored
+   * @returns {() => void} takes the entry back (a message that could not be sent)
+   */
+  function add(from, text, options = {}) {
+    const entry = { from, text };
+    if (options.keep !== false) {
+      state.transcript.push(entry);
+      save();
+    }
+    const item = render(entry);
+    return () => {
+      item.remove();
+      state.transcript = state.transcript.filter((e) => e !== entry);
+      save();
+    };
+  }
+
+  function refreshActions() {
+    actions.hidden = state.conversationId === null;
+    leadToggle.textContent = state.leadSent ? 'Update your details' : 'Leave your details';
+  }
+
+  render({ from: 'bot', text: GREETING });
+  for (const entry of state.transcript) render(entry);
+  refreshActions();
+
+  // ---- The API -----------------------------------------------------------------------------------------------------
+
+  class ChatError extends Error {
+    /**
+     * @param {string} message for the visitor
+     * @param {number} status the HTTP status, 0 when no answer could be read
+     */
+    constructor(message, status) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  /**
+   * POST a JSON body to the widget API; the parsed answer, or a ChatError with a sentence for the visitor.
+   * @param {string} path below /v1/webchat
+   * @param {Record<string, unknown>} body
+   * @returns {Promise<any>}
+   */
+  async function post(path, body) {
+    let res;
+    try {
+      res = await fetch(apiBase + path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Widget-Key': widgetKey },
+        body: JSON.stringify(body),
+        credentials: 'omit',
+        mode: 'cors',
+      });
+    } catch {
+      // A refused origin answers without CORS headers, which the browser reports exactly like a network failure.
+      console.warn(`Botlink chat: no readable answer from ${apiBase}. If this persists, check that ${location.origin} is in the workspace's allowed origins (PUT /v1/webchat).`);
+      throw new ChatError('The chat could not be reached. Please check your connection and try again in a moment.', 0);
+    }
+    /** @type {any} */
+    const answer = await res.json().catch(() => null);
+    if (res.ok) return answer;
+    const serverMessage = typeof answer?.error?.message === 'string' ? answer.error.message : '';
+    throw new ChatError(explain(res.status, res.headers.get('Retry-After'), serverMessage), res.status);
+  }
+
+  /**
+   * A readable sentence for a failed request.
+   * @param {number} status
+   * @param {string | null} retryAfter seconds
+   * @param {string} serverMessage the API's own message (docs/webchat.md; it never contains secrets)
+   */
+  function explain(status, retryAfter, serverMessage) {
+    switch (status) {
+      case 400:
+        return serverMessage ? `That could not be sent: ${serverMessage}` : 'That could not be sent; please check what you typed.';
+      case 401:
+        return 'This chat is not set up correctly (its key is not valid). Please contact the shop another way.';
+      case 403:
+        console.warn(`Botlink chat: ${serverMessage}`);
+        return `This website (${location.origin}) is not allowed to use this chat yet. The shop can turn it on in its chat settings.`;
+      case 404:
+        return 'This conversation has ended. Your next message starts a new one.';
+      case 429: {
+        const seconds = Number(retryAfter);
+        const wait = Number.isFinite(seconds) && seconds > 0 ? `${Math.ceil(seconds)} second${Math.ceil(seconds) === 1 ? '' : 's'}` : 'a moment';
+        return `Too many messages at once. Please try again in ${wait}.`;
+      }
+      default:
+        return status >= 500 ? 'Something went wrong on our side. Please try again in a moment.' : `The chat answered with an error (${status}).`;
+    }
+  }
+
+  /**
+   * The page the chat is on, within the API's limit (an http(s) URL), without its fragment: that never leaves the
+   * browser otherwise, and some sign-in flows keep tokens in it.
+   */
+  function pageUrl() {
+    const page = location.origin + location.pathname + location.search;
+    if (page.length <= MAX_PAGE_URL_CHARS) return page;
+    return (location.origin + location.pathname).slice(0, MAX_PAGE_URL_CHARS);
+  }
+
+  /**
+   * The page's own language (`<html lang="nl">`) when it has one: the shop's knowledge base is written in it, which
+   * says more than the visitor's browser does (the API falls back to Accept-Language).
+   * @returns {{ language?: string }}
+   */
+  function pageLanguage() {
+    const lang = document.documentElement.lang.trim();
+    return LANGUAGE_TAG.test(lang) ? { language: lang } : {};
+  }
+
+  let busy = false;
+  /** @param {boolean} value */
+  function setBusy(value) {
+    busy = value;
+    sendButton.disabled = value;
+    escalateButton.disabled = value;
+    leadSubmit.disabled = value;
+    status.textContent = value ? 'Sending…' : '';
+  }
+
+  /** @param {unknown} err */
+  function showError(err) {
+    const text = err instanceof ChatError ? err.message : 'Something went wrong. Please try again.';
+    if (err instanceof ChatError && err.status === 404) {
+      state.conversationId = null;
+      save();
+      refreshActions();
+    }
+    add('notice', text, { keep: false });
+  }
+
+  /** @param {string} text */
+  async function send(text) {
+    const takeBack = add('visitor', text);
+    setBusy(true);
+    try {
+      if (state.conversationId === null) {
+        const started = await post('/conversations', { visitor_message: text, page_url: pageUrl(), ...pageLanguage() });
+        state.conversationId = started.conversation_id;
+        save();
+        refreshActions();
+        if (typeof started.reply === 'string') add('bot', started.reply);
+      } else {
+        const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/messages`, { message: text, ...pageLanguage() });
+        // null: a newer message of this visitor replaced this turn, and its request carries the answer.
+        if (typeof answered.reply === 'string') add('bot', answered.reply);
+      }
+    } catch (err) {
+      // Not sent: the words go back into the box, to send again.
+      takeBack();
+      if (!messageInput.value) messageInput.value = text;
+      showError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function escalate() {
+    if (state.conversationId === null || busy) return;
+    setBusy(true);
+    try {
+      const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/escalate`, {});
+      if (typeof answered.reply === 'string') add('bot', answered.reply);
+      // The team follows up through the contact details, so offer the form next (docs/webchat.md).
+      if (!state.leadSent) openLeadForm();
+    } catch (err) {
+      showError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function sendLead() {
+    if (state.conversationId === null || busy) return;
+    const phone = phoneInput.value.trim();
+    setBusy(true);
+    try {
+      await post(`/conversations/${encodeURIComponent(state.conversationId)}/lead`, {
+        name: nameInput.value.trim(),
+        email: emailInput.value.trim(),
+        ...(phone ? { phone } : {}),
+      });
+      state.leadSent = true;
+      add('notice', 'Thank you! The team has your details and will get back to you.');
+      closeLeadForm();
+      refreshActions();
+      messageInput.focus();
+    } catch (err) {
+      showError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // ---- Opening, closing, keyboard ----------------------------------------------------------------------------------
+
+  function openLeadForm() {
+    leadForm.hidden = false;
+    leadToggle.setAttribute('aria-expanded', 'true');
+    // The log shrinks to make room: keep its latest message in view.
+    log.scrollTop = log.scrollHeight;
+    nameInput.focus();
+  }
+
+  function closeLeadForm() {
+    leadForm.hidden = true;
+    leadToggle.setAttribute('aria-expanded', 'false');
+  }
+
+  /** Below this width the panel covers the page (see the CSS), so it behaves as a modal dialog. */
+  const fullScreen = window.matchMedia('(max-width: 480px)');
+
+  /**
+   * Tab from the last control goes to the first and back: the page behind a full-screen panel cannot be seen.
+   * @param {KeyboardEvent} event
+   */
+  function keepFocusInPanel(event) {
+    /** @type {NodeListOf<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement>} */
+    const all = panel.querySelectorAll('button, input, textarea');
+    const controls = [...all].filter((c) => !c.disabled && c.getClientRects().length > 0);
+    const first = controls[0];
+    const last = controls[controls.length - 1];
+    if (!first || !last) return;
+    const active = shadow.activeElement;
+    if (event.shiftKey ? active === first || !panel.contains(active) : active === last) {
+      event.preventDefault();
+      (event.shiftKey ? last : first).focus();
+    }
+  }
+
+  /** @param {{ focus?: boolean }} [options] */
+  function open(options = {}) {
+    panel.hidden = false;
+    panel.setAttribute('aria-modal', String(fullScreen.matches));
+    launcher.setAttribute('aria-expanded', 'true');
+    state.open = true;
+    save();
+    log.scrollTop = log.scrollHeight;
+    if (options.focus !== false) messageInput.focus();
+  }
+
+  function close() {
+    panel.hidden = true;
+    launcher.setAttribute('aria-expanded', 'false');
+    state.open = false;
+    save();
+    launcher.focus();
+  }
+
+  launcher.addEventListener('click', () => (panel.hidden ? open() : close()));
+  closeButton.addEventListener('click', close);
+  root.addEventListener('keydown', (event) => {
+    if (panel.hidden) return;
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      close();
+    } else if (event.key === 'Tab' && fullScreen.matches) {
+      keepFocusInPanel(event);
+    }
+  });
+  escalateButton.addEventListener('click', () => void escalate());
+  leadToggle.addEventListener('click', () => (leadForm.hidden ? openLeadForm() : closeLeadForm()));
+  leadCancel.addEventListener('click', () => {
+    closeLeadForm();
+    leadToggle.focus();
+  });
+  leadForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void sendLead();
+  });
+  compose.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = messageInput.value.trim();
+    if (!text || busy) return;
+    messageInput.value = '';
+    void send(text.slice(0, MAX_MESSAGE_CHARS));
+  });
+  // Enter sends, Shift+Enter makes a new line.
+  messageInput.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      compose.requestSubmit();
+    }
+  });
+
+  function mount() {
+    document.body.append(host);
+    // A conversation that was open on the previous page stays open, without taking the focus from the new page.
+    if (state.open) open({ focus: false });
+  }
+  // An async script may run before the body exists.
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount, { once: true });
+})();
