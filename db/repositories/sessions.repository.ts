@@ -198,6 +198,17 @@ export function sessionsRepository(db: Db) {
       await db.insertInto('notifications').values({ ...row, read_at: null }).execute();
     },
 
+    /** Marks a notification done (read); false when the workspace has no such notification. Done twice stays done. */
+    async markNotificationRead(workspaceId: string, id: string, at: Date): Promise<boolean> {
+      const result = await db
+        .updateTable('notifications')
+        .set({ read_at: sql<Date>`coalesce(read_at, ${at})` })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
     async notifications(workspaceId: string, limit: number) {
       return db.selectFrom('notifications').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at', 'desc').limit(limit).execute();
     },

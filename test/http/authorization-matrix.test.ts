@@ -129,6 +129,8 @@ const expected: Record<string, Expected> = {
   'GET /v1/sessions/{id}/events': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'PUT /v1/team': { guard: 'manager', body: { available: true } },
   'GET /v1/notifications': { guard: 'member' },
+  // A notification that does not exist: let through means 404, and no real one changes.
+  'POST /v1/notifications/{id}/read': { guard: 'member', params: () => ({ id: randomUUID() }) },
 
   'POST /v1/webchat/conversations': { guard: 'widget', body: { visitor_message: 'Do you ship to Belgium?', page_url: `${SHOP}/shipping` } },
   'POST /v1/webchat/conversations/{id}/messages': { guard: 'widget', body: { message: 'And to Germany?' }, params: (f) => ({ id: f.conversationId }), ownedByA: true },

@@ -103,7 +103,17 @@ describeEachDatabase('sessions API, live events, team and tools test', (get) => 
     const followUp = await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-person-2', text: 'a person please', language: 'en' });
     expect(followUp).toMatchObject({ handoff: { kind: 'human', connected: false } });
     const notes = await service.api('GET', '/v1/notifications', { token: ws.agent });
-    expect(notes.body.notifications[0]).toMatchObject({ kind: 'human_followup', message: 'a person please' });
+    expect(notes.body.notifications[0]).toMatchObject({ kind: 'human_followup', message: 'a person please', read_at: null });
+
+    // An agent marks it done; another workspace cannot see or mark it.
+    const id = notes.body.notifications[0].id as string;
+    const other = await seedWorkspace(service, 'Elsewhere');
+    expect((await service.api('POST', `/v1/notifications/${id}/read`, { token: other.owner })).status).toBe(404);
+    expect((await service.api('POST', `/v1/notifications/${id}/read`, { token: ws.agent })).status).toBe(204);
+    const done = (await service.api('GET', '/v1/notifications', { token: ws.agent })).body.notifications[0];
+    expect(done.read_at).toMatch(/^\d{4}-/);
+    expect((await service.api('POST', `/v1/notifications/${id}/read`, { token: ws.agent })).status).toBe(204);
+    expect((await service.api('GET', '/v1/notifications', { token: ws.agent })).body.notifications[0].read_at).toBe(done.read_at);
   });
 
   it('the tools test button fetches the manifest now and lists tools and problems', async () => {

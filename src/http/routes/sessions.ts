@@ -217,6 +217,19 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
         };
       },
     }),
+
+    route({
+      method: 'post',
+      path: '/v1/notifications/{id}/read',
+      tag: 'team',
+      summary: 'Mark a notification done (the follow-up is handled); doing it again keeps the first time.',
+      access: 'member',
+      responses: { 204: { description: 'Marked.' }, 404: { description: 'No such notification.' } },
+      async handler({ params, principal }) {
+        if (!(await sessions.markNotificationRead(principal.workspaceId, params.id!, new Date()))) throw notFound('The notification');
+        return { status: 204 };
+      },
+    }),
   ];
 }
 
