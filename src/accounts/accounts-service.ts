@@ -50,7 +50,8 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
 
     async listUsers(principal: Principal) {
       const users = await accounts.listLiveUsers(principal.workspaceId);
-      return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at }));
+      // password_set: false while the user has not used an invite link yet (the dashboard shows "invited").
+      return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at, password_set: u.password_hash !== null }));
     },
 
     async createUser(principal: Principal, input: { email: string; role: Role }) {

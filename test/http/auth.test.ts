@@ -86,6 +86,22 @@ describeEachDatabase('signing in', (get) => {
       expect((await login(service, { email, password: 'another password entirely' })).status).toBe(401);
     });
 
+    it('used twice at once: one sets the password, the other is 410', async () => {
+      const made = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: uniqueEmail('race'), role: 'agent' } });
+      const invite = inviteOf(made.body.invite_url);
+      const answers = await Promise.all(['first password here', 'second password here'].map((password) => service.api('POST', '/v1/auth/password', { body: { invite, password } })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 410]);
+    });
+
+    it('GET /v1/users says who has set a password', async () => {
+      const invited = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: uniqueEmail('pending'), role: 'agent' } });
+      const done = await userWithPassword(service, ws.owner);
+      const users = (await service.api('GET', '/v1/users', { token: ws.owner })).body.users as { id: string; password_set: boolean }[];
+      expect(users.find((u) => u.id === invited.body.user.id)?.password_set).toBe(false);
+      expect(users.find((u) => u.id === done.id)?.password_set).toBe(true);
+      expect(JSON.stringify(users)).not.toContain('scrypt');
+    });
+
     it('expire after 7 days', async () => {
       const made = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: uniqueEmail('late'), role: 'agent' } });
       const invite = await service.api('POST', `/v1/users/${made.body.user.id}/invite`, { token: ws.owner });

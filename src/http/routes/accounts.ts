@@ -88,7 +88,23 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       tag: 'users',
       summary: 'List the users of the workspace.',
       access: 'manager',
-      responses: { 200: { description: 'The users.', schema: { type: 'object', properties: { users: { type: 'array', items: userSchema } } } } },
+      responses: {
+        200: {
+          description: 'The users.',
+          schema: {
+            type: 'object',
+            properties: {
+              users: {
+                type: 'array',
+                items: {
+                  ...userSchema,
+                  properties: { ...userSchema.properties, created_at: { type: 'string', format: 'date-time' }, password_set: { type: 'boolean', description: 'false: the user has not set a password through an invite link yet.' } },
+                },
+              },
+            },
+          },
+        },
+      },
       async handler({ principal }) {
         return { status: 200, body: { users: await accounts.listUsers(principal) } };
       },
