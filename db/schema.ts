@@ -34,6 +34,8 @@ export interface TokensTable {
   revoked_at: Timestamp | null;
   /** When the token stops working by itself; null: only revocation ends it. */
   expires_at: Timestamp | null;
+  /** Made by signing in (POST /v1/auth/login, /v1/auth/password); at the token limit these are revoked first (0011). */
+  sign_in: Generated<boolean>;
 }
 
 /** One-time invite links: a user sets their password with one (POST /v1/auth/password; migration 0011). */

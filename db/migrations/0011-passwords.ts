@@ -19,6 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await sql`create index invites_open_user on invites (user_id) where used_at is null and revoked_at is null`.execute(db);
+  // Tokens made by signing in: at the limit of live tokens, signing in revokes the oldest of these first, so a token a
+  // script uses goes only when the user holds no token made by signing in.
+  await db.schema.alterTable('tokens').addColumn('sign_in', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
   // Login looks a user up by email across workspaces.
   await sql`create index users_email_password on users (lower(email)) where revoked_at is null and password_hash is not null`.execute(db);
 }
@@ -27,5 +30,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop index users_email_password`.execute(db);
   await db.schema.dropTable('invites').execute();
+  await db.schema.alterTable('tokens').dropColumn('sign_in').execute();
   await db.schema.alterTable('users').dropColumn('password_hash').execute();
 }

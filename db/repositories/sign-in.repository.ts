@@ -24,8 +24,9 @@ export interface NewToken {
 const MAX_CANDIDATES = 10;
 
 /**
- * Inserts a token for a live user, revoking their oldest live tokens beyond `maxLive - 1` first: signing in never fails
- * for the limit (docs/reliability.md). Under the user's row lock, as POST /v1/tokens counts under it too.
+ * Inserts a token made by signing in for a live user, revoking their live tokens beyond `maxLive - 1` first: signing in
+ * never fails for the limit (docs/reliability.md). The oldest tokens made by signing in go first, then the oldest
+ * others (a script's). Under the user's row lock, as POST /v1/tokens counts under it too.
  */
 async function insertTokenEvictingOldest(trx: Transaction<Database>, userId: string, token: NewToken, at: Date): Promise<boolean> {
   const user = await trx.selectFrom('users').select('id').where('id', '=', userId).where('revoked_at', 'is', null).forUpdate().executeTakeFirst();
@@ -36,6 +37,7 @@ async function insertTokenEvictingOldest(trx: Transaction<Database>, userId: str
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .orderBy('sign_in', 'desc')
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
     .execute();
@@ -47,7 +49,10 @@ async function insertTokenEvictingOldest(trx: Transaction<Database>, userId: str
       .where('id', 'in', live.slice(0, excess).map((t) => t.id))
       .execute();
   }
-  await trx.insertInto('tokens').values({ id: token.tokenId, user_id: userId, token_hash: token.tokenHash, revoked_at: null, expires_at: token.expiresAt }).execute();
+  await trx
+    .insertInto('tokens')
+    .values({ id: token.tokenId, user_id: userId, token_hash: token.tokenHash, revoked_at: null, expires_at: token.expiresAt, sign_in: true })
+    .execute();
   return true;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Signing in with an email and a password, and setting a password through a one-time invite link (README: Sign in;
  * docs/reliability.md: Limits per token). Both answer a new bearer token of the usual kind, which expires after
- * LOGIN_TOKEN_TTL_SECONDS; when the user already holds the most live tokens, their oldest is revoked rather than the
- * sign-in refused.
+ * LOGIN_TOKEN_TTL_SECONDS; when the user already holds the most live tokens, their oldest token made by signing in (or,
+ * when there is none, their oldest token) is revoked rather than the sign-in refused.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SignInRepository } from '../../db/repositories/sign-in.repository.ts';

@@ -23,7 +23,7 @@ async function userWithPassword(service: TestService, owner: string, email = uni
   expect(made.status).toBe(201);
   const set = await service.api('POST', '/v1/auth/password', { body: { invite: inviteOf(made.body.invite_url), password } });
   expect(set.status).toBe(200);
-  return { id: made.body.user.id as string, email, token: set.body.token as string };
+  return { id: made.body.user.id as string, email, token: set.body.token as string, scriptToken: made.body.token as string };
 }
 
 const login = (service: TestService, body: object) => service.api('POST', '/v1/auth/login', { body });
@@ -261,25 +261,34 @@ describeEachDatabase('signing in', (get) => {
       expect(res.body.workspace.id).toBe(other.workspaceId);
     });
 
-    it(`still works at the limit of ${MAX_TOKENS_PER_USER} live tokens: the oldest is revoked`, async () => {
+    it(`still works at the limit of ${MAX_TOKENS_PER_USER} live tokens: the oldest made by signing in goes, else the oldest`, async () => {
       const user = await userWithPassword(service, ws.owner);
-      // The user holds the token of POST /v1/users and the one of the invite; fill up to the limit.
-      const made: string[] = [];
-      for (let i = 2; i < MAX_TOKENS_PER_USER; i++) {
-        const res = await service.api('POST', '/v1/tokens', { token: user.token });
-        expect(res.status).toBe(201);
-        made.push(res.body.token);
-      }
-      expect((await service.api('POST', '/v1/tokens', { token: user.token })).status).toBe(409);
-      const res = await login(service, { email: user.email, password: PASSWORD });
-      expect(res.status).toBe(200);
-      // The oldest (POST /v1/users's token) went; the sign-in's token and the others work; still at the limit.
-      const oldest = await get().db.selectFrom('tokens').select(['revoked_at']).where('user_id', '=', user.id).orderBy('created_at').limit(1).executeTakeFirstOrThrow();
-      expect(oldest.revoked_at).not.toBeNull();
-      expect((await service.api('GET', '/v1/sessions', { token: res.body.token })).status).toBe(200);
-      expect((await service.api('GET', '/v1/sessions', { token: user.token })).status).toBe(200);
-      expect((await service.api('GET', '/v1/sessions', { token: made.at(-1) })).status).toBe(200);
-      expect((await service.api('POST', '/v1/tokens', { token: res.body.token })).status).toBe(409);
+      const live = (token: string) => service.api('GET', '/v1/sessions', { token }).then((r) => r.status);
+      // The token of POST /v1/users (a script's, the oldest) and the one of the invite (signed in); fill up to the limit.
+      for (let i = 2; i < MAX_TOKENS_PER_USER; i++) expect((await service.api('POST', '/v1/tokens', { token: user.scriptToken })).status).toBe(201);
+      expect((await service.api('POST', '/v1/tokens', { token: user.scriptToken })).status).toBe(409);
+
+      const first = await login(service, { email: user.email, password: PASSWORD });
+      expect(first.status).toBe(200);
+      expect(await live(user.token)).toBe(401);
+      expect(await live(user.scriptToken)).toBe(200);
+      expect(await live(first.body.token)).toBe(200);
+      expect((await service.api('POST', '/v1/tokens', { token: first.body.token })).status).toBe(409);
+
+      // Only scripts' tokens left at the limit: the oldest of them goes.
+      expect((await service.api('DELETE', '/v1/tokens/current', { token: first.body.token })).status).toBe(204);
+      expect((await service.api('POST', '/v1/tokens', { token: user.scriptToken })).status).toBe(201);
+      const second = await login(service, { email: user.email, password: PASSWORD });
+      expect(second.status).toBe(200);
+      expect(await live(user.scriptToken)).toBe(401);
+      expect(await live(second.body.token)).toBe(200);
+      const counted = await get()
+        .db.selectFrom('tokens')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', user.id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      expect(Number(counted.n)).toBe(MAX_TOKENS_PER_USER);
     });
 
     it('signing out (DELETE /v1/tokens/current) revokes the token', async () => {

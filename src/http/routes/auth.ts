@@ -35,7 +35,7 @@ export function authRoutes(signIn: SignInService): RouteDefinition[] {
       path: '/v1/auth/login',
       tag: 'auth',
       summary:
-        'Sign in with email and password: a new token for the user (it expires after 30 days; at the limit of live tokens the oldest is revoked). ' +
+        'Sign in with email and password: a new token for the user (it expires after 30 days; at the limit of live tokens the oldest made by signing in, else the oldest, is revoked). ' +
         `After ${LOGIN_FAILURES_PER_ACCOUNT} failures for one email or ${LOGIN_FAILURES_PER_ADDRESS} from one address within ${LOGIN_FAILURE_WINDOW_MS / 60_000} minutes, attempts wait (429, Retry-After), longer after each failure.`,
       access: 'public',
       body: {
