@@ -21,6 +21,8 @@ export interface UsersTable {
   role: Role;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** `scrypt$N$r$p$salt$hash` (src/auth/passwords.ts); null: no password set (migration 0011). */
+  password_hash: Generated<string | null>;
 }
 
 export interface TokensTable {
@@ -32,6 +34,21 @@ export interface TokensTable {
   revoked_at: Timestamp | null;
   /** When the token stops working by itself; null: only revocation ends it. */
   expires_at: Timestamp | null;
+  /** Made by signing in (POST /v1/auth/login, /v1/auth/password); at the token limit these are revoked first (0011). */
+  sign_in: Generated<boolean>;
+}
+
+/** One-time invite links: a user sets their password with one (POST /v1/auth/password; migration 0011). */
+export interface InvitesTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the link's token, hex; the token itself is never stored. */
+  token_hash: string;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  /** Set when a newer invite for the same user replaced this unused one. */
+  revoked_at: Timestamp | null;
+  created_at: Timestamp;
 }
 
 export interface IntegrationsTable {
@@ -168,6 +185,7 @@ export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
   tokens: TokensTable;
+  invites: InvitesTable;
   integrations: IntegrationsTable;
   knowledge_documents: KnowledgeDocumentsTable;
   knowledge_chunks: KnowledgeChunksTable;

@@ -1,4 +1,7 @@
-/** First start on an empty embedded database: a workspace and its owner, whose token is printed this once. */
+/**
+ * First start on an empty embedded database: a workspace and its owner, whose invite link (to set a password and sign
+ * in to the dashboard) and token (for scripts and curl) are printed this once.
+ */
 import type { AccountsService, CreatedWorkspace } from './accounts/accounts-service.ts';
 
 export const FIRST_WORKSPACE = { name: 'My workspace', ownerEmail: 'owner@example.com' } as const;
@@ -16,6 +19,11 @@ export function firstStartMessage(created: CreatedWorkspace, url: string, public
     `  owner:       ${created.owner.email}`,
     `  owner token: ${created.owner.token}`,
     '  This token is shown once; keep it somewhere safe (it is stored only as a hash).',
+    '',
+    `  Dashboard:   ${publicUrl}/dashboard`,
+    ...(created.owner.invite_url
+      ? [`  Sign in:     open ${created.owner.invite_url}`, '               and choose a password (the link works once, for 7 days).']
+      : []),
     '',
     `  Dashboard API: ${publicUrl}/v1  (description: ${publicUrl}/openapi.json)`,
     '  Next: connect your endpoint and press Test:',

@@ -6,7 +6,10 @@
 import { parseArgs } from 'node:util';
 import { migrate, openDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
+import { signInRepository } from '../db/repositories/sign-in.repository.ts';
 import { createAccountsService } from './accounts/accounts-service.ts';
+import { createSignInService } from './accounts/sign-in-service.ts';
+import { createLoginThrottle } from './auth/login-throttle.ts';
 import { loadConfig } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { AppError, ConfigError } from './errors.ts';
@@ -15,8 +18,9 @@ const usage = `Usage:
   npm run cli -- workspace create --name <name> --owner <email>
   npm run cli -- workspace restore-owner --workspace <workspace id> --email <email>
 
-create: makes a workspace and its owner, and prints the owner's token once (JSON).
-restore-owner: the user with that email becomes an owner (or is added as one) with a new token, printed once (JSON).`;
+create: makes a workspace and its owner, and prints the owner's token and invite link once (JSON).
+restore-owner: the user with that email becomes an owner (or is added as one) with a new token and invite link,
+printed once (JSON). Invite links start with PUBLIC_URL.`;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     if (!owner || !EMAIL.test(owner)) return fail('--owner must be an email address.');
     run = async (accounts) => {
       const created = await accounts.createWorkspace({ name, ownerEmail: owner });
-      return { workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token } };
+      return { workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token, invite_url: created.owner.invite_url } };
     };
   } else {
     const workspace = values.workspace?.trim();
@@ -61,7 +65,9 @@ async function main(argv: string[]): Promise<number> {
   const { db, close } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
   try {
     await migrate(db);
-    console.log(JSON.stringify(await run(createAccountsService({ accounts: accountsRepository(db) })), null, 2));
+    // Invite links point at PUBLIC_URL: set it as the service has it, or the printed link names localhost.
+    const invites = createSignInService({ repository: signInRepository(db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
+    console.log(JSON.stringify(await run(createAccountsService({ accounts: accountsRepository(db), invites })), null, 2));
     return 0;
   } catch (err) {
     if (err instanceof AppError) return fail(err.message, 1);

@@ -64,3 +64,18 @@ export const MAX_STREAMS_PER_TOKEN = 8;
 export const MAX_STREAMS_PER_WORKSPACE = 100;
 /** How often every open stream's token is checked again: a revoked or expired token's streams end within this. */
 export const STREAM_RECHECK_MS = 2_000;
+
+// Sign-in with a password (docs/reliability.md, "Limits per token"; src/auth/login-throttle.ts). Ours, not the spec's.
+/** A password has 10 to 200 characters (Unicode code points) and is not all whitespace. */
+export const MIN_PASSWORD_CHARS = 10;
+export const MAX_PASSWORD_CHARS = 200;
+/** An invite link works once, for 7 days. */
+export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+/** A token made by signing in stops working by itself after 30 days. */
+export const LOGIN_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/** Failed sign-ins counted over 15 minutes; after 5 for one email, or 20 from one address, each attempt waits. */
+export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
+export const LOGIN_FAILURES_PER_ACCOUNT = 5;
+export const LOGIN_FAILURES_PER_ADDRESS = 20;
+/** The first wait after the threshold; it doubles with every further failure, up to the window. */
+export const LOGIN_FIRST_WAIT_MS = 1_000;

@@ -7,6 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
+import { signInRepository } from '../db/repositories/sign-in.repository.ts';
+import { createLoginThrottle } from './auth/login-throttle.ts';
+import { createSignInService } from './accounts/sign-in-service.ts';
+import { authRoutes } from './http/routes/auth.ts';
 import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
 // Knowledge base and content sync.
 import { apiKeysRepository } from '../db/repositories/api-keys.repository.ts';
@@ -129,7 +133,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
   const botlink = createBotLinkClient({ http, metrics });
   const tools = createToolsClient({ http });
-  const accounts = createAccountsService({ accounts: accountsRepository(database.db) });
+  // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
+  const signIn = createSignInService({ repository: signInRepository(database.db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
+  const accounts = createAccountsService({ accounts: accountsRepository(database.db), invites: signIn });
   const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
   const integration = createIntegrationService({
     integrations: integrationsRepository(database.db),
@@ -187,6 +193,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
     }),
     ...accountRoutes(accounts),
+    ...authRoutes(signIn),
     ...integrationRoutes(integration),
     ...syncRoutes(knowledge),
     ...keyRoutes(apiKeys),

@@ -14,6 +14,7 @@ import * as m0007 from './0007-whatsapp.ts';
 import * as m0008 from './0008-webchat.ts';
 import * as m0009 from './0009-abandoned-calls.ts';
 import * as m0010 from './0010-token-expiry.ts';
+import * as m0011 from './0011-passwords.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0008-webchat': m0008, // web chat conversations and settings
   '0009-abandoned-calls': m0009, // index for ending phone sessions nobody continues
   '0010-token-expiry': m0010, // optional token expiry
+  '0011-passwords': m0011, // passwords and one-time invite links
 };

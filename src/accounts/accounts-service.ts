@@ -9,15 +9,21 @@ import type { Role } from '../../db/schema.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
 import { MAX_TOKENS_PER_USER } from '../limits.ts';
+import type { Invite } from './sign-in-service.ts';
 
 export interface CreatedWorkspace {
   workspace: { id: string; name: string };
-  owner: { id: string; email: string; token: string };
+  owner: { id: string; email: string; token: string; invite_url?: string };
 }
 
-export function createAccountsService(deps: { accounts: AccountsRepository; now?: () => Date }) {
+/**
+ * `invites`: makes one-time invite links (src/accounts/sign-in-service.ts); with it, new users, new workspace owners and
+ * restored owners come with an `invite_url` to set their password.
+ */
+export function createAccountsService(deps: { accounts: AccountsRepository; invites?: { invite(userId: string): Promise<Invite> }; now?: () => Date }) {
   const { accounts } = deps;
   const now = deps.now ?? (() => new Date());
+  const inviteUrl = async (userId: string): Promise<{ invite_url?: string }> => (deps.invites ? { invite_url: (await deps.invites.invite(userId)).invite_url } : {});
 
   return {
     async createWorkspace(input: { name: string; ownerEmail: string }): Promise<CreatedWorkspace> {
@@ -31,7 +37,7 @@ export function createAccountsService(deps: { accounts: AccountsRepository; now?
         tokenId: token.id,
         tokenHash: token.hash,
       });
-      return { workspace: { id: workspace.id, name: workspace.name }, owner: { id: ownerId, email: input.ownerEmail.trim(), token: token.token } };
+      return { workspace: { id: workspace.id, name: workspace.name }, owner: { id: ownerId, email: input.ownerEmail.trim(), token: token.token, ...(await inviteUrl(ownerId)) } };
     },
 
     async isEmpty(): Promise<boolean> {
@@ -44,7 +50,8 @@ export function createAccountsService(deps: { accounts: AccountsRepository; now?
 
     async listUsers(principal: Principal) {
       const users = await accounts.listLiveUsers(principal.workspaceId);
-      return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at }));
+      // password_set: false while the user has not used an invite link yet (the dashboard shows "invited").
+      return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at, password_set: u.password_hash !== null }));
     },
 
     async createUser(principal: Principal, input: { email: string; role: Role }) {
@@ -63,7 +70,17 @@ export function createAccountsService(deps: { accounts: AccountsRepository; now?
         tokenHash: token.hash,
       });
       if (user === 'email_taken') throw taken();
-      return { user: { id: user.id, email: user.email, role: user.role }, token: token.token };
+      return { user: { id: user.id, email: user.email, role: user.role }, token: token.token, ...(await inviteUrl(user.id)) };
+    },
+
+    /** A new invite link for a user of the workspace (their older unused links stop working); only owners invite owners. */
+    async inviteUser(principal: Principal, userId: string): Promise<Invite> {
+      if (!deps.invites) throw new AppError('unavailable', 'Invite links are not available on this server.');
+      const user = await accounts.findLiveUser(principal.workspaceId, userId);
+      if (!user) throw notFound('The user');
+      // The link sets the user's password: an admin must not be able to take over an owner's account with it.
+      if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner may make an invite link for an owner.');
+      return deps.invites.invite(user.id);
     },
 
     async revokeUser(principal: Principal, userId: string): Promise<void> {
@@ -92,11 +109,11 @@ export function createAccountsService(deps: { accounts: AccountsRepository; now?
      * The operator's repair (POST /v1/admin/workspaces/{id}/owners, `cli workspace restore-owner`): the user with this
      * email becomes an owner, or is added as one, with a new token shown once.
      */
-    async restoreOwner(workspaceId: string, email: string): Promise<{ owner: { id: string; email: string; token: string; created: boolean } }> {
+    async restoreOwner(workspaceId: string, email: string): Promise<{ owner: { id: string; email: string; token: string; created: boolean; invite_url?: string } }> {
       const token = newToken();
       const restored = await accounts.restoreOwner({ workspaceId, email: email.trim(), newUserId: randomUUID(), tokenId: token.id, tokenHash: token.hash });
       if (restored === 'not_found') throw notFound('The workspace');
-      return { owner: { id: restored.userId, email: email.trim(), token: token.token, created: restored.created } };
+      return { owner: { id: restored.userId, email: email.trim(), token: token.token, created: restored.created, ...(await inviteUrl(restored.userId)) } };
     },
 
     /** Of these token ids, the ones still live: the open event streams end when theirs is not (src/auth/stream-guard.ts). */

@@ -30,8 +30,10 @@ const DEAD_ENDPOINT = 'https://127.0.0.1:9';
  * How a route is guarded. The declared `access` of the route, or, for the public webhooks of the telephony and
  * WhatsApp platforms, the platform's own proof (their routes are `public` to our tokens and keys).
  */
-type Guard = Access | 'twilio-signature' | 'whatsapp-signature' | 'whatsapp-verify-token';
-const accessOfGuard = (guard: Guard): Access => (guard === 'twilio-signature' || guard === 'whatsapp-signature' || guard === 'whatsapp-verify-token' ? 'public' : guard);
+type Guard = Access | 'twilio-signature' | 'whatsapp-signature' | 'whatsapp-verify-token' | 'password' | 'invite';
+/** Signing in (POST /v1/auth/login, /v1/auth/password) is public to tokens: its proof is a password or an invite link. */
+const publicGuards: readonly Guard[] = ['twilio-signature', 'whatsapp-signature', 'whatsapp-verify-token', 'password', 'invite'];
+const accessOfGuard = (guard: Guard): Access => (publicGuards.includes(guard) ? 'public' : (guard as Access));
 
 /**
  * What an answer must be: `through` (neither 401 nor 403, and no 5xx), `hidden` (404: another workspace's thing is
@@ -56,6 +58,10 @@ interface Fixtures {
   conversationId: string;
   sessionId: string;
   deliveryId: string;
+  /** A user of workspace a with a password. */
+  signIn: { email: string; password: string };
+  /** The token of a new invite link for a user of workspace a, made now. */
+  newInvite(): Promise<string>;
 }
 
 interface Cell {
@@ -102,8 +108,11 @@ const expected: Record<string, Expected> = {
   'GET /v1/users': { guard: 'manager' },
   'POST /v1/users': { guard: 'manager', body: () => ({ email: `${unique('user')}@acme.example`, role: 'agent' }) },
   'DELETE /v1/users/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newUser() }), ownedByA: true },
+  'POST /v1/users/{id}/invite': { guard: 'manager', params: async (f) => ({ id: await f.newUser() }), ownedByA: true },
   'POST /v1/tokens': { guard: 'member' },
   'DELETE /v1/tokens/current': { guard: 'member' },
+  'POST /v1/auth/login': { guard: 'password' },
+  'POST /v1/auth/password': { guard: 'invite' },
 
   'GET /v1/integration': { guard: 'manager' },
   'PUT /v1/integration': { guard: 'manager', body: { endpoint_url: `${DEAD_ENDPOINT}/botlink/channel` } },
@@ -214,6 +223,33 @@ function credentialsFor(entry: Expected): Credential[] {
         { name: 'owner token', outcome: '401', cell: async (f) => ({ headers: { authorization: `Bearer ${await f.token('a', 'owner')}`, origin: SHOP } }) },
         { name: 'no credentials', outcome: '401', cell: async () => ({ headers: { origin: SHOP } }) },
       ];
+    case 'password': {
+      const login = (password: (f: Fixtures) => string, token?: string) => async (f: Fixtures): Promise<Cell> => ({
+        raw: { body: JSON.stringify({ email: f.signIn.email, password: password(f) }), contentType: 'application/json' },
+        ...(token === undefined ? {} : bearer(token === 'owner' ? await f.token('a', 'owner') : token)),
+      });
+      // Three failures: fewer than the per-account threshold of failed sign-ins, and the success clears them.
+      return [
+        { name: 'right password', outcome: 'through', cell: login((f) => f.signIn.password) },
+        { name: 'wrong password', outcome: '401', cell: login(() => 'not the password') },
+        { name: 'owner token and a wrong password', outcome: '401', cell: login(() => 'not the password', 'owner') },
+        { name: 'operator token and a wrong password', outcome: '401', cell: login(() => 'not the password', TEST_ADMIN_TOKEN) },
+        { name: 'right password again', outcome: 'through', cell: login((f) => f.signIn.password) },
+      ];
+    }
+    case 'invite': {
+      const setPassword = (invite: (f: Fixtures) => Promise<string>, token?: string) => async (f: Fixtures): Promise<Cell> => ({
+        raw: { body: JSON.stringify({ invite: await invite(f), password: 'a password of some length' }), contentType: 'application/json' },
+        ...(token === undefined ? {} : bearer(token === 'owner' ? await f.token('a', 'owner') : token)),
+      });
+      // A made-up invite names nothing: 404, whatever token comes with it.
+      return [
+        { name: 'fresh invite', outcome: 'through', cell: setPassword((f) => f.newInvite()) },
+        { name: 'made-up invite', outcome: 'hidden', cell: setPassword(async () => 'bli_not-an-invite') },
+        { name: 'owner token and a made-up invite', outcome: 'hidden', cell: setPassword(async () => 'bli_not-an-invite', 'owner') },
+        { name: 'operator token and a made-up invite', outcome: 'hidden', cell: setPassword(async () => 'bli_not-an-invite', TEST_ADMIN_TOKEN) },
+      ];
+    }
     case 'twilio-signature': {
       const form = (signature?: string): Cell => ({
         raw: { body: new URLSearchParams(twilioForm).toString(), contentType: 'application/x-www-form-urlencoded' },
@@ -295,6 +331,13 @@ describeEachDatabase('the authorisation matrix', (get) => {
     const sessions = await call('GET', '/v1/sessions', { token: a.owner }, 200);
     await call('PUT', '/v1/webhooks/new_chat', { token: a.owner, body: { url: `${DEAD_ENDPOINT}/hooks/new_chat` } }, 200);
     const delivery = await call('POST', '/v1/webhooks/test', { token: a.owner, body: { event: 'new_chat' } }, 200);
+    const newInvite = async () => {
+      const made = await call('POST', '/v1/users', { token: a.owner, body: { email: `${unique('invited')}@acme.example`, role: 'agent' } }, 201);
+      return (made.invite_url as string).split('#')[1]!;
+    };
+    const signIn = { email: `${unique('signs-in')}@acme.example`, password: 'the password of the matrix' };
+    const withPassword = await call('POST', '/v1/users', { token: a.owner, body: { email: signIn.email, role: 'agent' } }, 201);
+    await call('POST', '/v1/auth/password', { body: { invite: (withPassword.invite_url as string).split('#')[1], password: signIn.password } }, 200);
 
     // A user holds at most MAX_TOKENS_PER_USER live tokens: the fresh ones of earlier cells (used once, at once) are
     // revoked as new ones are made.
@@ -324,6 +367,8 @@ describeEachDatabase('the authorisation matrix', (get) => {
       conversationId: started.conversation_id as string,
       sessionId: (sessions.sessions as Array<{ id: string; session_id: string }>).find((s) => s.session_id === started.conversation_id)!.id,
       deliveryId: delivery.id as string,
+      signIn,
+      newInvite,
     };
   });
   afterAll(async () => {

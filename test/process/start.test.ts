@@ -69,6 +69,24 @@ describe('npm start on a fresh machine', () => {
     expect(await stop(first)).toBe(0);
   });
 
+  it("prints the dashboard's address and the owner's invite link, with which the owner sets a password and signs in", async () => {
+    const started = await start(mkdtempSync(join(tmpdir(), 'botlink-start-')));
+    const out = started.stdout();
+    // PORT=0 here, so PUBLIC_URL's default names port 0; the paths are what matters.
+    expect(out).toMatch(/^ {2}Dashboard: +http:\/\/localhost:0\/dashboard$/m);
+    const link = /^ {2}Sign in: +open (http:\/\/localhost:0\/dashboard\/invite#(bli_\S+))$/m.exec(out);
+    expect(link).not.toBeNull();
+    const invite = link![2]!;
+    const post = (path: string, body: object) => fetch(`${started.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('/v1/auth/password', { invite, password: 'a newcomer password' })).status).toBe(200);
+    const signedIn = await post('/v1/auth/login', { email: 'owner@example.com', password: 'a newcomer password' });
+    expect(signedIn.status).toBe(200);
+    expect(((await signedIn.json()) as { user: { role: string } }).user.role).toBe('owner');
+    await stop(started);
+    const logLines = started.stdout().split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.join('\n')).not.toContain(invite);
+  });
+
   it('keeps its data across a restart and prints no token the second time', async () => {
     const second = await start(dataDir);
     expect(second.stdout()).not.toContain('owner token');
@@ -109,7 +127,10 @@ describe('the CLI', () => {
     const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example'], { DATA_DIR: dataDir });
     expect(await proc.exited).toBe(0);
     const printed = JSON.parse(proc.stdout());
-    expect(printed).toMatchObject({ workspace: { name: 'Acme' }, owner: { email: 'ops@acme.example', token: expect.stringMatching(/^blt_/) } });
+    expect(printed).toMatchObject({
+      workspace: { name: 'Acme' },
+      owner: { email: 'ops@acme.example', token: expect.stringMatching(/^blt_/), invite_url: expect.stringMatching(/^http:\/\/localhost:8080\/dashboard\/invite#bli_/) },
+    });
     // The service started afterwards knows that owner, and creates no extra workspace.
     const service = await start(dataDir);
     expect(service.stdout()).not.toContain('owner token');

@@ -6,6 +6,11 @@ import { route, type RouteDefinition } from '../route.ts';
 
 const email = { type: 'string', format: 'email', maxLength: 254 };
 const roleSchema = { type: 'string', enum: ['owner', 'admin', 'agent'] };
+const inviteUrl = {
+  type: 'string',
+  format: 'uri',
+  description: "A one-time link to set the user's password: {PUBLIC_URL}/dashboard/invite#<token>, 7 days; shown once.",
+};
 const userSchema = { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, role: roleSchema } };
 
 export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
@@ -29,14 +34,15 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
             type: 'object',
             properties: {
               workspace: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
-              owner: { type: 'object', properties: { email: { type: 'string' }, token: { type: 'string' } } },
+              owner: { type: 'object', properties: { email: { type: 'string' }, token: { type: 'string' }, invite_url: inviteUrl } },
             },
           },
         },
       },
       async handler({ body }) {
         const created = await accounts.createWorkspace({ name: body.name, ownerEmail: body.owner_email });
-        return { status: 201, body: { workspace: created.workspace, owner: { email: created.owner.email, token: created.owner.token } } };
+        const { email, token, invite_url } = created.owner;
+        return { status: 201, body: { workspace: created.workspace, owner: { email, token, ...(invite_url ? { invite_url } : {}) } } };
       },
     }),
 
@@ -58,7 +64,13 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
               owner: {
                 type: 'object',
                 required: ['id', 'email', 'token', 'created'],
-                properties: { id: { type: 'string', format: 'uuid' }, email: { type: 'string' }, token: { type: 'string' }, created: { type: 'boolean', description: 'false: an existing user was made owner.' } },
+                properties: {
+                  id: { type: 'string', format: 'uuid' },
+                  email: { type: 'string' },
+                  token: { type: 'string' },
+                  created: { type: 'boolean', description: 'false: an existing user was made owner.' },
+                  invite_url: inviteUrl,
+                },
               },
             },
           },
@@ -76,7 +88,23 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       tag: 'users',
       summary: 'List the users of the workspace.',
       access: 'manager',
-      responses: { 200: { description: 'The users.', schema: { type: 'object', properties: { users: { type: 'array', items: userSchema } } } } },
+      responses: {
+        200: {
+          description: 'The users.',
+          schema: {
+            type: 'object',
+            properties: {
+              users: {
+                type: 'array',
+                items: {
+                  ...userSchema,
+                  properties: { ...userSchema.properties, created_at: { type: 'string', format: 'date-time' }, password_set: { type: 'boolean', description: 'false: the user has not set a password through an invite link yet.' } },
+                },
+              },
+            },
+          },
+        },
+      },
       async handler({ principal }) {
         return { status: 200, body: { users: await accounts.listUsers(principal) } };
       },
@@ -86,15 +114,34 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       method: 'post',
       path: '/v1/users',
       tag: 'users',
-      summary: "Add a user; the new user's token is in this answer only. Admins may add admins and agents, owners anyone.",
+      summary: "Add a user; the new user's token and invite link (to set a password) are in this answer only. Admins may add admins and agents, owners anyone.",
       access: 'manager',
       body: { type: 'object', required: ['email', 'role'], additionalProperties: false, properties: { email, role: roleSchema } },
       responses: {
-        201: { description: 'Created.', schema: { type: 'object', properties: { user: userSchema, token: { type: 'string' } } } },
+        201: { description: 'Created.', schema: { type: 'object', properties: { user: userSchema, token: { type: 'string' }, invite_url: inviteUrl } } },
         409: { description: 'A user with that email exists.' },
       },
       async handler({ body, principal }) {
         return { status: 201, body: await accounts.createUser(principal, body) };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/users/{id}/invite',
+      tag: 'users',
+      summary: 'A new one-time invite link for the user to set their password (7 days; their older unused links stop working). Only owners may invite owners.',
+      access: 'manager',
+      responses: {
+        201: {
+          description: 'The link, in this answer only.',
+          schema: { type: 'object', required: ['invite_url', 'expires_at'], properties: { invite_url: inviteUrl, expires_at: { type: 'string', format: 'date-time' } } },
+        },
+        403: { description: 'An admin asked for an owner\'s link.' },
+        404: { description: 'No such user.' },
+      },
+      async handler({ params, principal }) {
+        return { status: 201, body: await accounts.inviteUser(principal, params.id!) };
       },
     }),
 

@@ -1,0 +1,96 @@
+/**
+ * Signing in for people (interfaces.md: Pages and tools for people): email and password, and a password set through a
+ * one-time invite link. Both are public and answer a new bearer token; signing out is DELETE /v1/tokens/current.
+ */
+import type { SignInService } from '../../accounts/sign-in-service.ts';
+import { AppError } from '../../errors.ts';
+import {
+  LOGIN_FAILURE_WINDOW_MS,
+  LOGIN_FAILURES_PER_ACCOUNT,
+  LOGIN_FAILURES_PER_ADDRESS,
+  MAX_PASSWORD_CHARS,
+  MIN_PASSWORD_CHARS,
+} from '../../limits.ts';
+import { route, type RouteDefinition } from '../route.ts';
+
+const signedInSchema = {
+  type: 'object',
+  required: ['token', 'expires_at', 'user', 'workspace'],
+  properties: {
+    token: { type: 'string', description: 'A bearer token of the user, shown once.' },
+    expires_at: { type: 'string', format: 'date-time' },
+    user: {
+      type: 'object',
+      required: ['id', 'email', 'role'],
+      properties: { id: { type: 'string', format: 'uuid' }, email: { type: 'string' }, role: { type: 'string', enum: ['owner', 'admin', 'agent'] } },
+    },
+    workspace: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' } } },
+  },
+};
+
+export function authRoutes(signIn: SignInService): RouteDefinition[] {
+  return [
+    route<{ email: string; password: string; workspace_id?: string }>({
+      method: 'post',
+      path: '/v1/auth/login',
+      tag: 'auth',
+      summary:
+        'Sign in with email and password: a new token for the user (it expires after 30 days; at the limit of live tokens the oldest made by signing in, else the oldest, is revoked). ' +
+        `After ${LOGIN_FAILURES_PER_ACCOUNT} failures for one email or ${LOGIN_FAILURES_PER_ADDRESS} from one address within ${LOGIN_FAILURE_WINDOW_MS / 60_000} minutes, attempts wait (429, Retry-After), longer after each failure.`,
+      access: 'public',
+      body: {
+        type: 'object',
+        required: ['email', 'password'],
+        additionalProperties: false,
+        properties: {
+          email: { type: 'string', format: 'email', maxLength: 254 },
+          password: { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_CHARS },
+          workspace_id: { type: 'string', format: 'uuid', description: 'Only when the email signs in to several workspaces (after a 409).' },
+        },
+      },
+      responses: {
+        200: { description: 'Signed in.', schema: signedInSchema },
+        401: { description: 'The email or the password is not right (the answer does not say which).' },
+        409: {
+          description: 'The email and password fit several workspaces: `error.details.workspaces` lists them ({id, name}); send `workspace_id`.',
+        },
+        429: { description: 'Too many failed sign-ins for this email or from this address; see Retry-After (seconds).' },
+      },
+      async handler({ body, req, res }) {
+        try {
+          const signedIn = await signIn.login({ email: body.email, password: body.password, ...(body.workspace_id ? { workspaceId: body.workspace_id } : {}), address: req.ip ?? '' });
+          return { status: 200, body: signedIn, headers: { 'Cache-Control': 'no-store' } };
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'rate_limited') res.setHeader('Retry-After', String((err.details as { retry_after: number }).retry_after));
+          throw err;
+        }
+      },
+    }),
+
+    route<{ invite: string; password: string }>({
+      method: 'post',
+      path: '/v1/auth/password',
+      tag: 'auth',
+      summary: `Set a password with a one-time invite link's token (the part after # in invite_url) and sign in. A password has ${MIN_PASSWORD_CHARS} to ${MAX_PASSWORD_CHARS} characters and is not only whitespace. An invite works once, for 7 days.`,
+      access: 'public',
+      body: {
+        type: 'object',
+        required: ['invite', 'password'],
+        additionalProperties: false,
+        properties: {
+          invite: { type: 'string', minLength: 1, maxLength: 200 },
+          password: { type: 'string', minLength: MIN_PASSWORD_CHARS, maxLength: MAX_PASSWORD_CHARS, description: 'Characters are Unicode code points; not only whitespace.' },
+        },
+      },
+      responses: {
+        200: { description: 'The password is set; signed in.', schema: signedInSchema },
+        400: { description: 'The password breaks a rule; the message says which.' },
+        404: { description: 'No such invite.' },
+        410: { description: 'The invite was used, replaced by a newer one, or expired; the message says which.' },
+      },
+      async handler({ body }) {
+        return { status: 200, body: await signIn.setPassword(body), headers: { 'Cache-Control': 'no-store' } };
+      },
+    }),
+  ];
+}
