@@ -1,0 +1,293 @@
+/**
+ * The dashboard in a real browser (Debian's Chromium, headless) against the real service: signing in and out, the
+ * integration settings against a loopback integrator that checks our signature, the live conversation list and one
+ * conversation, what an agent sees, and the page's own guarantees (CSP, no other origin, customer text never markup).
+ * Screenshots of each screen go to docs/screenshots/dashboard-*.png.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_CSP } from '../../src/http/pages/dashboard.ts';
+import { verifyChannelRequest } from '../../src/receiver/index.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
+
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+
+describe('the dashboard web app', () => {
+  let database: TestDatabase;
+  let service: TestService;
+  let integrator: TestHttpsServer;
+  let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+  let browser: Browser;
+  /** Every URL any page asked for, and every CSP complaint in any console. */
+  const requested: string[] = [];
+  const cspViolations: string[] = [];
+  /** The key the integrator verifies with: read from the page, where it is shown once. */
+  let integratorKey = '';
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [database, integrator, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), launchBrowser()]);
+    service = await startTestService(database);
+    ws = await seedWorkspace(service);
+    integrator.handle((req, res, body) => {
+      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
+        res.statusCode = 401;
+        res.end();
+        return;
+      }
+      const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
+      const reply = message.includes('picture') ? `Here it is: ${HOSTILE}` : 'Your order 1234 ships tomorrow.';
+      sendJson(res, 200, { reply, handled: true });
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await integrator?.close();
+    await database?.close();
+  });
+
+  async function open(viewport = { width: 1100, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport });
+    context.on('request', (r) => requested.push(r.url()));
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    return { context, page };
+  }
+
+  async function signInWithToken(page: Page, token: string, screenshot?: string): Promise<void> {
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByText('Sign in with a token', { exact: true }).click();
+    await page.getByLabel('Token', { exact: true }).fill(token);
+    if (screenshot) await shot(page, screenshot);
+    await page.getByRole('button', { name: 'Sign in with this token' }).click();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: new URL(`dashboard-${name}.png`, SHOTS).pathname, fullPage: true });
+  }
+
+  describe('the page', () => {
+    it('is served with a strict Content-Security-Policy, no referrer and nosniff; / redirects to it', async () => {
+      const page = await fetch(`${service.url}/dashboard/conversations`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+      expect(DASHBOARD_CSP).toContain("script-src 'self'");
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await page.text()).not.toMatch(/<script>|style=|<style/);
+
+      const invite = await fetch(`${service.url}/dashboard/invite`);
+      expect(invite.headers.get('content-type')).toMatch(/^text\/html/);
+
+      const root = await fetch(`${service.url}/`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(root.headers.get('location')).toBe('/dashboard');
+
+      const script = await fetch(`${service.url}/dashboard/assets/app.js`);
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+      const etag = script.headers.get('etag')!;
+      expect((await fetch(`${service.url}/dashboard/assets/app.js`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      expect((await fetch(`${service.url}/dashboard/assets/styles.css`)).headers.get('content-type')).toMatch(/^text\/css/);
+      expect((await fetch(`${service.url}/dashboard/assets/nothing.js`)).status).toBe(404);
+    });
+  });
+
+  describe('an owner', () => {
+    let context: BrowserContext;
+    let page: Page;
+    beforeAll(async () => {
+      ({ context, page } = await open());
+    });
+    afterAll(async () => {
+      await context.close();
+    });
+
+    it('signs in with a token and sees every screen in the navigation', async () => {
+      await signInWithToken(page, ws.owner, 'sign-in');
+      const nav = page.getByRole('navigation', { name: 'Dashboard' });
+      for (const name of ['Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
+      await expect(page.getByText('No conversations yet').isVisible()).resolves.toBe(true);
+    });
+
+    it('sees the refusal of a non-public endpoint beside the form', async () => {
+      await page.getByRole('link', { name: 'Integration' }).click();
+      await page.getByText('Not connected yet').waitFor();
+      await page.getByLabel('Endpoint URL').fill('https://10.0.0.8/botlink/channel');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      const alert = page.getByRole('alert').filter({ hasText: /private/i });
+      await alert.waitFor();
+      await expect(page.getByLabel('Endpoint URL').getAttribute('aria-invalid')).resolves.toBe('true');
+    });
+
+    it('sets the endpoint, gets the generated key once, and the test shows the reply and the latency', async () => {
+      await page.getByLabel('Endpoint URL').fill(`${integrator.origin}/botlink/channel`);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      const key = page.getByLabel('New key');
+      await key.waitFor();
+      integratorKey = await key.inputValue();
+      expect(integratorKey).toHaveLength(64);
+      await expect(page.getByText('Shown once.').isVisible()).resolves.toBe(true);
+
+      await page.getByRole('button', { name: 'Test', exact: true }).click();
+      const result = page.getByTestId('test-result');
+      await result.waitFor();
+      await expect(result.getByTestId('reply').textContent()).resolves.toBe('Your order 1234 ships tomorrow.');
+      await expect(result.getByTestId('latency').textContent()).resolves.toMatch(/^\d+ ms$/);
+      await expect(result.getByText('Answered', { exact: true }).isVisible()).resolves.toBe(true);
+      await shot(page, 'integration');
+    });
+
+    it('does not see the key again after a reload', async () => {
+      await page.reload();
+      await page.getByTestId('endpoint').waitFor();
+      expect(await page.getByTestId('shown-once').count()).toBe(0);
+      expect(await page.content()).not.toContain(integratorKey);
+      await expect(page.getByText(integratorKey.slice(-4), { exact: false }).isVisible()).resolves.toBe(true);
+    });
+
+    it('watches a conversation appear in the live list, with the source and timings of each turn', async () => {
+      await page.getByRole('link', { name: 'Conversations' }).click();
+      await page.getByText('No conversations yet').waitFor();
+      const externalId = 'wa-31612345678';
+      const customerPhone = '+31612345678';
+      await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'whatsapp', externalId, customerPhone, text: 'Where is my order 1234?', language: 'en' });
+      // No reload: the list polls.
+      const link = page.getByRole('link', { name: /\+31612345678/ });
+      await link.waitFor({ timeout: 10_000 });
+      await expect(link.textContent()).resolves.toContain('WhatsApp');
+      await shot(page, 'conversations');
+
+      await link.click();
+      const first = page.locator('li.turn').first();
+      await first.waitFor();
+      await expect(first.getByTestId('source').textContent()).resolves.toBe('Reply from: Your system');
+      await expect(first.getByTestId('timings').textContent()).resolves.toMatch(/Bot Link: connect and first byte: \d+ ms/);
+      await page.getByText('Live: new turns appear as they happen.').waitFor();
+
+      // A turn while the conversation is open arrives through its event stream; its hostile reply stays text.
+      await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'whatsapp', externalId, customerPhone, text: 'Send me a picture', language: 'en' });
+      const second = page.locator('li.turn').nth(1);
+      await second.getByText('Turn 2').waitFor({ timeout: 10_000 });
+      await expect(second.locator('.reply').textContent()).resolves.toContain(HOSTILE);
+      expect(await page.locator('main img').count()).toBe(0);
+      expect(await page.evaluate('window.__pwned')).toBeUndefined();
+      await shot(page, 'conversation');
+    });
+
+    it('turns the team switch on and reads the notifications', async () => {
+      await page.getByRole('link', { name: 'Team' }).click();
+      const toggle = page.getByRole('switch', { name: 'The team is available' });
+      await page.getByText(/^Off: /).waitFor();
+      await toggle.click();
+      await page.getByText(/^On: /).waitFor();
+      await expect(toggle.getAttribute('aria-checked')).resolves.toBe('true');
+      await page.getByText('No notifications.').waitFor();
+      await shot(page, 'team');
+    });
+
+    it('adds a user and sees the token once, then removes them', async () => {
+      await page.getByRole('link', { name: 'Users' }).click();
+      await page.getByText('agent@acme.example').waitFor();
+      await page.getByLabel('Email').fill('new.agent@acme.example');
+      await page.getByRole('button', { name: 'Add user' }).click();
+      const token = page.getByLabel('Token', { exact: true });
+      await token.waitFor();
+      const added = await token.inputValue();
+      expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(200);
+      await shot(page, 'users');
+      page.once('dialog', (d) => void d.accept());
+      await page.getByRole('button', { name: 'Remove new.agent@acme.example' }).click();
+      await page.getByRole('button', { name: 'Remove new.agent@acme.example' }).waitFor({ state: 'detached' });
+      expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(401);
+    });
+
+    it('shows the knowledge base, the widget snippet and the channel and webhook settings', async () => {
+      await page.getByRole('link', { name: 'Knowledge' }).click();
+      const snippet = await page.getByLabel('Embed snippet').inputValue();
+      expect(snippet).toMatch(new RegExp(`^<script src="${service.url}/widget.js" data-key="[^"]+" async></script>$`));
+      await page.getByText('No pages yet.').waitFor();
+      await page.getByRole('button', { name: 'Make a new sync key' }).click();
+      await page.getByLabel('New sync key').waitFor();
+      await shot(page, 'knowledge');
+
+      await page.getByRole('link', { name: 'Channels' }).click();
+      await page.getByLabel('Phone numbers, one per line').fill('+31201234567');
+      await page.getByRole('button', { name: 'Save phone settings' }).click();
+      await page.getByText(/^Saved at /).waitFor();
+      await page.getByText('Not connected.', { exact: false }).waitFor();
+      await shot(page, 'channels');
+
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByText('No deliveries yet.', { exact: false }).waitFor();
+      await shot(page, 'webhooks');
+    });
+
+    it('is usable 375 px wide: nothing scrolls sideways', async () => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.getByRole('link', { name: 'Conversations' }).click();
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await shot(page, 'mobile');
+      await page.setViewportSize({ width: 1100, height: 900 });
+    });
+
+    it('signs out: the token is revoked (the API answers 401) and the sign-in page shows', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor();
+      expect((await service.api('GET', '/v1/sessions', { token: ws.owner })).status).toBe(401);
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    });
+  });
+
+  describe('an agent', () => {
+    it('sees Conversations and Team only; a settings address shows nothing of them', async () => {
+      const { context, page } = await open();
+      const before = requested.length;
+      await signInWithToken(page, ws.agent);
+      const nav = page.getByRole('navigation', { name: 'Dashboard' });
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team']);
+      await shot(page, 'agent');
+
+      await page.goto(`${service.url}/dashboard/integration`);
+      await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
+      expect(await page.getByLabel('Endpoint URL').count()).toBe(0);
+      // The settings were not even asked for.
+      expect(requested.slice(before).filter((u) => new URL(u).pathname.startsWith('/v1/integration'))).toEqual([]);
+      await context.close();
+    });
+  });
+
+  describe('a wrong password', () => {
+    it('shows the error message of /v1/auth/login', async () => {
+      const { context, page } = await open();
+      await page.goto(`${service.url}/dashboard`);
+      await page.getByLabel('Email').fill('owner@acme.example');
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      // Whatever the backend answers (401 wrong credentials, or 404 where it is not built yet), its message shows.
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect((await alert.textContent())!.length).toBeGreaterThan(5);
+      await expect(page.getByRole('heading', { name: 'Sign in to Botlink' }).isVisible()).resolves.toBe(true);
+      await context.close();
+    });
+  });
+
+  describe('across every page', () => {
+    it('asked nothing of another origin and broke no rule of the CSP', () => {
+      expect(requested.length).toBeGreaterThan(20);
+      expect(requested.filter((u) => !u.startsWith(`${service.url}/`) && !u.startsWith('data:'))).toEqual([]);
+      expect(cspViolations).toEqual([]);
+    });
+  });
+});
