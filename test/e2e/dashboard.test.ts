@@ -12,6 +12,7 @@ import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { BRIDGE_TOKEN, Caller, NUMBER } from '../helpers/phone-caller.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
@@ -21,6 +22,9 @@ describe('the dashboard web app', () => {
   let database: TestDatabase;
   let service: TestService;
   let integrator: TestHttpsServer;
+  /** An OpenAI-compatible model that streams: each completion is written by the test, piece by piece. */
+  let llm: TestHttpsServer;
+  const completions: { write(content: string): void; end(): void }[] = [];
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
   let browser: Browser;
   /** Every URL any page asked for, and every CSP complaint in any console. */
@@ -31,8 +35,15 @@ describe('the dashboard web app', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    [database, integrator, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), launchBrowser()]);
-    service = await startTestService(database);
+    [database, integrator, llm, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), startHttpsServer(), launchBrowser()]);
+    llm.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      completions.push({
+        write: (content) => res.write(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`),
+        end: () => res.end('data: [DONE]\n\n'),
+      });
+    });
+    service = await startTestService(database, { BRIDGE_TOKEN, LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' });
     ws = await seedWorkspace(service);
     integrator.handle((req, res, body) => {
       if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
@@ -41,6 +52,12 @@ describe('the dashboard web app', () => {
         return;
       }
       const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
+      // The phone's question is left to the built-in AI.
+      if (message.includes('open')) {
+        res.statusCode = 503;
+        res.end();
+        return;
+      }
       const reply = message.includes('picture') ? `Here it is: ${HOSTILE}` : 'Your order 1234 ships tomorrow.';
       sendJson(res, 200, { reply, handled: true });
     });
@@ -49,6 +66,7 @@ describe('the dashboard web app', () => {
     await browser?.close();
     await service?.stop();
     await integrator?.close();
+    await llm?.close();
     await database?.close();
   });
 
@@ -70,6 +88,9 @@ describe('the dashboard web app', () => {
     await page.getByRole('button', { name: 'Sign in with this token' }).click();
     await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
   }
+
+  /** A screen's link in the navigation. */
+  const menu = (page: Page, name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
 
   async function shot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: new URL(`dashboard-${name}.png`, SHOTS).pathname, fullPage: true });
@@ -120,7 +141,7 @@ describe('the dashboard web app', () => {
     });
 
     it('sees the refusal of a non-public endpoint beside the form', async () => {
-      await page.getByRole('link', { name: 'Integration' }).click();
+      await menu(page, 'Integration').click();
       await page.getByText('Not connected yet').waitFor();
       await page.getByLabel('Endpoint URL').fill('https://10.0.0.8/botlink/channel');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -156,7 +177,7 @@ describe('the dashboard web app', () => {
     });
 
     it('watches a conversation appear in the live list, with the source and timings of each turn', async () => {
-      await page.getByRole('link', { name: 'Conversations' }).click();
+      await menu(page, 'Conversations').click();
       await page.getByText('No conversations yet').waitFor();
       const externalId = 'wa-31612345678';
       const customerPhone = '+31612345678';
@@ -185,7 +206,7 @@ describe('the dashboard web app', () => {
     });
 
     it('turns the team switch on and reads the notifications', async () => {
-      await page.getByRole('link', { name: 'Team' }).click();
+      await menu(page, 'Team').click();
       const toggle = page.getByRole('switch', { name: 'The team is available' });
       await page.getByText(/^Off: /).waitFor();
       await toggle.click();
@@ -196,7 +217,7 @@ describe('the dashboard web app', () => {
     });
 
     it('adds a user and sees the token once, then removes them', async () => {
-      await page.getByRole('link', { name: 'Users' }).click();
+      await menu(page, 'Users').click();
       await page.getByText('agent@acme.example').waitFor();
       await page.getByLabel('Email').fill('new.agent@acme.example');
       await page.getByRole('button', { name: 'Add user' }).click();
@@ -212,7 +233,7 @@ describe('the dashboard web app', () => {
     });
 
     it('shows the knowledge base, the widget snippet and the channel and webhook settings', async () => {
-      await page.getByRole('link', { name: 'Knowledge' }).click();
+      await menu(page, 'Knowledge').click();
       const snippet = await page.getByLabel('Embed snippet').inputValue();
       expect(snippet).toMatch(new RegExp(`^<script src="${service.url}/widget.js" data-key="[^"]+" async></script>$`));
       await page.getByText('No pages yet.').waitFor();
@@ -220,21 +241,53 @@ describe('the dashboard web app', () => {
       await page.getByLabel('New sync key').waitFor();
       await shot(page, 'knowledge');
 
-      await page.getByRole('link', { name: 'Channels' }).click();
+      await menu(page, 'Channels').click();
       await page.getByLabel('Phone numbers, one per line').fill('+31201234567');
       await page.getByRole('button', { name: 'Save phone settings' }).click();
       await page.getByText(/^Saved at /).waitFor();
       await page.getByText('Not connected.', { exact: false }).waitFor();
       await shot(page, 'channels');
 
-      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await menu(page, 'Webhooks').click();
       await page.getByText('No deliveries yet.', { exact: false }).waitFor();
       await shot(page, 'webhooks');
     });
 
+    it('shows a streamed phone reply sentence by sentence, then the turn with the AI as its source', async () => {
+      await menu(page, 'Conversations').click();
+      const caller = await Caller.connect(service);
+      try {
+        caller.setup(`CA-dashboard-${Date.now()}`, NUMBER, '+31687654321');
+        const link = page.getByRole('link', { name: /\+31687654321/ });
+        await link.waitFor({ timeout: 10_000 });
+        await link.click();
+        await page.getByText('Live: new turns appear as they happen.').waitFor();
+        caller.say('When are you open?');
+        const deadline = Date.now() + 5_000;
+        while (completions.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const completion = completions.shift()!;
+        completion.write('We are open until 17:00 on weekdays. On ');
+        // The first sentence is on the page while the model is still writing the rest.
+        const pending = page.locator('li.turn.pending');
+        await pending.locator('.piece').getByText('We are open until 17:00 on weekdays.').waitFor();
+        await shot(page, 'streaming');
+        completion.write('Saturday we close at 12:00.');
+        completion.end();
+        const turn = page.locator('li.turn:not(.pending)').first();
+        await turn.getByTestId('source').getByText('Reply from: AI').waitFor({ timeout: 10_000 });
+        const timings = await turn.getByTestId('timings').textContent();
+        expect(timings).toMatch(/Knowledge search: \d+ ms/);
+        expect(timings).toMatch(/AI round 1: \d+ ms/);
+        await expect(turn.locator('.reply').textContent()).resolves.toContain('On Saturday we close at 12:00.');
+        await shot(page, 'phone-call');
+      } finally {
+        caller.ws.terminate();
+      }
+    });
+
     it('is usable 375 px wide: nothing scrolls sideways', async () => {
       await page.setViewportSize({ width: 375, height: 800 });
-      await page.getByRole('link', { name: 'Conversations' }).click();
+      await menu(page, 'Conversations').click();
       await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
       await shot(page, 'mobile');
