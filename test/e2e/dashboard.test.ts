@@ -316,6 +316,48 @@ describe('the dashboard web app', () => {
       expect(await page.getByLabel('Endpoint URL').count()).toBe(0);
       // The settings were not even asked for.
       expect(requested.slice(before).filter((u) => new URL(u).pathname.startsWith('/v1/integration'))).toEqual([]);
+
+      // Removed by an admin while signed in: the next poll's 401 brings the sign-in page back, saying why.
+      await menu(page, 'Conversations').click();
+      expect((await service.api('DELETE', `/v1/users/${ws.agentId}`, { token: ws.admin })).status).toBe(204);
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor({ timeout: 10_000 });
+      await page.getByText(/^You were signed out: /).waitFor();
+      await context.close();
+    });
+  });
+
+  describe('the keyboard', () => {
+    it('reaches the skip link first and the sign-in fields in order, with a visible focus', async () => {
+      const { context, page } = await open();
+      await page.goto(`${service.url}/dashboard`);
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.name')).toBe('email');
+      expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+      await context.close();
+    });
+  });
+
+  describe('an invite link', () => {
+    it('asks for a password, takes the invite out of the address, and sends both to /v1/auth/password', async () => {
+      const { context, page } = await open();
+      const sent: unknown[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/v1/auth/password')) sent.push(r.postDataJSON());
+      });
+      await page.goto(`${service.url}/dashboard/invite#inv_0123456789abcdef`);
+      await page.getByRole('heading', { name: 'Set your password' }).waitFor();
+      expect(new URL(page.url()).hash).toBe('');
+      await page.getByLabel('New password').fill('correct horse battery');
+      await page.getByLabel('The same password again').fill('correct horse battery');
+      await shot(page, 'invite');
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      // Whatever the service answers here (the invite is made up), its message is shown and nobody is signed in.
+      await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+      expect(sent).toEqual([{ invite: 'inv_0123456789abcdef', password: 'correct horse battery' }]);
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
       await context.close();
     });
   });
