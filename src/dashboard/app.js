@@ -88,7 +88,7 @@ function header(session, active) {
     top,
     h('div', { class: 'brand' }, h('a', { href: `${BASE}/conversations`, 'data-link': true }, 'Botlink'), session.workspace ? h('span', { class: 'workspace' }, session.workspace) : null),
     h('nav', { 'aria-label': 'Dashboard' }, h('ul', {}, links)),
-    h('div', { class: 'who' }, h('span', {}, session.email ?? roleName(session.role)), signOut),
+    h('div', { class: 'account' }, h('span', {}, session.email ?? roleName(session.role)), signOut),
   );
 }
 

@@ -16,7 +16,9 @@ export function renderTeam(main, ctx) {
     h('section', { class: 'card prominent', 'aria-labelledby': 'availability' },
       h('h2', { id: 'availability' }, 'Availability'),
       h('p', {}, 'While the team is available, a caller who asks for a person on the phone is put through (within the team hours, when set). Otherwise the call ends with a promise to follow up, and a notification appears below.'),
-      toggle, state, switchError.el),
+      // The API lets owners and admins turn the switch (PUT /v1/team answers 403 to agents, and agents may not
+      // read the phone settings that hold its position), so an agent is told whom to ask instead of a dead control.
+      isManager(ctx.session) ? [toggle, state, switchError.el] : h('p', { class: 'notice' }, 'Only an owner or admin of the workspace can turn the team switch on or off. Ask one of them when you start or stop taking calls.')),
     h('section', { 'aria-labelledby': 'notes' }, h('h2', { id: 'notes' }, 'Notifications'), listError.el, notifications));
 
   /** @param {boolean} on @param {boolean | null} [now] */

@@ -310,6 +310,9 @@ describe('the dashboard web app', () => {
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
       expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team']);
       await shot(page, 'agent');
+      await menu(page, 'Team').click();
+      await page.getByText('Only an owner or admin of the workspace can turn the team switch').waitFor();
+      expect(await page.getByRole('switch').count()).toBe(0);
 
       await page.goto(`${service.url}/dashboard/integration`);
       await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
