@@ -22,13 +22,15 @@ export function renderConversations(main, ctx) {
   const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Active and ended'), h('option', { value: 'active' }, 'Active'), h('option', { value: 'ended' }, 'Ended'));
   channel.value = params.get('channel') ?? '';
   status.value = params.get('status') ?? '';
-  const list = h('div', { class: 'list', 'aria-live': 'polite', 'aria-busy': 'true' }, loading('Loading conversations…'));
-  const updated = h('p', { class: 'hint', role: 'status' });
+  const list = h('div', { class: 'list', 'aria-busy': 'true' }, loading('Loading conversations…'));
+  const updated = h('p', { class: 'hint' });
+  // Said by a screen reader only when the list changed, not at every poll.
+  const announce = h('p', { class: 'sr-only', role: 'status' });
   const error = errorBox();
   replace(main,
     h('h1', {}, 'Conversations'),
     h('form', { class: 'filters', 'aria-label': 'Filter conversations', onsubmit: (/** @type {Event} */ e) => e.preventDefault() }, field('Channel', channel), field('Status', status)),
-    updated, error.el, list);
+    updated, announce, error.el, list);
 
   let stopped = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -46,6 +48,7 @@ export function renderConversations(main, ctx) {
       // Redrawn only when something changed, so focus and screen readers are left alone between polls.
       const fingerprint = JSON.stringify(answer.sessions);
       if (fingerprint !== shown) {
+        if (shown) announce.textContent = `The list changed: ${answer.sessions.length} ${answer.sessions.length === 1 ? 'conversation' : 'conversations'}.`;
         shown = fingerprint;
         replace(list, answer.sessions.length === 0 ? empty(ctx, Boolean(channel.value || status.value)) : h('ul', { class: 'sessions' }, answer.sessions.map(row)));
       }
@@ -103,8 +106,9 @@ export function renderConversation(main, ctx) {
   const header = h('div', {}, loading('Loading the conversation…'));
   const turns = h('ol', { class: 'turns', 'aria-label': 'Turns' });
   const live = h('p', { class: 'hint', role: 'status' });
+  const announce = h('p', { class: 'sr-only', role: 'status' });
   const error = errorBox();
-  replace(main, h('p', {}, h('a', { href: '/dashboard/conversations', 'data-link': true }, '← All conversations')), h('h1', {}, 'Conversation'), error.el, header, live, turns);
+  replace(main, h('p', {}, h('a', { href: '/dashboard/conversations', 'data-link': true }, '← All conversations')), h('h1', {}, 'Conversation'), error.el, header, live, announce, turns);
 
   const abort = new AbortController();
   /** Turns in progress, shown from the stream until the stored turn replaces them. @type {Map<string, HTMLElement>} */
@@ -136,12 +140,16 @@ export function renderConversation(main, ctx) {
         h('p', { class: 'said' }, h('span', { class: 'label' }, 'Customer: '), String(event.message ?? '')),
         h('div', {}, h('span', { class: 'label' }, 'Reply: '), reply));
       pending.set(event.turnId, el);
+      announce.textContent = `The customer said: ${String(event.message ?? '')}`;
       turns.querySelector('.empty')?.remove();
       turns.append(el);
     } else if (type === 'reply_piece' || type === 'reply') {
       const reply = pending.get(event.turnId)?.querySelector('.reply');
       if (!reply) return;
-      if (type === 'reply') reply.textContent = String(event.text ?? '');
+      if (type === 'reply') {
+        reply.textContent = String(event.text ?? '');
+        announce.textContent = `Reply: ${String(event.text ?? '')}`;
+      }
       else reply.append(h('span', { class: 'piece' }, `${reply.textContent ? ' ' : ''}${String(event.text ?? '')}`));
     } else if (type === 'turn_completed' || type === 'turn_cancelled') {
       pending.delete(event.turnId);
