@@ -7,6 +7,9 @@ import { ApiError, api, readEvents } from './api.js';
 import { errorBox, field, h, loading, replace, when } from './dom.js';
 
 const LIST_POLL_MS = 3_000;
+/** The API gives at most 200 sessions an answer; the list grows by 50 at a time up to that. */
+const PAGE = 50;
+const MAX_SHOWN = 200;
 const CHANNELS = { phone: 'Phone', whatsapp: 'WhatsApp', webchat: 'Website chat' };
 const SOURCES = { integrator: 'Your system', ai: 'AI', knowledge_base: 'Knowledge base', fallback: 'Fallback' };
 
@@ -27,10 +30,16 @@ export function renderConversations(main, ctx) {
   // Said by a screen reader only when the list changed, not at every poll.
   const announce = h('p', { class: 'sr-only', role: 'status' });
   const error = errorBox();
+  let limit = PAGE;
+  const more = h('button', { type: 'button', class: 'quiet', hidden: true }, 'Show older conversations');
+  more.addEventListener('click', () => {
+    limit = Math.min(limit + PAGE, MAX_SHOWN);
+    void refresh();
+  });
   replace(main,
     h('h1', {}, 'Conversations'),
     h('form', { class: 'filters', 'aria-label': 'Filter conversations', onsubmit: (/** @type {Event} */ e) => e.preventDefault() }, field('Channel', channel), field('Status', status)),
-    updated, announce, error.el, list);
+    updated, announce, error.el, list, more);
 
   let stopped = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -41,6 +50,7 @@ export function renderConversations(main, ctx) {
     const query = new URLSearchParams();
     if (channel.value) query.set('channel', channel.value);
     if (status.value) query.set('status', status.value);
+    query.set('limit', String(limit));
     try {
       const answer = await api('GET', `/v1/sessions?${query}`);
       if (stopped) return;
@@ -53,6 +63,7 @@ export function renderConversations(main, ctx) {
         replace(list, answer.sessions.length === 0 ? empty(ctx, Boolean(channel.value || status.value)) : h('ul', { class: 'sessions' }, answer.sessions.map(row)));
       }
       list.setAttribute('aria-busy', 'false');
+      more.hidden = !answer.next_before || limit >= MAX_SHOWN;
       updated.textContent = `Updated live every few seconds; last at ${new Date().toLocaleTimeString()}.`;
     } catch (err) {
       if (stopped) return;

@@ -74,6 +74,8 @@ describe('the dashboard web app', () => {
     const context = await browser.newContext({ viewport });
     context.on('request', (r) => requested.push(r.url()));
     const page = await context.newPage();
+    // Well inside the test's own time limit, so a failure names the step that waited.
+    page.setDefaultTimeout(8_000);
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
@@ -283,6 +285,23 @@ describe('the dashboard web app', () => {
       } finally {
         caller.ws.terminate();
       }
+    });
+
+    it('filters the list by channel and status', async () => {
+      await menu(page, 'Conversations').click();
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
+      await page.getByLabel('Channel').selectOption('phone');
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor({ state: 'detached' });
+      await expect(page.getByRole('link', { name: /\+31687654321/ }).count()).resolves.toBe(1);
+      expect(new URL(page.url()).search).toBe('?channel=phone');
+      await page.getByLabel('Channel').selectOption('webchat');
+      await page.getByText('No conversation matches these filters.', { exact: false }).waitFor();
+      // The call has hung up: its conversation is ended, the WhatsApp one is still active.
+      await page.getByLabel('Channel').selectOption('');
+      await page.getByLabel('Status').selectOption('active');
+      await page.getByRole('link', { name: /\+31687654321/ }).waitFor({ state: 'detached' });
+      await expect(page.getByRole('link', { name: /\+31612345678/ }).count()).resolves.toBe(1);
+      await page.getByLabel('Status').selectOption('');
     });
 
     it('is usable 375 px wide: nothing scrolls sideways', async () => {
