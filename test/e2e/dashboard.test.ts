@@ -310,6 +310,13 @@ describe('the dashboard web app', () => {
       await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
       await shot(page, 'mobile');
+      for (const screen of ['Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) {
+        await menu(page, screen).click();
+        await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+        await page.locator('.loading').first().waitFor({ state: 'detached' });
+        expect(await page.evaluate('document.documentElement.scrollWidth'), screen).toBeLessThanOrEqual(375);
+      }
+      await shot(page, 'mobile-users');
       await page.setViewportSize({ width: 1100, height: 900 });
     });
 
