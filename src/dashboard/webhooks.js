@@ -3,6 +3,8 @@
 import { api } from './api.js';
 import { busy, errorBox, field, h, loading, replace, shownOnce, when } from './dom.js';
 
+/** How long after a manual retry the log is read again (the attempt is queued, then sent at once). */
+const RETRY_SETTLE_MS = 1_500;
 const EVENTS = { new_chat: 'New chat', escalation: 'Escalation', new_lead: 'New lead' };
 
 /** @param {HTMLElement} main */
@@ -117,6 +119,9 @@ function delivery(d, reloadLog) {
     void busy(retry, async () => {
       try {
         await api('POST', `/v1/webhooks/deliveries/${encodeURIComponent(d.id)}/retry`);
+        // Queued (202): the attempt goes out right after; the log is read again once it has had time to.
+        retry.textContent = 'Queued…';
+        await new Promise((resolve) => setTimeout(resolve, RETRY_SETTLE_MS));
         await reloadLog();
       } catch (err) {
         error.show(err);

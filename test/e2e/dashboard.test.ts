@@ -24,6 +24,8 @@ describe('the dashboard web app', () => {
   let integrator: TestHttpsServer;
   /** An OpenAI-compatible model that streams: each completion is written by the test, piece by piece. */
   let llm: TestHttpsServer;
+  /** Where webhooks are delivered. */
+  let receiver: TestHttpsServer;
   const completions: { write(content: string): void; end(): void }[] = [];
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
   let browser: Browser;
@@ -35,7 +37,7 @@ describe('the dashboard web app', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    [database, integrator, llm, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), startHttpsServer(), launchBrowser()]);
+    [database, integrator, llm, receiver, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), startHttpsServer(), startHttpsServer(), launchBrowser()]);
     llm.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       completions.push({
@@ -67,6 +69,7 @@ describe('the dashboard web app', () => {
     await service?.stop();
     await integrator?.close();
     await llm?.close();
+    await receiver?.close();
     await database?.close();
   });
 
@@ -252,6 +255,17 @@ describe('the dashboard web app', () => {
 
       await menu(page, 'Webhooks').click();
       await page.getByText('No deliveries yet.', { exact: false }).waitFor();
+      const newChat = page.getByRole('form', { name: 'New chat webhook' });
+      await newChat.getByLabel('URL').fill(`${receiver.origin}/hooks/new-chat`);
+      await newChat.getByRole('button', { name: 'Save' }).click();
+      await expect(newChat.getByLabel('Signing secret').inputValue()).resolves.toMatch(/^whsec_/);
+      await newChat.getByRole('button', { name: 'Test' }).click();
+      await newChat.getByText(/^Test succeeded: HTTP 200/).waitFor();
+      const log = page.getByRole('region', { name: 'Deliveries' });
+      await log.getByText(/^test · succeeded · 1 attempts/).waitFor();
+      await log.getByRole('button', { name: 'Retry now' }).click();
+      await log.getByText(/^test · succeeded · 2 attempts/).waitFor();
+      expect(receiver.requests.filter((r) => r.url === '/hooks/new-chat')).toHaveLength(2);
       await shot(page, 'webhooks');
     });
 
