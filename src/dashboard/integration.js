@@ -16,7 +16,8 @@ export function renderIntegration(main) {
     field('Endpoint URL', url, 'A public https:// address of your system that answers the signed channel requests.'),
     field('Own key (optional)', ownKey, 'At least 32 characters. Leave empty to keep the current key, or to have one generated the first time.'),
     saveError.el, saveButton);
-  url.setAttribute('aria-errormessage', saveError.el.id = 'save-error');
+  saveError.el.id = 'save-error';
+  url.setAttribute('aria-errormessage', saveError.el.id);
 
   const keyError = errorBox();
   const newKey = h('button', { type: 'button' }, 'Generate a new key');
@@ -31,7 +32,7 @@ export function renderIntegration(main) {
     field('Customer message', message), testError.el, testButton, testResult);
 
   const toolsButton = h('button', { type: 'button' }, 'Test the tools');
-  const toolsResult = h('div', { 'aria-live': 'polite' });
+  const toolsResult = h('div', { 'aria-live': 'polite', 'data-testid': 'tools-result' });
   const toolsError = errorBox();
 
   replace(main, h('h1', {}, 'Integration'), current, form, secret,

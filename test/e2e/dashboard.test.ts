@@ -170,6 +170,12 @@ describe('the dashboard web app', () => {
       await expect(result.getByTestId('reply').textContent()).resolves.toBe('Your order 1234 ships tomorrow.');
       await expect(result.getByTestId('latency').textContent()).resolves.toMatch(/^\d+ ms$/);
       await expect(result.getByText('Answered', { exact: true }).isVisible()).resolves.toBe(true);
+
+      // This integrator serves no tools manifest: the tools test says so, with the reason.
+      await page.getByRole('button', { name: 'Test the tools' }).click();
+      const tools = page.getByTestId('tools-result');
+      await tools.getByText('Manifest unavailable').waitFor();
+      expect((await tools.textContent())!.length).toBeGreaterThan('Manifest unavailable'.length);
       await shot(page, 'integration');
     });
 
