@@ -375,6 +375,38 @@ describe('the dashboard web app', () => {
     });
   });
 
+  describe('the email and password form, against the sign-in contract', () => {
+    // /v1/auth/login is built apart from this page; its contract is played here by the browser's own routing.
+    it('shows a rate limit with its wait, then signs in with the answer: token, user and workspace', async () => {
+      const { context, page } = await open();
+      const bodies: unknown[] = [];
+      let calls = 0;
+      await page.route('**/v1/auth/login', async (route) => {
+        bodies.push(route.request().postDataJSON());
+        calls += 1;
+        if (calls === 1) {
+          await route.fulfill({ status: 429, headers: { 'retry-after': '30' }, json: { error: { code: 'rate_limited', message: 'Too many sign-in attempts.' } } });
+        } else {
+          await route.fulfill({ status: 200, json: { token: ws.admin, user: { id: ws.adminId, email: 'admin@acme.example', role: 'admin' }, workspace: { id: ws.workspaceId, name: 'Acme' } } });
+        }
+      });
+      await page.goto(`${service.url}/dashboard`);
+      await page.getByLabel('Email').fill('admin@acme.example');
+      await page.getByLabel('Password').fill('s3cret-passw0rd');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('alert').getByText('Too many sign-in attempts. Try again in 30 seconds.').waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+      await page.getByRole('banner').getByText('admin@acme.example').waitFor();
+      await page.getByRole('banner').getByText('Acme', { exact: true }).waitFor();
+      expect(bodies).toEqual([
+        { email: 'admin@acme.example', password: 's3cret-passw0rd' },
+        { email: 'admin@acme.example', password: 's3cret-passw0rd' },
+      ]);
+      await context.close();
+    });
+  });
+
   describe('the keyboard', () => {
     it('reaches the skip link first and the sign-in fields in order, with a visible focus', async () => {
       const { context, page } = await open();
