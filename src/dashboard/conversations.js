@@ -145,18 +145,18 @@ export function renderConversation(main, ctx) {
   /** @param {string} type @param {any} event */
   function onEvent(type, event) {
     if (type === 'turn_started') {
-      const reply = h('p', { class: 'reply streaming' });
       const el = h('li', { class: 'turn pending', 'data-turn': event.turnId },
         h('h2', {}, 'New turn', h('span', { class: 'badge live' }, 'in progress')),
         h('p', { class: 'said' }, h('span', { class: 'label' }, 'Customer: '), String(event.message ?? '')),
-        h('div', {}, h('span', { class: 'label' }, 'Reply: '), reply));
+        h('p', { class: 'reply' }, h('span', { class: 'label' }, 'Reply: '), h('span', { class: 'streaming' }, h('span', { class: 'hint' }, 'being written…'))));
       pending.set(event.turnId, el);
       announce.textContent = `The customer said: ${String(event.message ?? '')}`;
       turns.querySelector('.empty')?.remove();
       turns.append(el);
     } else if (type === 'reply_piece' || type === 'reply') {
-      const reply = pending.get(event.turnId)?.querySelector('.reply');
+      const reply = pending.get(event.turnId)?.querySelector('.streaming');
       if (!reply) return;
+      reply.querySelector('.hint')?.remove();
       if (type === 'reply') {
         reply.textContent = String(event.text ?? '');
         announce.textContent = `Reply: ${String(event.text ?? '')}`;
