@@ -240,12 +240,21 @@ function turn(t) {
         fact('Latency', `${b.latencyMs} ms`),
         b.reply != null ? fact('Its reply', String(b.reply)) : null),
       problems(b.problems)) : null,
-    t.knowledge ? h('p', { class: 'meta' }, `Knowledge base: ${t.knowledge.passages?.length ?? 0} passages, ${t.knowledge.confident ? 'confident' : 'not confident'}.`) : null,
+    t.knowledge ? knowledge(t.knowledge) : null,
     rounds.length ? h('details', {}, h('summary', {}, `Tool calls (${rounds.reduce((/** @type {number} */ n, /** @type {any} */ r) => n + (r.outcomes?.length ?? 0), 0)})`),
       h('ul', { class: 'plain' }, rounds.flatMap((/** @type {any} */ r) => (r.outcomes ?? []).map((/** @type {any} */ o) =>
         h('li', {}, h('code', {}, String(o.name)), ` ${o.ok ? 'ok' : `failed (${o.failure ?? 'error'})`}, ${o.latencyMs} ms: `, h('span', { class: 'excerpt' }, String(o.content ?? '').slice(0, 300))))))) : null,
     t.handoff ? h('p', { class: 'meta' }, `Handoff: ${describe(t.handoff)}`) : null,
     errors.length ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, errors.map((/** @type {unknown} */ e) => h('li', {}, describe(e))))) : null);
+}
+
+/** What the knowledge search found: each passage's title and source (its text stays in the knowledge base). @param {any} k */
+function knowledge(k) {
+  const passages = Array.isArray(k.passages) ? k.passages : [];
+  const line = `Knowledge base: ${passages.length} ${passages.length === 1 ? 'passage' : 'passages'}, ${k.confident ? 'confident' : 'not confident'}.`;
+  if (passages.length === 0) return h('p', { class: 'meta' }, line);
+  return h('details', {}, h('summary', {}, line),
+    h('ul', { class: 'plain' }, passages.map((/** @type {any} */ p) => h('li', {}, h('strong', {}, String(p.title ?? '')), ` (${String(p.source ?? '')} ${String(p.externalId ?? '')}${typeof p.score === 'number' ? `, score ${p.score.toFixed(2)}` : ''})`))));
 }
 
 /** @param {any} list */
