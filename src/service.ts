@@ -47,6 +47,8 @@ import { createRateLimiter, type RateLimitOptions } from './channels/webchat/rat
 import { createWebchatService } from './channels/webchat/webchat-service.ts';
 import { createWidgetGate, WEBCHAT_PATH } from './channels/webchat/widget-gate.ts';
 import { webchatRoutes } from './http/routes/webchat.ts';
+// The dashboard web app (src/dashboard).
+import { dashboardPages } from './http/pages/dashboard.ts';
 
 // WhatsApp (src/channels/whatsapp).
 import { whatsappRepository } from '../db/repositories/whatsapp.repository.ts';
@@ -245,7 +247,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   routes.push(...webhookRoutes(webhooks));
   let webhookListener: OutboxListener | undefined;
 
-  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages: [widgetPages({ publicUrl: config.publicUrl })] });
+  const pages = [dashboardPages(), widgetPages({ publicUrl: config.publicUrl })];
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
   // Phone: GET /v1/phone/ws upgrades on this server (ws in noServer mode).
   const phone = createPhoneChannel({

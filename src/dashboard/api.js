@@ -1,0 +1,151 @@
+// @ts-check
+/**
+ * The dashboard's only way to the service: same-origin JSON calls with the signed-in user's bearer token, every
+ * error turned into its message, and a 401 on any call ending the sign-in. The token lives in sessionStorage (this
+ * tab only, gone when it closes).
+ */
+
+/** @typedef {'owner' | 'admin' | 'agent' | 'manager'} Role  'manager': an owner or admin signed in with a token. */
+/** @typedef {{ token: string, role: Role, email?: string, workspace?: string }} Session */
+
+const STORAGE_KEY = 'botlink.dashboard.session';
+
+/** @returns {Session | null} */
+export function currentSession() {
+  try {
+    const raw = sessionStorage.getItem(STORAGE_KEY);
+    const parsed = raw ? JSON.parse(raw) : null;
+    return parsed && typeof parsed.token === 'string' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {Session} session */
+export function saveSession(session) {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify(session));
+}
+
+export function clearSession() {
+  sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/** @param {Session | null} session */
+export function isManager(session) {
+  return session != null && session.role !== 'agent';
+}
+
+export class ApiError extends Error {
+  /** @param {number} status @param {string} code @param {string} message @param {unknown} [details] */
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** @type {(message: string) => void} */
+let onUnauthorized = () => {};
+/** Called when the service answers 401 to the signed-in token. @param {(message: string) => void} handler */
+export function whenUnauthorized(handler) {
+  onUnauthorized = handler;
+}
+
+/**
+ * @typedef {object} CallOptions
+ * @property {unknown} [body] sent as JSON
+ * @property {Record<string, string>} [headers]
+ * @property {string} [token] this token instead of the session's
+ * @property {boolean} [signIn] a sign-in call: its 401 is a wrong password, not an ended session
+ * @property {AbortSignal} [signal]
+ */
+
+/**
+ * @param {string} method @param {string} path @param {CallOptions} [options]
+ * @returns {Promise<any>} the parsed JSON answer (null when empty)
+ */
+export async function api(method, path, options = {}) {
+  const res = await send(method, path, options);
+  const data = parseJson(await res.text());
+  if (!res.ok) throw failure(res, data, options);
+  return data;
+}
+
+/** @param {string} text @returns {any} */
+function parseJson(text) {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {string} method @param {string} path @param {CallOptions} options */
+async function send(method, path, options) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: 'application/json', ...options.headers };
+  const token = options.token ?? (options.signIn ? undefined : currentSession()?.token);
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  try {
+    return await fetch(path, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'omit',
+      cache: 'no-store',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    throw new ApiError(0, 'network', 'The service could not be reached. Check the connection and try again.');
+  }
+}
+
+/** @param {Response} res @param {any} data @param {CallOptions} options */
+function failure(res, data, options) {
+  const error = data && typeof data === 'object' ? data.error : undefined;
+  let message = typeof error?.message === 'string' ? error.message : `The service answered ${res.status} ${res.statusText}.`.replace(' .', '.');
+  if (res.status === 429) {
+    const retry = res.headers.get('retry-after');
+    if (retry) message += ` Try again in ${retry} seconds.`;
+  }
+  const err = new ApiError(res.status, typeof error?.code === 'string' ? error.code : `http_${res.status}`, message, error?.details);
+  if (res.status === 401 && !options.signIn && !options.token) onUnauthorized(message);
+  return err;
+}
+
+/**
+ * Reads a Server-Sent Events stream with fetch (EventSource cannot send the Authorization header). Resolves when the
+ * stream ends; rejects with an ApiError when it cannot be opened.
+ * @param {string} path @param {(type: string, data: any) => void} onEvent @param {AbortSignal} signal
+ */
+export async function readEvents(path, onEvent, signal) {
+  const res = await send('GET', path, { headers: { accept: 'text/event-stream' }, signal });
+  if (!res.ok || !res.body) throw failure(res, parseJson(await res.text()), {});
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replace(/\r\n?/g, '\n');
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let type = 'message';
+      const data = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) type = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length === 0) continue;
+      try {
+        onEvent(type, JSON.parse(data.join('\n')));
+      } catch {
+        // A line that is not JSON is not one of ours; the next event still counts.
+      }
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// @ts-check
+/**
+ * The dashboard: a small router over the History API. Every screen is a function that fills <main> and returns what
+ * stops its polling or live stream when the user leaves. Owners and admins see every screen; agents see
+ * Conversations and Team only (the API refuses them the rest anyway).
+ */
+import { api, clearSession, currentSession, isManager, whenUnauthorized } from './api.js';
+import { renderChannels } from './channels.js';
+import { renderConversation, renderConversations } from './conversations.js';
+import { h, replace } from './dom.js';
+import { renderIntegration } from './integration.js';
+import { renderKnowledge } from './knowledge.js';
+import { renderInvite, renderSignIn } from './signin.js';
+import { renderTeam } from './team.js';
+import { renderUsers } from './users.js';
+import { renderWebhooks } from './webhooks.js';
+
+export const BASE = '/dashboard';
+
+/**
+ * @typedef {object} ScreenContext
+ * @property {import('./api.js').Session} session
+ * @property {(path: string) => void} navigate
+ * @property {string[]} params the path segments after the screen's own
+ */
+/** @typedef {(main: HTMLElement, ctx: ScreenContext) => (void | (() => void))} Screen */
+
+/** @type {{ path: string, title: string, managers: boolean, render: Screen }[]} */
+const SCREENS = [
+  { path: 'conversations', title: 'Conversations', managers: false, render: (main, ctx) => (ctx.params[0] ? renderConversation(main, ctx) : renderConversations(main, ctx)) },
+  { path: 'team', title: 'Team', managers: false, render: renderTeam },
+  { path: 'integration', title: 'Integration', managers: true, render: renderIntegration },
+  { path: 'knowledge', title: 'Knowledge', managers: true, render: renderKnowledge },
+  { path: 'channels', title: 'Channels', managers: true, render: renderChannels },
+  { path: 'webhooks', title: 'Webhooks', managers: true, render: renderWebhooks },
+  { path: 'users', title: 'Users', managers: true, render: renderUsers },
+];
+
+const main = /** @type {HTMLElement} */ (document.getElementById('main'));
+const top = /** @type {HTMLElement} */ (document.getElementById('top'));
+/** @type {(() => void) | undefined} */
+let leave;
+let first = true;
+
+/** @param {string} path */
+function navigate(path) {
+  if (path !== location.pathname + location.search) history.pushState(null, '', path);
+  show();
+}
+
+function show() {
+  leave?.();
+  leave = undefined;
+  const [screenPath = '', ...params] = location.pathname.slice(BASE.length).split('/').filter(Boolean);
+  const session = currentSession();
+  if (screenPath === 'invite') {
+    replace(top);
+    renderInvite(main, { navigate, signedIn });
+  } else if (!session) {
+    replace(top);
+    document.title = 'Sign in · Botlink';
+    renderSignIn(main, { navigate, signedIn });
+  } else {
+    const screen = SCREENS.find((s) => s.path === (screenPath || 'conversations'));
+    const allowed = screen && (!screen.managers || isManager(session));
+    header(session, allowed ? screen.path : '');
+    if (!screen || !allowed) {
+      document.title = 'Not found · Botlink';
+      // An agent at a settings address sees no trace of the settings, only the way back.
+      replace(main, h('h1', {}, 'Nothing here'), h('p', {}, 'This page does not exist or is not open to you. ', h('a', { href: `${BASE}/conversations`, 'data-link': true }, 'Go to Conversations'), '.'));
+    } else {
+      document.title = `${screen.title} · Botlink`;
+      leave = screen.render(main, { session, navigate, params }) ?? undefined;
+    }
+  }
+  // After a navigation (not the first page load) focus moves to the new content, as a page load would.
+  if (!first) (main.querySelector('h1') ?? main).focus();
+  first = false;
+}
+
+/** @param {import('./api.js').Session} session @param {string} active */
+function header(session, active) {
+  const links = SCREENS.filter((s) => !s.managers || isManager(session)).map((s) =>
+    h('li', {}, h('a', { href: `${BASE}/${s.path}`, 'data-link': true, 'aria-current': s.path === active ? 'page' : null }, s.title)),
+  );
+  const signOut = h('button', { type: 'button', class: 'quiet', onclick: () => void doSignOut(signOut) }, 'Sign out');
+  replace(
+    top,
+    h('div', { class: 'brand' }, h('a', { href: `${BASE}/conversations`, 'data-link': true }, 'Botlink'), session.workspace ? h('span', { class: 'workspace' }, session.workspace) : null),
+    h('nav', { 'aria-label': 'Dashboard' }, h('ul', {}, links)),
+    h('div', { class: 'account' }, h('span', {}, session.email ?? roleName(session.role)), signOut),
+  );
+}
+
+/** @param {import('./api.js').Role} role */
+function roleName(role) {
+  return role === 'manager' ? 'Owner or admin' : role[0]?.toUpperCase() + role.slice(1);
+}
+
+/** @param {HTMLButtonElement} button */
+async function doSignOut(button) {
+  button.disabled = true;
+  try {
+    await api('DELETE', '/v1/tokens/current');
+  } catch {
+    // Signed out here whatever the service said: a token it refuses is no sign-in either.
+  }
+  clearSession();
+  navigate(BASE);
+}
+
+function signedIn() {
+  const wanted = location.pathname.startsWith(`${BASE}/`) && !location.pathname.startsWith(`${BASE}/invite`) ? location.pathname : `${BASE}/conversations`;
+  navigate(wanted);
+}
+
+whenUnauthorized((message) => {
+  clearSession();
+  leave?.();
+  leave = undefined;
+  replace(top);
+  renderSignIn(main, { navigate, signedIn, notice: `You were signed out: ${message}` });
+});
+
+document.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a[data-link]') : null;
+  if (!(link instanceof HTMLAnchorElement) || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  navigate(link.pathname + link.search);
+});
+window.addEventListener('popstate', show);
+show();

@@ -1,0 +1,127 @@
+// @ts-check
+/** Signing in: email and password, a token, or setting a password through an invite link (#<invite token>). */
+import { ApiError, api, saveSession } from './api.js';
+import { busy, errorBox, field, h, replace } from './dom.js';
+
+/**
+ * @typedef {object} SignInContext
+ * @property {(path: string) => void} navigate
+ * @property {() => void} signedIn
+ * @property {string} [notice] why the user is here again
+ */
+
+/** @param {any} answer {token, user:{email, role}, workspace:{name}} @param {SignInContext} ctx */
+function accept(answer, ctx) {
+  saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, workspace: answer.workspace?.name });
+  ctx.signedIn();
+}
+
+/** @param {HTMLElement} main @param {SignInContext} ctx */
+export function renderSignIn(main, ctx) {
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true });
+  const loginError = errorBox();
+  const loginButton = h('button', { type: 'submit' }, 'Sign in');
+  const login = h('form', { class: 'card', 'aria-labelledby': 'signin-title' },
+    h('h1', { id: 'signin-title' }, 'Sign in to Botlink'),
+    ctx.notice ? h('p', { class: 'notice', role: 'status' }, ctx.notice) : null,
+    field('Email', email),
+    field('Password', password),
+    loginError.el,
+    loginButton);
+  login.addEventListener('submit', (event) => {
+    event.preventDefault();
+    loginError.clear();
+    void busy(loginButton, async () => {
+      try {
+        accept(await api('POST', '/v1/auth/login', { body: { email: email.value.trim(), password: password.value }, signIn: true }), ctx);
+      } catch (err) {
+        loginError.show(err);
+        password.focus();
+      }
+    });
+  });
+
+  const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', spellcheck: 'false', required: true });
+  const tokenError = errorBox();
+  const tokenButton = h('button', { type: 'submit' }, 'Sign in with this token');
+  const withToken = h('form', { 'aria-label': 'Sign in with a token' },
+    field('Token', token, 'A user token (blt_…), as printed at the first start or given when the user was added.'),
+    tokenError.el,
+    tokenButton);
+  withToken.addEventListener('submit', (event) => {
+    event.preventDefault();
+    tokenError.clear();
+    void busy(tokenButton, async () => {
+      try {
+        await signInWithToken(token.value.trim());
+        ctx.signedIn();
+      } catch (err) {
+        tokenError.show(err);
+        token.focus();
+      }
+    });
+  });
+
+  replace(main, h('div', { class: 'signin' }, login, h('details', { class: 'card' }, h('summary', {}, 'Sign in with a token'), withToken)));
+}
+
+/**
+ * A token says nothing of its user, so the role is asked of the API: the user list answers owners and admins only.
+ * @param {string} token
+ */
+async function signInWithToken(token) {
+  await api('GET', '/v1/sessions?limit=1', { token });
+  let role = /** @type {import('./api.js').Role} */ ('manager');
+  try {
+    await api('GET', '/v1/users', { token });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 403) throw err;
+    role = 'agent';
+  }
+  saveSession({ token, role });
+}
+
+/** @param {HTMLElement} main @param {SignInContext} ctx */
+export function renderInvite(main, ctx) {
+  // The invite token is read once and taken out of the address, so it stays in no history or screenshot.
+  const invite = decodeURIComponent(location.hash.slice(1));
+  if (invite) history.replaceState(null, '', location.pathname);
+  document.title = 'Set your password · Botlink';
+  if (!invite) {
+    replace(main, h('div', { class: 'card' }, h('h1', {}, 'This invite link is incomplete'),
+      h('p', {}, 'Open the link from your invitation again, or ask whoever invited you for a new one. '),
+      h('p', {}, h('a', { href: '/dashboard', 'data-link': true }, 'Go to sign-in'))));
+    return;
+  }
+  const password = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8 });
+  const again = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8 });
+  const error = errorBox();
+  const button = h('button', { type: 'submit' }, 'Set password and sign in');
+  const form = h('form', { class: 'card', 'aria-labelledby': 'invite-title' },
+    h('h1', { id: 'invite-title' }, 'Set your password'),
+    h('p', {}, 'You were invited to a Botlink workspace. Choose a password to sign in with from now on.'),
+    field('New password', password, 'At least 8 characters.'),
+    field('The same password again', again),
+    error.el,
+    button);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    if (password.value !== again.value) {
+      error.show('The two passwords differ; type the same password twice.');
+      again.focus();
+      return;
+    }
+    void busy(button, async () => {
+      try {
+        const answer = await api('POST', '/v1/auth/password', { body: { invite, password: password.value }, signIn: true });
+        saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, workspace: answer.workspace?.name });
+        ctx.navigate('/dashboard/conversations');
+      } catch (err) {
+        error.show(err);
+      }
+    });
+  });
+  replace(main, h('div', { class: 'signin' }, form));
+}

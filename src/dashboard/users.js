@@ -1,0 +1,67 @@
+// @ts-check
+/** Users (owners and admins): the list, adding a user with a role (token and invite link shown once), removing. */
+import { api } from './api.js';
+import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
+
+/** @param {HTMLElement} main */
+export function renderUsers(main) {
+  const list = h('div', { 'aria-busy': 'true' }, loading('Loading users…'));
+  const listError = errorBox();
+  const email = h('input', { type: 'email', name: 'email', required: true, autocomplete: 'off' });
+  const role = h('select', { name: 'role' }, h('option', { value: 'agent' }, 'Agent: conversations and team'), h('option', { value: 'admin' }, 'Admin: everything'), h('option', { value: 'owner' }, 'Owner: everything, and owners'));
+  const addError = errorBox();
+  const addButton = h('button', { type: 'submit' }, 'Add user');
+  const created = h('div', { 'aria-live': 'polite' });
+  const form = h('form', { class: 'card', 'aria-labelledby': 'add-user' }, h('h2', { id: 'add-user' }, 'Add a user'), field('Email', email), field('Role', role), addError.el, addButton, created);
+  replace(main, h('h1', {}, 'Users'), listError.el, list, form);
+
+  let stopped = false;
+  async function load() {
+    try {
+      const answer = await api('GET', '/v1/users');
+      if (stopped) return;
+      list.setAttribute('aria-busy', 'false');
+      replace(list, h('ul', { class: 'users' }, answer.users.map((/** @type {any} */ u) => {
+        const remove = h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${String(u.email)}` }, 'Remove');
+        remove.addEventListener('click', () => {
+          listError.clear();
+          if (!confirm(`Remove ${String(u.email)}? All their tokens stop working at once.`)) return;
+          void busy(remove, async () => {
+            try {
+              await api('DELETE', `/v1/users/${encodeURIComponent(u.id)}`);
+              await load();
+            } catch (err) {
+              listError.show(err);
+            }
+          });
+        });
+        return h('li', {}, h('span', { class: 'who' }, String(u.email)), h('span', { class: 'badge' }, String(u.role)), remove);
+      })));
+    } catch (err) {
+      if (stopped) return;
+      replace(list);
+      listError.show(err);
+    }
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    addError.clear();
+    void busy(addButton, async () => {
+      try {
+        const answer = await api('POST', '/v1/users', { body: { email: email.value.trim(), role: role.value } });
+        email.value = '';
+        replace(created,
+          h('p', {}, `${String(answer.user.email)} was added as ${String(answer.user.role)}.`),
+          typeof answer.invite_url === 'string' ? shownOnce('Invite link', answer.invite_url, 'Send this link to the new user: they set their password with it. It works once.') : null,
+          shownOnce('Token', String(answer.token), 'The token signs in without a password (for tools and scripts). Hand it over safely; it is not shown again.'));
+        await load();
+      } catch (err) {
+        addError.show(err);
+      }
+    });
+  });
+  void load();
+  return () => {
+    stopped = true;
+  };
+}

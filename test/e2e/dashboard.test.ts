@@ -1,0 +1,469 @@
+/**
+ * The dashboard in a real browser (Debian's Chromium, headless) against the real service: signing in and out, the
+ * integration settings against a loopback integrator that checks our signature, the live conversation list and one
+ * conversation, what an agent sees, and the page's own guarantees (CSP, no other origin, customer text never markup).
+ * Screenshots of each screen go to docs/screenshots/dashboard-*.png.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_CSP } from '../../src/http/pages/dashboard.ts';
+import { verifyChannelRequest } from '../../src/receiver/index.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { BRIDGE_TOKEN, Caller, NUMBER } from '../helpers/phone-caller.ts';
+import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
+
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+
+describe('the dashboard web app', () => {
+  let database: TestDatabase;
+  let service: TestService;
+  let integrator: TestHttpsServer;
+  /** An OpenAI-compatible model that streams: each completion is written by the test, piece by piece. */
+  let llm: TestHttpsServer;
+  /** Where webhooks are delivered. */
+  let receiver: TestHttpsServer;
+  const completions: { write(content: string): void; end(): void }[] = [];
+  let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+  let browser: Browser;
+  /** Every URL any page asked for, and every CSP complaint in any console. */
+  const requested: string[] = [];
+  const cspViolations: string[] = [];
+  /** The key the integrator verifies with: read from the page, where it is shown once. */
+  let integratorKey = '';
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [database, integrator, llm, receiver, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), startHttpsServer(), startHttpsServer(), launchBrowser()]);
+    llm.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      completions.push({
+        write: (content) => res.write(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`),
+        end: () => res.end('data: [DONE]\n\n'),
+      });
+    });
+    service = await startTestService(database, { BRIDGE_TOKEN, LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' });
+    ws = await seedWorkspace(service);
+    integrator.handle((req, res, body) => {
+      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
+        res.statusCode = 401;
+        res.end();
+        return;
+      }
+      const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
+      // The phone's question is left to the built-in AI.
+      if (message.includes('open')) {
+        res.statusCode = 503;
+        res.end();
+        return;
+      }
+      const reply = message.includes('picture') ? `Here it is: ${HOSTILE}` : 'Your order 1234 ships tomorrow.';
+      sendJson(res, 200, { reply, handled: true });
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await integrator?.close();
+    await llm?.close();
+    await receiver?.close();
+    await database?.close();
+  });
+
+  async function open(viewport = { width: 1100, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport });
+    context.on('request', (r) => requested.push(r.url()));
+    const page = await context.newPage();
+    // Well inside the test's own time limit, so a failure names the step that waited.
+    page.setDefaultTimeout(8_000);
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    return { context, page };
+  }
+
+  async function signInWithToken(page: Page, token: string, screenshot?: string): Promise<void> {
+    await page.goto(`${service.url}/dashboard`);
+    await page.getByText('Sign in with a token', { exact: true }).click();
+    await page.getByLabel('Token', { exact: true }).fill(token);
+    if (screenshot) await shot(page, screenshot);
+    await page.getByRole('button', { name: 'Sign in with this token' }).click();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+  }
+
+  /** A screen's link in the navigation. */
+  const menu = (page: Page, name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
+
+  async function shot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: new URL(`dashboard-${name}.png`, SHOTS).pathname, fullPage: true });
+  }
+
+  describe('the page', () => {
+    it('is served with a strict Content-Security-Policy, no referrer and nosniff; / redirects to it', async () => {
+      const page = await fetch(`${service.url}/dashboard/conversations`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+      expect(DASHBOARD_CSP).toContain("script-src 'self'");
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await page.text()).not.toMatch(/<script>|style=|<style/);
+
+      const invite = await fetch(`${service.url}/dashboard/invite`);
+      expect(invite.headers.get('content-type')).toMatch(/^text\/html/);
+
+      const root = await fetch(`${service.url}/`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(root.headers.get('location')).toBe('/dashboard');
+
+      const script = await fetch(`${service.url}/dashboard/assets/app.js`);
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+      const etag = script.headers.get('etag')!;
+      expect((await fetch(`${service.url}/dashboard/assets/app.js`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      expect((await fetch(`${service.url}/dashboard/assets/styles.css`)).headers.get('content-type')).toMatch(/^text\/css/);
+      expect((await fetch(`${service.url}/dashboard/assets/nothing.js`)).status).toBe(404);
+    });
+  });
+
+  describe('an owner', () => {
+    let context: BrowserContext;
+    let page: Page;
+    beforeAll(async () => {
+      ({ context, page } = await open());
+    });
+    afterAll(async () => {
+      await context.close();
+    });
+
+    it('signs in with a token and sees every screen in the navigation', async () => {
+      await signInWithToken(page, ws.owner, 'sign-in');
+      const nav = page.getByRole('navigation', { name: 'Dashboard' });
+      for (const name of ['Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
+      await expect(page.getByText('No conversations yet').isVisible()).resolves.toBe(true);
+    });
+
+    it('sees the refusal of a non-public endpoint beside the form', async () => {
+      await menu(page, 'Integration').click();
+      await page.getByText('Not connected yet').waitFor();
+      await page.getByLabel('Endpoint URL').fill('https://10.0.0.8/botlink/channel');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      const alert = page.getByRole('alert').filter({ hasText: /private/i });
+      await alert.waitFor();
+      await expect(page.getByLabel('Endpoint URL').getAttribute('aria-invalid')).resolves.toBe('true');
+    });
+
+    it('sets the endpoint, gets the generated key once, and the test shows the reply and the latency', async () => {
+      await page.getByLabel('Endpoint URL').fill(`${integrator.origin}/botlink/channel`);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      const key = page.getByLabel('New key');
+      await key.waitFor();
+      integratorKey = await key.inputValue();
+      expect(integratorKey).toHaveLength(64);
+      await expect(page.getByText('Shown once.').isVisible()).resolves.toBe(true);
+
+      await page.getByRole('button', { name: 'Test', exact: true }).click();
+      const result = page.getByTestId('test-result');
+      await result.waitFor();
+      await expect(result.getByTestId('reply').textContent()).resolves.toBe('Your order 1234 ships tomorrow.');
+      await expect(result.getByTestId('latency').textContent()).resolves.toMatch(/^\d+ ms$/);
+      await expect(result.getByText('Answered', { exact: true }).isVisible()).resolves.toBe(true);
+
+      // This integrator serves no tools manifest: the tools test says so, with the reason.
+      await page.getByRole('button', { name: 'Test the tools' }).click();
+      const tools = page.getByTestId('tools-result');
+      await tools.getByText('Manifest unavailable').waitFor();
+      expect((await tools.textContent())!.length).toBeGreaterThan('Manifest unavailable'.length);
+      await shot(page, 'integration');
+    });
+
+    it('does not see the key again after a reload', async () => {
+      await page.reload();
+      await page.getByTestId('endpoint').waitFor();
+      expect(await page.getByTestId('shown-once').count()).toBe(0);
+      expect(await page.content()).not.toContain(integratorKey);
+      await expect(page.getByText(integratorKey.slice(-4), { exact: false }).isVisible()).resolves.toBe(true);
+    });
+
+    it('watches a conversation appear in the live list, with the source and timings of each turn', async () => {
+      await menu(page, 'Conversations').click();
+      await page.getByText('No conversations yet').waitFor();
+      const externalId = 'wa-31612345678';
+      const customerPhone = '+31612345678';
+      await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'whatsapp', externalId, customerPhone, text: 'Where is my order 1234?', language: 'en' });
+      // No reload: the list polls.
+      const link = page.getByRole('link', { name: /\+31612345678/ });
+      await link.waitFor({ timeout: 10_000 });
+      await expect(link.textContent()).resolves.toContain('WhatsApp');
+      await shot(page, 'conversations');
+
+      await link.click();
+      const first = page.locator('li.turn').first();
+      await first.waitFor();
+      await expect(first.getByTestId('source').textContent()).resolves.toBe('Reply from: Your system');
+      await expect(first.getByTestId('timings').textContent()).resolves.toMatch(/Bot Link: connect and first byte: \d+ ms/);
+      await page.getByText('Live: new turns appear as they happen.').waitFor();
+
+      // A turn while the conversation is open arrives through its event stream; its hostile reply stays text.
+      await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'whatsapp', externalId, customerPhone, text: 'Send me a picture', language: 'en' });
+      const second = page.locator('li.turn').nth(1);
+      await second.getByText('Turn 2').waitFor({ timeout: 10_000 });
+      await expect(second.locator('.reply').textContent()).resolves.toContain(HOSTILE);
+      expect(await page.locator('main img').count()).toBe(0);
+      expect(await page.evaluate('window.__pwned')).toBeUndefined();
+      await shot(page, 'conversation');
+    });
+
+    it('turns the team switch on and reads the notifications', async () => {
+      await menu(page, 'Team').click();
+      const toggle = page.getByRole('switch', { name: 'The team is available' });
+      await page.getByText(/^Off: /).waitFor();
+      await toggle.click();
+      await page.getByText(/^On: /).waitFor();
+      await expect(toggle.getAttribute('aria-checked')).resolves.toBe('true');
+      await page.getByText('No notifications.').waitFor();
+      await shot(page, 'team');
+    });
+
+    it('adds a user and sees the token once, then removes them', async () => {
+      await menu(page, 'Users').click();
+      await page.getByText('agent@acme.example').waitFor();
+      await page.getByLabel('Email').fill('new.agent@acme.example');
+      await page.getByRole('button', { name: 'Add user' }).click();
+      const token = page.getByLabel('Token', { exact: true });
+      await token.waitFor();
+      const added = await token.inputValue();
+      expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(200);
+      await shot(page, 'users');
+      page.once('dialog', (d) => void d.accept());
+      await page.getByRole('button', { name: 'Remove new.agent@acme.example' }).click();
+      await page.getByRole('button', { name: 'Remove new.agent@acme.example' }).waitFor({ state: 'detached' });
+      expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(401);
+    });
+
+    it('shows the knowledge base, the widget snippet and the channel and webhook settings', async () => {
+      await menu(page, 'Knowledge').click();
+      const snippet = await page.getByLabel('Embed snippet').inputValue();
+      expect(snippet).toMatch(new RegExp(`^<script src="${service.url}/widget.js" data-key="[^"]+" async></script>$`));
+      await page.getByText('No pages yet.').waitFor();
+      await page.getByRole('button', { name: 'Make a new sync key' }).click();
+      await page.getByLabel('New sync key').waitFor();
+      await shot(page, 'knowledge');
+
+      await menu(page, 'Channels').click();
+      await page.getByLabel('Phone numbers, one per line').fill('+31201234567');
+      await page.getByRole('button', { name: 'Save phone settings' }).click();
+      await page.getByText(/^Saved at /).waitFor();
+      await page.getByText('Not connected.', { exact: false }).waitFor();
+      await shot(page, 'channels');
+
+      await menu(page, 'Webhooks').click();
+      await page.getByText('No deliveries yet.', { exact: false }).waitFor();
+      const newChat = page.getByRole('form', { name: 'New chat webhook' });
+      await newChat.getByLabel('URL').fill(`${receiver.origin}/hooks/new-chat`);
+      await newChat.getByRole('button', { name: 'Save' }).click();
+      await expect(newChat.getByLabel('Signing secret').inputValue()).resolves.toMatch(/^whsec_/);
+      await newChat.getByRole('button', { name: 'Test' }).click();
+      await newChat.getByText(/^Test succeeded: HTTP 200/).waitFor();
+      const log = page.getByRole('region', { name: 'Deliveries' });
+      await log.getByText(/^test · succeeded · 1 attempts/).waitFor();
+      await log.getByRole('button', { name: 'Retry now' }).click();
+      await log.getByText(/^test · succeeded · 2 attempts/).waitFor();
+      expect(receiver.requests.filter((r) => r.url === '/hooks/new-chat')).toHaveLength(2);
+      await shot(page, 'webhooks');
+    });
+
+    it('shows a streamed phone reply sentence by sentence, then the turn with the AI as its source', async () => {
+      await menu(page, 'Conversations').click();
+      const caller = await Caller.connect(service);
+      try {
+        caller.setup(`CA-dashboard-${Date.now()}`, NUMBER, '+31687654321');
+        const link = page.getByRole('link', { name: /\+31687654321/ });
+        await link.waitFor({ timeout: 10_000 });
+        await link.click();
+        await page.getByText('Live: new turns appear as they happen.').waitFor();
+        caller.say('When are you open?');
+        const deadline = Date.now() + 5_000;
+        while (completions.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const completion = completions.shift()!;
+        completion.write('We are open until 17:00 on weekdays. On ');
+        // The first sentence is on the page while the model is still writing the rest.
+        const pending = page.locator('li.turn.pending');
+        await pending.locator('.piece').getByText('We are open until 17:00 on weekdays.').waitFor();
+        await shot(page, 'streaming');
+        completion.write('Saturday we close at 12:00.');
+        completion.end();
+        const turn = page.locator('li.turn:not(.pending)').first();
+        await turn.getByTestId('source').getByText('Reply from: AI').waitFor({ timeout: 10_000 });
+        const timings = await turn.getByTestId('timings').textContent();
+        expect(timings).toMatch(/Knowledge search: \d+ ms/);
+        expect(timings).toMatch(/AI round 1: \d+ ms/);
+        await expect(turn.locator('.reply').textContent()).resolves.toContain('On Saturday we close at 12:00.');
+        await shot(page, 'phone-call');
+      } finally {
+        caller.ws.terminate();
+      }
+    });
+
+    it('filters the list by channel and status', async () => {
+      await menu(page, 'Conversations').click();
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
+      await page.getByLabel('Channel').selectOption('phone');
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor({ state: 'detached' });
+      await expect(page.getByRole('link', { name: /\+31687654321/ }).count()).resolves.toBe(1);
+      expect(new URL(page.url()).search).toBe('?channel=phone');
+      await page.getByLabel('Channel').selectOption('webchat');
+      await page.getByText('No conversation matches these filters.', { exact: false }).waitFor();
+      // The call has hung up: its conversation is ended, the WhatsApp one is still active.
+      await page.getByLabel('Channel').selectOption('');
+      await page.getByLabel('Status').selectOption('active');
+      await page.getByRole('link', { name: /\+31687654321/ }).waitFor({ state: 'detached' });
+      await expect(page.getByRole('link', { name: /\+31612345678/ }).count()).resolves.toBe(1);
+      await page.getByLabel('Status').selectOption('');
+    });
+
+    it('is usable 375 px wide: nothing scrolls sideways', async () => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await menu(page, 'Conversations').click();
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await shot(page, 'mobile');
+      for (const screen of ['Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) {
+        await menu(page, screen).click();
+        await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+        await page.locator('.loading').first().waitFor({ state: 'detached' });
+        expect(await page.evaluate('document.documentElement.scrollWidth'), screen).toBeLessThanOrEqual(375);
+      }
+      await shot(page, 'mobile-users');
+      await page.setViewportSize({ width: 1100, height: 900 });
+    });
+
+    it('signs out: the token is revoked (the API answers 401) and the sign-in page shows', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor();
+      expect((await service.api('GET', '/v1/sessions', { token: ws.owner })).status).toBe(401);
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    });
+  });
+
+  describe('an agent', () => {
+    it('sees Conversations and Team only; a settings address shows nothing of them', async () => {
+      const { context, page } = await open();
+      const before = requested.length;
+      await signInWithToken(page, ws.agent);
+      const nav = page.getByRole('navigation', { name: 'Dashboard' });
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team']);
+      await shot(page, 'agent');
+      await menu(page, 'Team').click();
+      await page.getByText('Only an owner or admin of the workspace can turn the team switch').waitFor();
+      expect(await page.getByRole('switch').count()).toBe(0);
+
+      await page.goto(`${service.url}/dashboard/integration`);
+      await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
+      expect(await page.getByLabel('Endpoint URL').count()).toBe(0);
+      // The settings were not even asked for.
+      expect(requested.slice(before).filter((u) => new URL(u).pathname.startsWith('/v1/integration'))).toEqual([]);
+
+      // Removed by an admin while signed in: the next poll's 401 brings the sign-in page back, saying why.
+      await menu(page, 'Conversations').click();
+      expect((await service.api('DELETE', `/v1/users/${ws.agentId}`, { token: ws.admin })).status).toBe(204);
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor({ timeout: 10_000 });
+      await page.getByText(/^You were signed out: /).waitFor();
+      await context.close();
+    });
+  });
+
+  describe('the email and password form, against the sign-in contract', () => {
+    // /v1/auth/login is built apart from this page; its contract is played here by the browser's own routing.
+    it('shows a rate limit with its wait, then signs in with the answer: token, user and workspace', async () => {
+      const { context, page } = await open();
+      const bodies: unknown[] = [];
+      let calls = 0;
+      await page.route('**/v1/auth/login', async (route) => {
+        bodies.push(route.request().postDataJSON());
+        calls += 1;
+        if (calls === 1) {
+          await route.fulfill({ status: 429, headers: { 'retry-after': '30' }, json: { error: { code: 'rate_limited', message: 'Too many sign-in attempts.' } } });
+        } else {
+          await route.fulfill({ status: 200, json: { token: ws.admin, user: { id: ws.adminId, email: 'admin@acme.example', role: 'admin' }, workspace: { id: ws.workspaceId, name: 'Acme' } } });
+        }
+      });
+      await page.goto(`${service.url}/dashboard`);
+      await page.getByLabel('Email').fill('admin@acme.example');
+      await page.getByLabel('Password').fill('s3cret-passw0rd');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('alert').getByText('Too many sign-in attempts. Try again in 30 seconds.').waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+      await page.getByRole('banner').getByText('admin@acme.example').waitFor();
+      await page.getByRole('banner').getByText('Acme', { exact: true }).waitFor();
+      expect(bodies).toEqual([
+        { email: 'admin@acme.example', password: 's3cret-passw0rd' },
+        { email: 'admin@acme.example', password: 's3cret-passw0rd' },
+      ]);
+      await context.close();
+    });
+  });
+
+  describe('the keyboard', () => {
+    it('reaches the skip link first and the sign-in fields in order, with a visible focus', async () => {
+      const { context, page } = await open();
+      await page.goto(`${service.url}/dashboard`);
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.name')).toBe('email');
+      expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+      await context.close();
+    });
+  });
+
+  describe('an invite link', () => {
+    it('asks for a password, takes the invite out of the address, and sends both to /v1/auth/password', async () => {
+      const { context, page } = await open();
+      const sent: unknown[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/v1/auth/password')) sent.push(r.postDataJSON());
+      });
+      await page.goto(`${service.url}/dashboard/invite#inv_0123456789abcdef`);
+      await page.getByRole('heading', { name: 'Set your password' }).waitFor();
+      expect(new URL(page.url()).hash).toBe('');
+      await page.getByLabel('New password').fill('correct horse battery');
+      await page.getByLabel('The same password again').fill('correct horse battery');
+      await shot(page, 'invite');
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      // Whatever the service answers here (the invite is made up), its message is shown and nobody is signed in.
+      await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+      expect(sent).toEqual([{ invite: 'inv_0123456789abcdef', password: 'correct horse battery' }]);
+      expect(await page.evaluate('sessionStorage.length')).toBe(0);
+      await context.close();
+    });
+  });
+
+  describe('a wrong password', () => {
+    it('shows the error message of /v1/auth/login', async () => {
+      const { context, page } = await open();
+      await page.goto(`${service.url}/dashboard`);
+      await page.getByLabel('Email').fill('owner@acme.example');
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      // Whatever the backend answers (401 wrong credentials, or 404 where it is not built yet), its message shows.
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect((await alert.textContent())!.length).toBeGreaterThan(5);
+      await expect(page.getByRole('heading', { name: 'Sign in to Botlink' }).isVisible()).resolves.toBe(true);
+      await context.close();
+    });
+  });
+
+  describe('across every page', () => {
+    it('asked nothing of another origin and broke no rule of the CSP', () => {
+      expect(requested.length).toBeGreaterThan(20);
+      expect(requested.filter((u) => !u.startsWith(`${service.url}/`) && !u.startsWith('data:'))).toEqual([]);
+      expect(cspViolations).toEqual([]);
+    });
+  });
+});
