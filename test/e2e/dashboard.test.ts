@@ -443,18 +443,34 @@ describe('the dashboard web app', () => {
     });
   });
 
-  describe('a wrong password', () => {
-    it('shows the error message of /v1/auth/login', async () => {
+  describe('a newcomer, end to end with the real sign-in', () => {
+    it('follows the invite link, sets a password, signs out, is refused a wrong password, and signs in with the right one', async () => {
+      const added = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: 'newcomer@acme.example', role: 'admin' } });
+      expect(added.status).toBe(201);
+      const invite = added.body.invite_url as string;
+      expect(invite).toMatch(/\/dashboard\/invite#bli_/);
       const { context, page } = await open();
-      await page.goto(`${service.url}/dashboard`);
-      await page.getByLabel('Email').fill('owner@acme.example');
+      // The link as the owner copies it: PUBLIC_URL is not this test server, so the same path and fragment here.
+      await page.goto(`${service.url}${new URL(invite).pathname}${new URL(invite).hash}`);
+      await page.getByLabel('New password').fill('correct horse battery');
+      await page.getByLabel('The same password again').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await page.getByRole('navigation').getByRole('link', { name: 'Integration' }).waitFor();
+      // The invite works once.
+      expect((await service.api('POST', '/v1/auth/password', { body: { invite: new URL(invite).hash.slice(1), password: 'another good password' } })).status).toBe(410);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor();
+      await page.getByLabel('Email').fill('newcomer@acme.example');
       await page.getByLabel('Password').fill('not the password');
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      // Whatever the backend answers (401 wrong credentials, or 404 where it is not built yet), its message shows.
-      const alert = page.getByRole('alert');
-      await alert.waitFor();
-      expect((await alert.textContent())!.length).toBeGreaterThan(5);
-      await expect(page.getByRole('heading', { name: 'Sign in to Botlink' }).isVisible()).resolves.toBe(true);
+      await expect(page.getByRole('alert').filter({ hasText: 'The email or password is not right.' }).waitFor()).resolves.toBeUndefined();
+
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('navigation').getByRole('link', { name: 'Integration' }).waitFor();
+      const token = (await page.evaluate(() => Object.values(sessionStorage).find((v) => typeof v === 'string' && v.includes('blt_')))) as string | undefined;
+      expect(token).toBeDefined();
       await context.close();
     });
   });
