@@ -13,7 +13,7 @@ import { launchBrowser } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { BRIDGE_TOKEN, Caller, NUMBER } from '../helpers/phone-caller.ts';
-import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
+import { seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
@@ -445,9 +445,10 @@ describe('the dashboard web app', () => {
 
   describe('a newcomer, end to end with the real sign-in', () => {
     it('follows the invite link, sets a password, signs out, is refused a wrong password, and signs in with the right one', async () => {
-      const added = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: 'newcomer@acme.example', role: 'admin' } });
-      expect(added.status).toBe(201);
-      const invite = added.body.invite_url as string;
+      // A workspace of its own (earlier cases sign the seeded owner out, which revokes their token).
+      const created = await service.api('POST', '/v1/admin/workspaces', { token: TEST_ADMIN_TOKEN, body: { name: 'Newco', owner_email: 'newcomer@acme.example' } });
+      expect(created.status).toBe(201);
+      const invite = created.body.owner.invite_url as string;
       expect(invite).toMatch(/\/dashboard\/invite#bli_/);
       const { context, page } = await open();
       // The link as the owner copies it: PUBLIC_URL is not this test server, so the same path and fragment here.
