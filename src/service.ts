@@ -199,7 +199,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...integrationRoutes(integration),
     ...syncRoutes(knowledge),
     ...keyRoutes(apiKeys),
-    ...sessionRoutes({ sessions, runtime, streams }),
+    ...sessionRoutes({
+      sessions,
+      runtime,
+      streams,
+      team: async (workspaceId) => ({ available: (await phoneRepo.teamState(workspaceId))?.switchOn ?? false, availableNow: await teamAvailable(workspaceId) }),
+    }),
   );
 
   // Website chat (spec §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.

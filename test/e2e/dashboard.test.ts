@@ -4,6 +4,7 @@
  * conversation, what an agent sees, and the page's own guarantees (CSP, no other origin, customer text never markup).
  * Screenshots of each screen go to docs/screenshots/dashboard-*.png.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -216,15 +217,23 @@ describe('the dashboard web app', () => {
       await shot(page, 'conversation');
     });
 
-    it('turns the team switch on and reads the notifications', async () => {
+    it('turns the team switch on and reads the notifications, marking one done', async () => {
+      await service.database.db
+        .insertInto('notifications')
+        .values({ id: randomUUID(), workspace_id: ws.workspaceId, session_id: null, kind: 'forward', message: 'Can someone call me back about order 77?', read_at: null })
+        .execute();
       await menu(page, 'Team').click();
       const toggle = page.getByRole('switch', { name: 'The team is available' });
       await page.getByText(/^Off: /).waitFor();
       await toggle.click();
       await page.getByText(/^On: /).waitFor();
       await expect(toggle.getAttribute('aria-checked')).resolves.toBe('true');
-      await page.getByText('No notifications.').waitFor();
+      await page.getByText('Can someone call me back about order 77?').waitFor();
       await shot(page, 'team');
+      await page.getByRole('button', { name: 'Mark done' }).click();
+      await page.getByText('Done just now').waitFor();
+      const notes = (await service.api('GET', '/v1/notifications', { token: ws.owner })).body.notifications as { message: string; read_at: string | null }[];
+      expect(notes.find((n) => n.message.includes('order 77'))?.read_at).toMatch(/^\d{4}-/);
     });
 
     it('adds a user and sees the token once, then removes them', async () => {
@@ -356,9 +365,14 @@ describe('the dashboard web app', () => {
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
       expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team']);
       await shot(page, 'agent');
+      // Agents turn the team switch: they start and stop taking calls.
       await menu(page, 'Team').click();
-      await page.getByText('Only an owner or admin of the workspace can turn the team switch').waitFor();
-      expect(await page.getByRole('switch').count()).toBe(0);
+      const toggle = page.getByRole('switch', { name: 'The team is available' });
+      await page.getByText(/^(On|Off): /).waitFor();
+      const wasOn = await toggle.getAttribute('aria-checked');
+      await toggle.click();
+      await page.waitForFunction(`document.querySelector('#team-switch')?.getAttribute('aria-checked') !== ${JSON.stringify(wasOn)}`);
+      expect((await service.api('GET', '/v1/team', { token: ws.admin })).body.available).toBe(wasOn !== 'true');
 
       await page.goto(`${service.url}/dashboard/integration`);
       await page.getByRole('heading', { name: 'Nothing here' }).waitFor();

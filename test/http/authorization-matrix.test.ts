@@ -136,7 +136,8 @@ const expected: Record<string, Expected> = {
   'GET /v1/sessions': { guard: 'member' },
   'GET /v1/sessions/{id}': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/sessions/{id}/events': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
-  'PUT /v1/team': { guard: 'manager', body: { available: true } },
+  'GET /v1/team': { guard: 'member' },
+  'PUT /v1/team': { guard: 'member', body: { available: true } },
   'GET /v1/notifications': { guard: 'member' },
   // A notification that does not exist: let through means 404, and no real one changes.
   'POST /v1/notifications/{id}/read': { guard: 'member', params: () => ({ id: randomUUID() }) },

@@ -95,8 +95,10 @@ describeEachDatabase('sessions API, live events, team and tools test', (get) => 
   });
 
   it('the team switch decides whether a human handoff on the phone connects', async () => {
-    expect((await service.api('PUT', '/v1/team', { token: ws.agent, body: { available: true } })).status).toBe(403);
-    expect((await service.api('PUT', '/v1/team', { token: ws.admin, body: { available: true } })).body).toEqual({ available: true });
+    // Agents turn the switch too: they are the ones who start and stop taking calls (issue 12).
+    expect((await service.api('PUT', '/v1/team', { token: ws.agent, body: { available: true } })).body).toEqual({ available: true, available_now: true });
+    expect((await service.api('GET', '/v1/team', { token: ws.agent })).body).toEqual({ available: true, available_now: true });
+    expect((await service.api('PUT', '/v1/team', { token: ws.admin, body: { available: true } })).body).toEqual({ available: true, available_now: true });
     const connected = await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-person', text: 'a person please', language: 'en' });
     expect(connected).toMatchObject({ handoff: { kind: 'human', connected: true } });
     await service.api('PUT', '/v1/team', { token: ws.admin, body: { available: false } });

@@ -29,8 +29,24 @@ const sessionSummary = {
   },
 };
 
-export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: SessionRuntime; streams: StreamGuard }): RouteDefinition[] {
+export interface SessionRoutesDeps {
+  sessions: SessionsRepository;
+  runtime: SessionRuntime;
+  streams: StreamGuard;
+  /** The team switch and whether a handoff would connect now (the switch and the team hours). */
+  team: (workspaceId: string) => Promise<{ available: boolean; availableNow: boolean }>;
+}
+
+export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
   const { sessions, runtime, streams } = deps;
+  const teamSchema = {
+    type: 'object',
+    required: ['available', 'available_now'],
+    properties: {
+      available: { type: 'boolean', description: 'The manual switch.' },
+      available_now: { type: 'boolean', description: 'Whether a human handoff on the phone would connect now: the switch, within the team hours when set.' },
+    },
+  };
 
   async function load(workspaceId: string, id: string | undefined) {
     if (!id || !UUID.test(id)) throw notFound('The session');
@@ -165,17 +181,32 @@ export function sessionRoutes(deps: { sessions: SessionsRepository; runtime: Ses
       },
     }),
 
+    route({
+      method: 'get',
+      path: '/v1/team',
+      tag: 'team',
+      summary: 'The team switch, and whether a human handoff on the phone would connect now.',
+      access: 'member',
+      responses: { 200: { description: 'The team state.', schema: teamSchema } },
+      async handler({ principal }) {
+        const state = await deps.team(principal.workspaceId);
+        return { status: 200, body: { available: state.available, available_now: state.availableNow } };
+      },
+    }),
+
     route<{ available: boolean }>({
       method: 'put',
       path: '/v1/team',
       tag: 'team',
-      summary: 'The manual team switch: while available, a human handoff on the phone connects a person.',
-      access: 'manager',
+      summary:
+        'The manual team switch: while available, a human handoff on the phone connects a person. Every role: agents are the ones who start and stop taking calls.',
+      access: 'member',
       body: { type: 'object', required: ['available'], additionalProperties: false, properties: { available: { type: 'boolean' } } },
-      responses: { 200: { description: 'Saved.', schema: { type: 'object', properties: { available: { type: 'boolean' } } } } },
+      responses: { 200: { description: 'Saved; the team state now.', schema: teamSchema } },
       async handler({ body, principal }) {
         await sessions.setTeamAvailable(principal.workspaceId, body.available);
-        return { status: 200, body: { available: body.available } };
+        const state = await deps.team(principal.workspaceId);
+        return { status: 200, body: { available: state.available, available_now: state.availableNow } };
       },
     }),
 
