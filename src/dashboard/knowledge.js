@@ -48,10 +48,28 @@ export function renderKnowledge(main) {
       const answer = await api('GET', `/v1/sync/${kind}?limit=100`, { headers: { 'x-widget-key': key } });
       if (stopped) return;
       const items = Array.isArray(answer[kind]) ? answer[kind] : Array.isArray(answer.items) ? answer.items : [];
-      replace(el, items.length === 0
-        ? h('p', { class: 'empty' }, `No ${kind} yet. Install the shop or CMS plugin with the sync key above, or send them with PUT /v1/sync/${kind}/{external_id}.`)
-        : h('ul', { class: 'plain' }, items.map((/** @type {any} */ p) => h('li', {}, h('strong', {}, String(p.title ?? p.name ?? p.external_id)), ` (${String(p.external_id)}${p.language ? `, ${String(p.language)}` : ''}) · ${when(p.updated_at)}`))),
-        answer.next_cursor ? h('p', { class: 'meta' }, `Showing the first ${items.length}.`) : null);
+      if (items.length === 0) {
+        replace(el, h('p', { class: 'empty' }, `No ${kind} yet. Install the shop or CMS plugin with the sync key above, or send them with PUT /v1/sync/${kind}/{external_id}.`));
+        return;
+      }
+      const last = items.map((/** @type {any} */ p) => String(p.updated_at ?? '')).sort().at(-1);
+      /** @type {{ text: string; el: HTMLElement }[]} */
+      const rows = items.map((/** @type {any} */ p) => {
+        const title = String(p.title ?? p.name ?? p.external_id);
+        return { text: `${title} ${String(p.external_id)}`.toLowerCase(), el: h('li', {}, h('strong', {}, title), ` (${String(p.external_id)}${p.language ? `, ${String(p.language)}` : ''}) · ${when(p.updated_at)}`) };
+      });
+      const search = /** @type {HTMLInputElement} */ (h('input', { type: 'search', id: `search-${kind}`, autocomplete: 'off' }));
+      const shown = h('p', { class: 'meta', role: 'status' });
+      const listEl = h('ul', { class: 'plain' });
+      const filter = () => {
+        const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+        const matching = rows.filter((r) => words.every((w) => r.text.includes(w)));
+        replace(listEl, ...matching.map((r) => r.el));
+        shown.textContent = `${answer.next_cursor ? `The first ${items.length}` : `${items.length}`} ${kind}; last synced ${when(last)}${words.length ? `; ${matching.length} match` : ''}.`;
+      };
+      search.addEventListener('input', filter);
+      replace(el, h('label', { for: `search-${kind}` }, `Search the ${kind}`), search, shown, listEl);
+      filter();
     } catch (err) {
       if (!stopped) replace(el, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
     }

@@ -1,5 +1,8 @@
 // @ts-check
-/** Users (owners and admins): the list, adding a user with a role (token and invite link shown once), removing. */
+/**
+ * Users (owners and admins): the list (who has set a password), adding a user with a role (token and invite link shown
+ * once), a new invite link for a user who lost theirs or forgot their password, removing.
+ */
 import { api } from './api.js';
 import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
 
@@ -35,7 +38,24 @@ export function renderUsers(main) {
             }
           });
         });
-        return h('li', {}, h('span', { class: 'who' }, String(u.email)), h('span', { class: 'badge' }, String(u.role)), remove);
+        const link = h('div', { 'aria-live': 'polite' });
+        const invite = h('button', { type: 'button', class: 'quiet', 'aria-label': `New invite link for ${String(u.email)}` }, 'New invite link');
+        invite.addEventListener('click', () => {
+          listError.clear();
+          void busy(invite, async () => {
+            try {
+              const answer = await api('POST', `/v1/users/${encodeURIComponent(u.id)}/invite`);
+              replace(link, shownOnce('Invite link', String(answer.invite_url), `Send this link to ${String(u.email)}: it sets a new password, works once, and their older links stop working.`));
+            } catch (err) {
+              listError.show(err);
+            }
+          });
+        });
+        return h('li', {},
+          h('span', { class: 'who' }, String(u.email)),
+          h('span', { class: 'badge' }, String(u.role)),
+          h('span', { class: 'meta' }, u.password_set ? 'password set' : 'invited, no password yet'),
+          invite, remove, link);
       })));
     } catch (err) {
       if (stopped) return;

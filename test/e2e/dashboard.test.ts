@@ -245,6 +245,11 @@ describe('the dashboard web app', () => {
       await token.waitFor();
       const added = await token.inputValue();
       expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(200);
+      // A new invite link for them (a lost link): shown once, and it sets a password.
+      await page.getByRole('button', { name: 'New invite link for new.agent@acme.example' }).click();
+      const link = await page.getByRole('listitem').filter({ hasText: 'new.agent@acme.example' }).getByLabel('Invite link', { exact: true }).inputValue();
+      expect(link).toMatch(/\/dashboard\/invite#bli_/);
+      expect((await service.api('POST', '/v1/auth/password', { body: { invite: new URL(link).hash.slice(1), password: 'a long enough password' } })).status).toBe(200);
       await shot(page, 'users');
       page.once('dialog', (d) => void d.accept());
       await page.getByRole('button', { name: 'Remove new.agent@acme.example' }).click();
@@ -259,6 +264,18 @@ describe('the dashboard web app', () => {
       await page.getByText('No pages yet.').waitFor();
       await page.getByRole('button', { name: 'Make a new sync key' }).click();
       await page.getByLabel('New sync key').waitFor();
+      // Synced pages: listed with their count and the last sync, and searchable.
+      const syncKey = await page.getByLabel('New sync key').inputValue();
+      for (const [id, title] of [['shipping', 'Shipping times'], ['returns', 'Returns and refunds']]) {
+        expect((await service.api('PUT', `/v1/sync/pages/${id}`, { headers: { 'x-sync-key': syncKey }, body: { title, body: `${title}: all you need to know.` } })).status).toBe(201);
+      }
+      await menu(page, 'Channels').click();
+      await menu(page, 'Knowledge').click();
+      await page.getByText(/^2 pages; last synced /).waitFor();
+      await page.getByLabel('Search the pages').fill('refund');
+      await page.getByText(/^2 pages; last synced .*; 1 match\.$/).waitFor();
+      expect(await page.getByText('Shipping times').count()).toBe(0);
+      await expect(page.getByText('Returns and refunds').isVisible()).resolves.toBe(true);
       await shot(page, 'knowledge');
 
       await menu(page, 'Channels').click();
