@@ -30,6 +30,7 @@ function phoneForm(p) {
   const language = h('input', { type: 'text', value: p.language ?? '', maxlength: 35 });
   const greeting = h('textarea', { rows: 2 });
   greeting.value = p.greeting ?? '';
+  const hours = teamHoursFields(p.team_hours);
   const error = errorBox();
   const saved = h('p', { class: 'hint', role: 'status' });
   const button = h('button', { type: 'submit' }, 'Save phone settings');
@@ -39,7 +40,7 @@ function phoneForm(p) {
     field('Transfer number (optional)', transfer, 'Where a caller who asks for a person is put through while the team is available.'),
     field('Call language', language, 'A BCP 47 tag, like en-US or nl-NL.'),
     field('Greeting (optional)', greeting, 'Spoken first when a call connects.'),
-    h('p', { class: 'meta' }, p.team_hours ? `Team hours are set (${String(p.team_hours.time_zone ?? '')}); they are kept as they are.` : 'No team hours: the team switch alone decides.'),
+    hours.el,
     error.el, button, saved);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -51,7 +52,7 @@ function phoneForm(p) {
           body: {
             numbers: numbers.value.split(/[\s,]+/).filter(Boolean),
             transfer_number: transfer.value.trim() || null,
-            team_hours: p.team_hours ?? null,
+            team_hours: hours.value(),
             ...(language.value.trim() ? { language: language.value.trim() } : {}),
             greeting: greeting.value.trim() || null,
           },
@@ -98,4 +99,40 @@ function whatsappForm(w) {
     });
   });
   return form;
+}
+
+const DAYS = /** @type {const} */ ([['mon', 'Monday'], ['tue', 'Tuesday'], ['wed', 'Wednesday'], ['thu', 'Thursday'], ['fri', 'Friday'], ['sat', 'Saturday'], ['sun', 'Sunday']]);
+
+/**
+ * Team hours in the workspace's time zone: a zone and, per day, its ranges as `09:00-12:30, 13:30-17:30` (empty:
+ * closed). All days empty: no team hours, the switch alone decides. The API checks the zone and the times and names
+ * the field of any mistake (`team_hours.week.mon.0.1`, …).
+ * @param {any} current the stored team hours, or null
+ */
+function teamHoursFields(current) {
+  const zone = /** @type {HTMLInputElement} */ (h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', value: current?.time_zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone }));
+  /** @type {Record<string, HTMLInputElement>} */
+  const days = {};
+  for (const [key] of DAYS) {
+    const ranges = /** @type {string[][]} */ (current?.week?.[key] ?? []);
+    days[key] = /** @type {HTMLInputElement} */ (h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'closed', value: ranges.map((r) => `${r[0]}-${r[1]}`).join(', ') }));
+  }
+  const el = h('fieldset', { class: 'hours' },
+    h('legend', {}, 'Team hours (optional)'),
+    h('p', { class: 'hint' }, 'When set, a handoff connects a person only within these hours (and while the team switch is on). Per day, ranges like 09:00-12:30, 13:30-17:30; leave a day empty when closed, and every day empty for no team hours.'),
+    field('Time zone', zone, 'An IANA time zone, like Europe/Amsterdam: the hours are read on its wall clock.'),
+    DAYS.map(([key, name]) => field(name, days[key])));
+  return {
+    el,
+    /** The team_hours to send: null when no day has hours. */
+    value() {
+      /** @type {Record<string, string[][]>} */
+      const week = {};
+      for (const [key] of DAYS) {
+        const ranges = days[key].value.split(',').map((r) => r.trim()).filter(Boolean).map((r) => r.split(/\s*[-–]\s*/).map((t) => (/^\d:\d\d$/.test(t) ? `0${t}` : t)));
+        if (ranges.length > 0) week[key] = ranges;
+      }
+      return Object.keys(week).length === 0 ? null : { time_zone: zone.value.trim(), week };
+    },
+  };
 }

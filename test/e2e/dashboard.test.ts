@@ -280,8 +280,15 @@ describe('the dashboard web app', () => {
 
       await menu(page, 'Channels').click();
       await page.getByLabel('Phone numbers, one per line').fill('+31201234567');
+      await page.getByLabel('Time zone').fill('Europe/Amsterdam');
+      await page.getByLabel('Monday').fill('9:00-12:30, 13:30-17:30');
+      await page.getByLabel('Saturday').fill('10:00-14:00');
       await page.getByRole('button', { name: 'Save phone settings' }).click();
       await page.getByText(/^Saved at /).waitFor();
+      expect((await service.api('GET', '/v1/phone', { token: ws.admin })).body.team_hours).toEqual({
+        time_zone: 'Europe/Amsterdam',
+        week: { mon: [['09:00', '12:30'], ['13:30', '17:30']], sat: [['10:00', '14:00']] },
+      });
       await page.getByText('Not connected.', { exact: false }).waitFor();
       await shot(page, 'channels');
 
@@ -388,7 +395,8 @@ describe('the dashboard web app', () => {
       await page.getByText(/^(On|Off): /).waitFor();
       const wasOn = await toggle.getAttribute('aria-checked');
       await toggle.click();
-      await page.waitForFunction(`document.querySelector('#team-switch')?.getAttribute('aria-checked') !== ${JSON.stringify(wasOn)}`);
+      // (waitForFunction would evaluate a string, which the page's CSP rightly refuses: poll from here instead.)
+      for (let i = 0; i < 100 && (await toggle.getAttribute('aria-checked')) === wasOn; i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await service.api('GET', '/v1/team', { token: ws.admin })).body.available).toBe(wasOn !== 'true');
 
       await page.goto(`${service.url}/dashboard/integration`);
