@@ -4,6 +4,8 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'bench/results/', 'coverage/'] },
+  // dependency-cruiser reads its rules as CommonJS.
+  { files: ['.dependency-cruiser.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,6 +23,24 @@ export default tseslint.config(
   {
     files: ['src/main.ts', 'src/cli.ts'],
     rules: { 'no-console': 'off' },
+  },
+  // The statecharts are pure: their I/O comes as actors and policies from the runtime that runs them, so a machine
+  // imports no I/O library, no database code, and nothing of the runtimes that import it (no arrow back up).
+  {
+    files: ['machines/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'A machine does no I/O: take it as an actor from the runtime.' },
+            { group: ['kysely', 'pg', '@electric-sql/*', 'undici', 'ws', 'express'], message: 'A machine does no I/O: take it as an actor from the runtime.' },
+            { group: ['**/db/**'], message: 'A machine does not read the database: take it as an actor from the runtime.' },
+            { group: ['**/src/sessions/**', '**/src/webhooks/**', '**/src/channels/**', '**/src/http/**'], message: 'A runtime imports its machine, not the other way round: take it as input or an actor.' },
+          ],
+        },
+      ],
+    },
   },
   // The chat widget: a classic browser script (src/widget/widget.js); its console.warn tells a site owner what to fix.
   {

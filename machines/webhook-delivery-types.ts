@@ -2,7 +2,40 @@
  * The data of the webhook delivery actor and the shapes of its I/O actors. Plain JSON throughout: timestamps are
  * milliseconds since the epoch.
  */
-import type { AttemptResult, DeliveryKind, Verdict } from '../src/webhooks/retry-policy.ts';
+/** What an attempt produced: a status line, or a failure before one arrived. */
+export type AttemptResult =
+  | { kind: 'response'; status: number; retryAfter: string | null }
+  | { kind: 'error'; reason: string; message: string };
+
+export type DeliveryKind = 'event' | 'test';
+
+export type Verdict =
+  | { outcome: 'succeeded' }
+  /** Failed; the next attempt is due at `nextAttemptAt` (ms since epoch). */
+  | { outcome: 'retry'; nextAttemptAt: number; delayMs: number }
+  /** Failed and no attempt is left (the schedule is used up, or a test delivery's single attempt). */
+  | { outcome: 'exhausted' }
+  /** 410 Gone: failed, and the endpoint is disabled. */
+  | { outcome: 'gone' };
+
+/**
+ * What the runtime gives the machine to decide with (src/webhooks/retry-policy.ts and src/webhooks/limits.ts): the
+ * machine imports no runtime code, so the arrow runs one way, from src/webhooks down to machines/.
+ */
+export interface DeliveryPolicy {
+  /** The verdict on one attempt. */
+  decide(input: {
+    result: AttemptResult;
+    attemptNumber: number;
+    kind: DeliveryKind;
+    /** When the attempt started, ms since epoch. */
+    attemptedAt: number;
+    /** Uniform in [0, 1): the jitter of the next delay. */
+    jitterSample: number;
+  }): Verdict;
+  /** After a failed claim, how long to wait before claiming again (ms). */
+  claimRetryMs: number;
+}
 
 /** One claimed delivery: the machine reads `id`, `kind` and `attemptCount`; the rest is for the send actor. */
 export interface ClaimedDelivery {
@@ -57,6 +90,8 @@ export interface RecordOutput {
 }
 
 export interface WebhookDeliveryInput {
+  /** The retry policy (a function: the actor is never persisted). */
+  policy: DeliveryPolicy;
   endpointId: string;
   /** Attempts in flight to this endpoint at most. */
   concurrency: number;
@@ -65,6 +100,7 @@ export interface WebhookDeliveryInput {
 }
 
 export interface WebhookDeliveryContext {
+  policy: DeliveryPolicy;
   endpointId: string;
   concurrency: number;
   claimAhead: number;

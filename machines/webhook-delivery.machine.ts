@@ -22,8 +22,6 @@
  * wake-up. One actor per endpoint with its own slots is what keeps one slow receiver from starving the others.
  */
 import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
-import { CLAIM_RETRY_MS } from '../src/webhooks/limits.ts';
-import { decideAttempt } from '../src/webhooks/retry-policy.ts';
 import type {
   ClaimedDelivery,
   ClaimInput,
@@ -61,6 +59,9 @@ export const webhookDeliveryMachine = setup({
       throw new Error('The delivery worker provides the deliveries actor.');
     }),
   },
+  delays: {
+    claimRetry: ({ context }) => context.policy.claimRetryMs,
+  },
   guards: {
     finished: ({ context }) =>
       context.sending.length === 0 && context.recording.length === 0 && (context.stopping || (context.drained && context.queued.length === 0)),
@@ -89,7 +90,7 @@ export const webhookDeliveryMachine = setup({
       const attempt = event.output;
       const delivery = context.sending.find((d) => d.id === attempt.deliveryId);
       if (!delivery) return;
-      const verdict = decideAttempt({
+      const verdict = context.policy.decide({
         result: attempt.result,
         attemptNumber: delivery.attemptCount + 1,
         kind: delivery.kind,
@@ -122,6 +123,7 @@ export const webhookDeliveryMachine = setup({
 }).createMachine({
   id: 'webhookDelivery',
   context: ({ input }) => ({
+    policy: input.policy,
     endpointId: input.endpointId,
     concurrency: Math.max(1, input.concurrency),
     claimAhead: Math.max(1, input.claimAhead ?? input.concurrency),
@@ -182,7 +184,7 @@ export const webhookDeliveryMachine = setup({
     // The database refused the claim: wait, then try again (or finish, when stopping and nothing is in flight).
     cooling: {
       always: { guard: 'finished', target: 'done' },
-      after: { [CLAIM_RETRY_MS]: { target: 'running', actions: assign({ drained: false }) } },
+      after: { claimRetry: { target: 'running', actions: assign({ drained: false }) } },
     },
     done: { type: 'final' },
   },

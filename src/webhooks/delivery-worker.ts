@@ -24,6 +24,7 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 import {
   AUTO_DISABLE_AFTER_MS,
   CLAIM_AHEAD_FACTOR,
+  CLAIM_RETRY_MS,
   DELIVERY_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   ENDPOINT_CONCURRENCY,
@@ -38,10 +39,14 @@ import {
   WEBHOOK_USER_AGENT,
 } from './limits.ts';
 import { encodePayload } from './payload-body.ts';
-import type { AttemptResult, Verdict } from './retry-policy.ts';
+import { decideAttempt, type AttemptResult, type Verdict } from './retry-policy.ts';
+
 import { secretContext, secretKey, webhookHeaders } from './signing.ts';
 import { onDeliveriesQueued } from './outbox.ts';
 import { cleanText } from '../text/outside-text.ts';
+
+/** The delivery machine's policy: the retry schedule and the wait after a failed claim. */
+const DELIVERY_POLICY = { decide: decideAttempt, claimRetryMs: CLAIM_RETRY_MS } as const;
 
 /** How many endpoints one poll looks at; the earliest due come first. */
 const POLL_ENDPOINTS = 1_000;
@@ -289,7 +294,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       return;
     }
     if (stopping) return;
-    const actor = createActor(machine, { input: { endpointId, concurrency, claimAhead: concurrency * CLAIM_AHEAD_FACTOR } });
+    const actor = createActor(machine, { input: { policy: DELIVERY_POLICY, endpointId, concurrency, claimAhead: concurrency * CLAIM_AHEAD_FACTOR } });
     actors.set(endpointId, actor);
     actor.subscribe({
       complete: () => finished(endpointId, actor),

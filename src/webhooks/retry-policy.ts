@@ -1,29 +1,18 @@
 /**
  * What one attempt's result means for its delivery: pure functions of the result, the attempt number and the clock,
- * used by the delivery machine (machines/webhook-delivery.machine.ts) to decide, and by the tests to check the
+ * given to the delivery machine (machines/webhook-delivery.machine.ts) by its runtime as its policy, and used by the
+ * tests to check the
  * schedule without waiting.
  *
  * Standard Webhooks' status handling: 2xx is success; every other status is a failure, 3xx included (redirects are
  * never followed); 410 Gone means the receiver wants nothing more, so the endpoint is disabled; `Retry-After` is
  * taken into account when the next attempt is scheduled.
  */
+import type { AttemptResult, DeliveryKind, Verdict } from '../../machines/webhook-delivery-types.ts';
 import { MAX_RETRY_AFTER_MS, RETRY_JITTER, RETRY_SCHEDULE_MS } from './limits.ts';
 
-/** What an attempt produced: a status line, or a failure before one arrived. */
-export type AttemptResult =
-  | { kind: 'response'; status: number; retryAfter: string | null }
-  | { kind: 'error'; reason: string; message: string };
-
-export type DeliveryKind = 'event' | 'test';
-
-export type Verdict =
-  | { outcome: 'succeeded' }
-  /** Failed; the next attempt is due at `nextAttemptAt` (ms since epoch). */
-  | { outcome: 'retry'; nextAttemptAt: number; delayMs: number }
-  /** Failed and no attempt is left (the schedule is used up, or a test delivery's single attempt). */
-  | { outcome: 'exhausted' }
-  /** 410 Gone: failed, and the endpoint is disabled. */
-  | { outcome: 'gone' };
+// The shapes are the delivery machine's (machines/webhook-delivery-types.ts): it decides with them.
+export type { AttemptResult, DeliveryKind, Verdict } from '../../machines/webhook-delivery-types.ts';
 
 export const isSuccess = (result: AttemptResult): boolean =>
   result.kind === 'response' && result.status >= 200 && result.status <= 299;

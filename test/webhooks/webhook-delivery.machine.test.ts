@@ -7,7 +7,9 @@ import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor } from 
 import type { ClaimedDelivery, ClaimInput, DeliveryCommand, DeliveryReport, RecordInput, RecordOutput, SendOutput } from '../../machines/webhook-delivery-types.ts';
 import { webhookDeliveryMachine } from '../../machines/webhook-delivery.machine.ts';
 import { CLAIM_RETRY_MS } from '../../src/webhooks/limits.ts';
-import type { AttemptResult } from '../../src/webhooks/retry-policy.ts';
+import { decideAttempt, type AttemptResult } from '../../src/webhooks/retry-policy.ts';
+
+const policy = { decide: decideAttempt, claimRetryMs: CLAIM_RETRY_MS };
 
 const T0 = 1_700_000_000_000;
 
@@ -90,7 +92,7 @@ describe('the delivery actor of one endpoint', () => {
         return { kind: 'response', status: 204, retryAfter: null };
       },
     });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 4 } });
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 4 } });
     const errors: unknown[] = [];
     actor.subscribe({ error: (err) => errors.push(err) });
     actor.start();
@@ -107,7 +109,7 @@ describe('the delivery actor of one endpoint', () => {
 
   it('claims up to `claimAhead` beyond the slots when asked to run further ahead', async () => {
     const { machine, calls } = harness({ pool: Array.from({ length: 40 }, (_, i) => delivery(i)) });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 4, claimAhead: 12 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 4, claimAhead: 12 } }).start();
     await waitFor(actor, (s) => s.status === 'done', { timeout: 5_000 });
     expect(calls.records).toHaveLength(40);
     expect(calls.maxInFlight).toBeLessThanOrEqual(4);
@@ -117,14 +119,14 @@ describe('the delivery actor of one endpoint', () => {
 
   it('hands `record` the verdict of the retry policy: the next attempt 5 s after a first failure', async () => {
     const { machine, calls } = harness({ pool: [delivery(1)], send: async () => ({ kind: 'response', status: 500, retryAfter: null }) });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 2 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 2 } }).start();
     await waitFor(actor, (s) => s.status === 'done');
     expect(calls.records[0]!.verdict).toEqual({ outcome: 'retry', delayMs: 5_000, nextAttemptAt: T0 + 5_000 });
   });
 
   it('counts attempts made before: the eighth failure is the last', async () => {
     const { machine, calls } = harness({ pool: [delivery(1, { attemptCount: 7 })], send: async () => ({ kind: 'error', reason: 'timeout', message: 'late' }) });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 2 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 2 } }).start();
     await waitFor(actor, (s) => s.status === 'done');
     expect(calls.records[0]!.verdict).toEqual({ outcome: 'exhausted' });
   });
@@ -143,7 +145,7 @@ describe('the delivery actor of one endpoint', () => {
         return { endpointDisabled: 'The receiver answered 410 Gone.' };
       },
     });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 1 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 1 } }).start();
     await waitFor(actor, (s) => s.status === 'done');
     // d1 had its slot (and d2 was claimed ahead) before d0's outcome was written; once it was, nothing more is
     // sent or claimed, and what is still queued goes back to the worker as unsent.
@@ -161,7 +163,7 @@ describe('the delivery actor of one endpoint', () => {
       pool: [],
       claim: async () => (++claims === 1 ? gate.promise : claims === 2 ? [delivery(9)] : []),
     });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 4 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 4 } }).start();
     actor.send({ type: 'wake' });
     gate.resolve([]);
     await waitFor(actor, (s) => s.status === 'done');
@@ -179,7 +181,7 @@ describe('the delivery actor of one endpoint', () => {
         return { kind: 'response', status: 200, retryAfter: null };
       },
     });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 2 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 2 } }).start();
     await waitFor(actor, () => calls.sends.length === 2);
     actor.send({ type: 'stop' });
     release.resolve();
@@ -202,7 +204,7 @@ describe('the delivery actor of one endpoint', () => {
         return claims === 2 ? [delivery(1)] : [];
       },
     });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 2 }, clock }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 2 }, clock }).start();
     await waitFor(actor, (s) => s.matches('cooling'));
     expect(actor.getSnapshot().context.lastError).toContain('connection refused');
     clock.increment(CLAIM_RETRY_MS - 1);
@@ -214,7 +216,7 @@ describe('the delivery actor of one endpoint', () => {
 
   it('leaves a delivery whose outcome could not be written to its lease, and says so', async () => {
     const { machine } = harness({ pool: [delivery(1)], record: async () => Promise.reject(new Error('database away')) });
-    const actor = createActor(machine, { input: { endpointId: 'e1', concurrency: 2 } }).start();
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 2 } }).start();
     await waitFor(actor, (s) => s.status === 'done');
     expect(actor.getSnapshot().output?.lastError).toContain('database away');
   });
