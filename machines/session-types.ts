@@ -3,8 +3,9 @@
  * be persisted and restored as it is.
  */
 import type { AiStep, AiStepInput, ConversationTurn } from '../src/ai/types.ts';
-import type { Channel } from '../src/botlink/channel-request.ts';
-import type { Handoff, ResponseProblem } from '../src/botlink/channel-response.ts';
+import type { Channel } from '../src/words.ts';
+import type { ResponseProblem } from '../src/botlink/channel-response.ts';
+import type { Handoff } from '../src/words.ts';
 import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
 import type { KnowledgePassage } from '../src/knowledge/types.ts';
 

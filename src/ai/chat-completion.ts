@@ -11,10 +11,7 @@ import { cleanJson } from '../text/outside-text.ts';
 import { AiError } from './ai-error.ts';
 import { MAX_TOOL_CALLS_PER_ROUND } from './limits.ts';
 import type { AiStep } from './types.ts';
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../json-value.ts';
 
 /** `content` is a string, or (some servers) an array of parts of which the text parts count. */
 export function partsText(content: unknown): string {

@@ -9,10 +9,11 @@
  * writing the next. Once a tool call has begun, content is no longer spoken: it belongs to a step that is not the
  * answer.
  */
-import { cutToChars } from '../botlink/channel-request.ts';
+import { cutToChars } from '../text/cut.ts';
 import { cleanJson } from '../text/outside-text.ts';
 import { AiError } from './ai-error.ts';
-import { isObject, parseChatCompletion, partsText } from './chat-completion.ts';
+import { parseChatCompletion, partsText } from './chat-completion.ts';
+import { isObject } from '../json-value.ts';
 import { LLM_ERROR_EXCERPT_CHARS, MAX_STREAMED_CHARS } from './limits.ts';
 import { createSentenceStream } from './sentence-stream.ts';
 import type { AiStep } from './types.ts';

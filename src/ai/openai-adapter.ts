@@ -12,7 +12,7 @@
  * `withFallback` in ./index.ts), so a failing model never breaks a conversation (spec §1.8).
  */
 import { Agent, type Dispatcher } from 'undici';
-import { cutToChars } from '../botlink/channel-request.ts';
+import { cutToChars } from '../text/cut.ts';
 import { MAX_TOOL_RESULT_CHARS } from '../limits.ts';
 import { cleanText } from '../text/outside-text.ts';
 import {
@@ -25,7 +25,8 @@ import {
   MAX_PROMPT_PASSAGES,
 } from './limits.ts';
 import { AiError } from './ai-error.ts';
-import { isObject, readChatCompletion } from './chat-completion.ts';
+import { readChatCompletion } from './chat-completion.ts';
+import { isObject } from '../json-value.ts';
 import { createChatStreamReader } from './chat-stream.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
 import { BodyTooLargeError, discard, readCapped, readEach, untilAborted } from '../net/bounded-read.ts';

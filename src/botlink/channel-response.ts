@@ -10,10 +10,11 @@ import type { ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES, BODY_EXCERPT_CHARS } from '../limits.ts';
 import { cleanJson, cleanText } from '../text/outside-text.ts';
-import { cutToChars } from './channel-request.ts';
+import { cutToChars } from '../text/cut.ts';
+import type { Handoff } from '../words.ts';
+import { isObject } from '../json-value.ts';
 
 /** spec §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
-export type Handoff = 'human' | 'forward';
 
 /** A response that counts as an answer, with every wrong field already dropped or defaulted. */
 export interface ChannelAnswer {
@@ -111,10 +112,6 @@ const NO_ANSWER = 'counts as no answer';
 /** spec §7.1: an endpoint that answers with anything but 2xx gave no answer. */
 function isSuccess(status: number): boolean {
   return Number.isInteger(status) && status >= 200 && status <= 299;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A property of the response itself, never one inherited through the prototype. */

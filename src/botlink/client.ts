@@ -6,7 +6,8 @@
 import { CHANNEL_TIMEOUT_MS, MAX_RESPONSE_BYTES, PHONE_CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
 import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
-import { encodeChannelRequest, type Channel, type ChannelRequest } from './channel-request.ts';
+import { encodeChannelRequest, type ChannelRequest } from './channel-request.ts';
+import type { Channel } from '../words.ts';
 import { interpretChannelResponse, type ChannelOutcome } from './channel-response.ts';
 
 export interface BotLinkExchange {

@@ -26,6 +26,7 @@
 import { Ajv } from 'ajv';
 import type { CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { isObject } from '../json-value.ts';
 
 /** Largest parameters schema, as UTF-8 JSON: 16 KiB. Ours, the spec sets none; real tool schemas are well under 2 KB. */
 export const MAX_TOOL_SCHEMA_BYTES = 16 * 1024;
@@ -302,10 +303,6 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
  * make Ajv return a Promise where a verdict is expected.
  */
 const STRIPPED_KEYWORDS = new Set(['$id', '$schema', '$async']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function path(base: string, key: string): string {
   return /^[A-Za-z_$][\w$-]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;

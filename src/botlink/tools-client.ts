@@ -36,13 +36,15 @@ import type { Metrics } from '../metrics.ts';
 import { OutboundError } from '../net/guarded-client.ts';
 import type { GuardedClient, GuardedResponse } from '../net/guarded-client.ts';
 import { cleanJson } from '../text/outside-text.ts';
-import { cutToChars, normaliseLanguage } from './channel-request.ts';
+import { cutToChars } from '../text/cut.ts';
+import { normaliseLanguage } from '../text/language.ts';
 import { signToolsRequest } from './signing.ts';
 import { createToolSchemaCompiler } from './tool-schema.ts';
 import { toolsUrl } from './tools-base.ts';
 import { readToolManifest, unavailableManifest } from './tools-manifest.ts';
 import type { LoadedManifest } from './tools-manifest.ts';
 import type { ToolInvocation, ToolManifest, ToolOutcome, ToolsPort } from './tools-types.ts';
+import { isObject } from '../json-value.ts';
 
 /** How long a manifest that could not be fetched or read is remembered before it is asked for again: 30 s. */
 export const MANIFEST_FAILURE_CACHE_MS = 30_000;
@@ -120,10 +122,6 @@ export function encodeToolCall(request: ToolCallRequest, key: string): { body: s
 }
 
 type Verdict = Pick<ToolCallOutcome, 'ok' | 'content' | 'failure' | 'detail'>;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * What a tool's answer means for the AI (spec §2.5, §7.3):

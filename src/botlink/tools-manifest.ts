@@ -24,9 +24,10 @@
  */
 import { MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOLS, TOOL_NAME_PATTERN } from '../limits.ts';
 import { cleanJson } from '../text/outside-text.ts';
-import { cutToChars } from './channel-request.ts';
+import { cutToChars } from '../text/cut.ts';
 import type { ArgsVerdict, ToolSchemaCompiler } from './tool-schema.ts';
 import type { ManifestProblem, ToolManifest, ToolSpec } from './tools-types.ts';
+import { isObject } from '../json-value.ts';
 
 const toolName = new RegExp(TOOL_NAME_PATTERN);
 
@@ -41,10 +42,6 @@ export interface ManifestResponse {
   status: number;
   body: Buffer;
   truncated: boolean;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A property of the value itself, never one inherited through the prototype ("__proto__", "constructor"). */

@@ -23,7 +23,8 @@ import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/se
 import { phrase } from '../ai/phrases.ts';
 import { renderForSpeech, renderForText } from '../ai/render.ts';
 import type { AiPort } from '../ai/types.ts';
-import { buildChannelRequest, type Channel } from '../botlink/channel-request.ts';
+import { buildChannelRequest } from '../botlink/channel-request.ts';
+import type { Channel } from '../words.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
 import type { ToolsPort } from '../botlink/tools-types.ts';
 import type { KnowledgeSearch } from '../knowledge/types.ts';

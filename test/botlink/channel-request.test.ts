@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildChannelRequest,
-  cutToChars,
-  DEFAULT_LANGUAGE,
-  encodeChannelRequest,
-  normaliseLanguage,
-} from '../../src/botlink/channel-request.ts';
+import { buildChannelRequest, encodeChannelRequest } from '../../src/botlink/channel-request.ts';
+import { cutToChars } from '../../src/text/cut.ts';
+import { DEFAULT_LANGUAGE, normaliseLanguage } from '../../src/text/language.ts';
 import type { ChannelRequestInput } from '../../src/botlink/channel-request.ts';
 import { BOTLINK_USER_AGENT, MAX_MESSAGE_CHARS, SIGNATURE_HEADER } from '../../src/limits.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';

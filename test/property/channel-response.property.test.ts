@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cutToChars } from '../../src/botlink/channel-request.ts';
+import { cutToChars } from '../../src/text/cut.ts';
 import { interpretChannelResponse, type ChannelOutcome } from '../../src/botlink/channel-response.ts';
 import { MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES } from '../../src/limits.ts';
 import { cleanText } from '../../src/text/outside-text.ts';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutToChars } from '../../src/botlink/channel-request.ts';
+import { cutToChars } from '../../src/text/cut.ts';
 import { interpretToolResponse, MAX_TOOL_ERROR_CHARS } from '../../src/botlink/tools-client.ts';
 import { MAX_RESPONSE_BYTES, MAX_TOOL_RESULT_CHARS } from '../../src/limits.ts';
 import { cleanJson, cleanText } from '../../src/text/outside-text.ts';

@@ -16,7 +16,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { phrase } from '../../ai/phrases.ts';
-import { cutToChars, normaliseLanguage } from '../../botlink/channel-request.ts';
+import { cutToChars } from '../../text/cut.ts';
+import { normaliseLanguage } from '../../text/language.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import type { Logger } from '../../log.ts';
 import type { SessionRuntime, TurnResult } from '../../sessions/session-runtime.ts';

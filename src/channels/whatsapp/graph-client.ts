@@ -19,6 +19,7 @@ import {
   GRAPH_TIMEOUT_MS,
 } from './limits.ts';
 import { discard, readCapped, untilAborted } from '../../net/bounded-read.ts';
+import { isObject } from '../../json-value.ts';
 
 export interface SendTextInput {
   phoneNumberId: string;
@@ -121,10 +122,6 @@ export class GraphClient {
   async close(): Promise<void> {
     await this.#agent.close();
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseJson(body: Buffer): unknown {

@@ -15,6 +15,7 @@
  */
 import { MAX_NAME_CHARS } from '../../limits.ts';
 import { cleanJson } from '../../text/outside-text.ts';
+import { isObject } from '../../json-value.ts';
 
 export interface InboundMessage {
   /** Meta's message id (`wamid.…`): the key that deduplicates Meta's retries. */
@@ -63,10 +64,6 @@ export class WebhookPayloadError extends Error {
 }
 
 const statuses = new Set<string>(['sent', 'delivered', 'read', 'failed']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function array(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
