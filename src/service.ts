@@ -71,6 +71,8 @@ import { listenForDeliveries, type OutboxListener } from './webhooks/outbox-list
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.ts';
 
 export const VERSION = '0.1.0';
+/** How long SIGTERM waits for calls, turns, messages and deliveries in flight (each stage), in ms. */
+export const DEFAULT_DRAIN_MS = 10_000;
 
 export interface ServiceOptions {
   config: Config;
@@ -79,7 +81,7 @@ export interface ServiceOptions {
   database?: OpenedDatabase;
   /** Tests: DNS for the guarded client. */
   lookup?: GuardedClientOptions['lookup'];
-  /** How long SIGTERM waits for requests in flight; default 10 s. */
+  /** How long SIGTERM waits for requests in flight; default {@link DEFAULT_DRAIN_MS}. */
   drainMs?: number;
   /** Session runtime settings (tests use short ones). */
   sessions?: { idleMs?: number; instanceId?: string };
@@ -130,6 +132,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const { key: masterKey, created } = loadOrCreateMasterKey(config.masterKey, config.dataDir);
   if (created) logger.warn({ dataDir: config.dataDir }, 'generated a master key in DATA_DIR; back it up, stored secrets cannot be read without it');
+  // One box seals every stored secret (integration keys, webhook secrets, WhatsApp tokens).
+  const secrets = createSecretBox(masterKey);
+  const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
 
   const metrics = createMetrics();
   const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
@@ -141,7 +146,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
   const integration = createIntegrationService({
     integrations: integrationsRepository(database.db),
-    secrets: createSecretBox(masterKey),
+    secrets,
     http,
     botlink,
     tools,
@@ -223,7 +228,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     config: config.whatsapp,
     publicUrl: config.publicUrl,
     repository: whatsappRepository(database.db),
-    secrets: createSecretBox(masterKey),
+    secrets,
     runtime,
     logger,
     registry: metrics.registry,
@@ -247,8 +252,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Outgoing webhooks (spec §6, issue 5): events → outbox → one delivery actor per endpoint. The worker starts after
   // listen and stops on drain before the outbound client closes.
   const webhookRepository = webhooksRepository(database.db);
-  const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets: createSecretBox(masterKey), http, logger, metrics, ...options.webhooks });
-  const webhooks = createWebhookService({ db: database.db, repository: webhookRepository, secrets: createSecretBox(masterKey), http, worker: webhookWorker });
+  const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, ...options.webhooks });
+  const webhooks = createWebhookService({ db: database.db, repository: webhookRepository, secrets, http, worker: webhookWorker });
   routes.push(...webhookRoutes(webhooks));
   let webhookListener: OutboxListener | undefined;
 
@@ -304,19 +309,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // Live streams never finish by themselves; they end now (a dashboard reconnects to another process).
         streams.stop();
         const drained = once(server, 'close').then(() => true);
-        const timedOut = new Promise<false>((resolve) => setTimeout(resolve, options.drainMs ?? 10_000, false).unref());
+        const timedOut = new Promise<false>((resolve) => setTimeout(resolve, drainMs, false).unref());
         // Conversations finish their turn and are written before the connections they use go away.
         clearInterval(sweep);
         // WhatsApp: no new claims; messages in turn finish before the runtime stops (the rest waits in the database).
-        await whatsapp.stop(options.drainMs ?? 10_000);
+        await whatsapp.stop(drainMs);
         // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).
-        await phone.stop(options.drainMs ?? 10_000);
-        await runtime.stop(options.drainMs ?? 10_000);
+        await phone.stop(drainMs);
+        await runtime.stop(drainMs);
         if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
         await ai.close();
         // Outgoing webhooks: attempts in flight finish (or are handed back) before the outbound client closes.
         await webhookListener?.close();
-        await webhookWorker.stop(options.drainMs ?? 10_000);
+        await webhookWorker.stop(drainMs);
         await http.close();
         if (!options.database) await database.close();
         releaseLock();
