@@ -27,14 +27,55 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
+/**
+ * The base of every error the service raises on purpose (undici's `UndiciError`): a stable `code` to branch on, and
+ * the class's name. Subclasses: {@link AppError} (the API's answers), {@link ConfigError}, `OutboundError`,
+ * `RefusedAddressError`, `BodyTooLargeError` (src/net), `AiError` (src/ai), `WebhookPayloadError` (WhatsApp).
+ */
+export class BotlinkError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * Why a request to someone else's server (the integrator, the LLM, Meta's Graph API, a webhook receiver) gave no
+ * usable answer: one set of words, from which each client's own failure union is picked (issue 13).
+ */
+export const FAILURE_REASONS = [
+  // Before a response: the guarded client (src/net).
+  'invalid_url',
+  'refused_address',
+  'timeout',
+  'tls',
+  'connection',
+  'aborted',
+  // A response that is no answer.
+  'status',
+  'too_large',
+  'cut_off',
+  'invalid_json',
+  'invalid_response',
+  'empty',
+  'empty_reply',
+  // Tools (spec §2.5, §7.3, §7.5) and settings.
+  'tool_error',
+  'unknown_tool',
+  'invalid_args',
+  'not_configured',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export class AppError extends BotlinkError {
+  declare readonly code: ErrorCode;
   readonly details: unknown;
 
   constructor(code: ErrorCode, message: string, details?: unknown, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'AppError';
-    this.code = code;
+    super(code, message, options);
     this.details = details;
   }
 
@@ -50,10 +91,9 @@ export class AppError extends Error {
 }
 
 /** A setting in the environment is missing or wrong; `main` prints the message (one sentence naming it) and exits 1. */
-export class ConfigError extends Error {
+export class ConfigError extends BotlinkError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
+    super('config', message);
   }
 }
 

@@ -13,6 +13,7 @@ import { cleanJson, cleanText } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
 import type { Handoff } from '../words.ts';
 import { isObject } from '../json-value.ts';
+import type { FailureReason } from '../errors.ts';
 
 /** spec §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
 
@@ -39,19 +40,10 @@ export interface ResponseProblem {
  * Why a response is no answer. The first five come from {@link interpretChannelResponse} ('invalid_response' only if
  * interpreting failed in a way nobody foresaw); the others are decided by the HTTP client before a response exists.
  */
-export type NoAnswerReason =
-  | 'status'
-  | 'invalid_json'
-  | 'cut_off'
-  | 'empty_reply'
-  | 'invalid_response'
-  | 'timeout'
-  | 'invalid_url'
-  | 'refused_address'
-  | 'tls'
-  | 'connection'
-  | 'aborted'
-  | 'not_configured';
+export type NoAnswerReason = Extract<
+  FailureReason,
+  'status' | 'invalid_json' | 'cut_off' | 'empty_reply' | 'invalid_response' | 'timeout' | 'invalid_url' | 'refused_address' | 'tls' | 'connection' | 'aborted' | 'not_configured'
+>;
 
 export type ChannelOutcome =
   | { outcome: 'answer'; answer: ChannelAnswer; problems: ResponseProblem[] }

@@ -26,6 +26,7 @@
 import { Ajv } from 'ajv';
 import type { CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { BotlinkError } from '../errors.ts';
 import { isObject } from '../json-value.ts';
 import { patternInputLimit, unsafePatternReason } from './pattern-safety.ts';
 
@@ -72,19 +73,17 @@ export interface ToolSchemaCompiler {
 
 // ── Patterns (their safety analysis: ./pattern-safety.ts) ─────────────────────────────────────────────────────
 
-class UnsafeSchemaError extends Error {
+class UnsafeSchemaError extends BotlinkError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UnsafeSchemaError';
+    super('unsafe_schema', message);
   }
 }
 
 /** Thrown out of a validator when a value is longer than its pattern may be run on; checkArgs turns it into a sentence. */
-class PatternInputTooLong extends Error {
+class PatternInputTooLong extends BotlinkError {
   constructor(pattern: string, limit: number) {
     // Quoted as Ajv quotes patterns in its own messages, which the AI reads next to this one.
-    super(`a value checked against the pattern "${pattern}" is longer than the ${limit} characters that pattern is run on`);
-    this.name = 'PatternInputTooLong';
+    super('pattern_input_too_long', `a value checked against the pattern "${pattern}" is longer than the ${limit} characters that pattern is run on`);
   }
 }
 

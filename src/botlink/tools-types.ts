@@ -1,4 +1,5 @@
 /** Tools of spec §2.3–§2.5 as the rest of the service sees them. */
+import type { FailureReason } from '../errors.ts';
 
 /** A tool of the manifest that passed validation (spec §2.3). */
 export interface ToolSpec {
@@ -44,7 +45,7 @@ export interface ToolOutcome {
   /** ok: the result as JSON text cut to its first 6000 characters (spec §2.5, §8); not ok: the error text. */
   content: string;
   /** Why it failed, when it did: the integrator said ok false, or the call never happened / failed on our side. */
-  failure?: 'tool_error' | 'unknown_tool' | 'invalid_args' | 'timeout' | 'status' | 'invalid_response' | 'refused_address' | 'tls' | 'connection' | 'aborted' | 'invalid_url';
+  failure?: Extract<FailureReason, 'tool_error' | 'unknown_tool' | 'invalid_args' | 'timeout' | 'status' | 'invalid_response' | 'refused_address' | 'tls' | 'connection' | 'aborted' | 'invalid_url'>;
   latencyMs: number;
   httpStatus: number | null;
 }

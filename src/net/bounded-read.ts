@@ -4,6 +4,7 @@
  * request is on a socket, so the deadline is also enforced around it; bodies are read up to a cap and then dropped.
  */
 import type { Readable } from 'node:stream';
+import { BotlinkError } from '../errors.ts';
 
 /**
  * Settle with `work`, or reject as soon as `signal` aborts. undici honours a request's signal only once the request
@@ -78,10 +79,9 @@ export function readCapped(body: Readable, maxBytes: number, signal: AbortSignal
 }
 
 /** What {@link readEach} fails with when the body passes its cap. */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends BotlinkError {
   constructor(maxBytes: number) {
-    super(`The body exceeded its cap of ${maxBytes} bytes.`);
-    this.name = 'BodyTooLargeError';
+    super('body_too_large', `The body exceeded its cap of ${maxBytes} bytes.`);
   }
 }
 

@@ -18,20 +18,20 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { createSecureContext, getCACertificates } from 'node:tls';
 import { Agent } from 'undici';
+import { BotlinkError, type FailureReason } from '../errors.ts';
 import { CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { createAddressPolicy, inspectUrl, literalAddress, refusedAddressReason } from './address-policy.ts';
 import { discard, readCapped, untilAborted } from './bounded-read.ts';
 
-export type OutboundFailureReason = 'invalid_url' | 'refused_address' | 'timeout' | 'tls' | 'connection' | 'aborted';
+export type OutboundFailureReason = Extract<FailureReason, 'invalid_url' | 'refused_address' | 'timeout' | 'tls' | 'connection' | 'aborted'>;
 
 /** Every failure of {@link GuardedClient.request}; `message` is one sentence that can be shown to an integrator. */
-export class OutboundError extends Error {
+export class OutboundError extends BotlinkError {
   readonly reason: OutboundFailureReason;
 
   constructor(reason: OutboundFailureReason, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'OutboundError';
+    super('outbound', message, options);
     this.reason = reason;
   }
 }
@@ -87,14 +87,12 @@ export const VALIDATE_DNS_TIMEOUT_MS = 5_000;
  * Raised inside the connector's lookup when a host name resolves to a refused address; undici hands it back
  * unchanged as the request's error, and {@link GuardedClient.request} turns it into an OutboundError.
  */
-export class RefusedAddressError extends Error {
-  readonly code = 'ERR_REFUSED_ADDRESS';
+export class RefusedAddressError extends BotlinkError {
   readonly hostname: string;
   readonly address: string;
 
   constructor(hostname: string, address: string, reason: string) {
-    super(`${hostname} resolves to a refused address (${reason})`);
-    this.name = 'RefusedAddressError';
+    super('refused_address', `${hostname} resolves to a refused address (${reason})`);
     this.hostname = hostname;
     this.address = address;
   }

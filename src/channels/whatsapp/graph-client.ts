@@ -20,6 +20,7 @@ import {
 } from './limits.ts';
 import { discard, readCapped, untilAborted } from '../../net/bounded-read.ts';
 import { isObject } from '../../json-value.ts';
+import type { FailureReason } from '../../errors.ts';
 
 export interface SendTextInput {
   phoneNumberId: string;
@@ -36,7 +37,7 @@ export type SendOutcome =
       ok: false;
       /** 5xx, 429, a rate-limit or temporary Graph code, or no answer at all: worth another attempt later. */
       retryable: boolean;
-      reason: 'timeout' | 'aborted' | 'connection' | 'status';
+      reason: Extract<FailureReason, 'timeout' | 'aborted' | 'connection' | 'status'>;
       httpStatus: number | null;
       /** Graph's `error.code` (131047: outside the 24-hour window), when the body had one. */
       code: number | null;

@@ -16,6 +16,7 @@
 import { MAX_NAME_CHARS } from '../../limits.ts';
 import { cleanJson } from '../../text/outside-text.ts';
 import { isObject } from '../../json-value.ts';
+import { BotlinkError } from '../../errors.ts';
 
 export interface InboundMessage {
   /** Meta's message id (`wamid.…`): the key that deduplicates Meta's retries. */
@@ -56,10 +57,9 @@ export interface ParsedWebhook {
   skipped: number;
 }
 
-export class WebhookPayloadError extends Error {
+export class WebhookPayloadError extends BotlinkError {
   constructor(message: string) {
-    super(message);
-    this.name = 'WebhookPayloadError';
+    super('webhook_payload', message);
   }
 }
 
