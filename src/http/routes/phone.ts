@@ -10,19 +10,14 @@
  * Twilio posts form-encoded bodies (src/http/app.ts parses them for /v1/phone/twilio only) and, when
  * TWILIO_AUTH_TOKEN is set, both Twilio routes require a valid X-Twilio-Signature.
  */
-import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { PhoneRepository } from '../../../db/repositories/phone.repository.ts';
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
-import { phrase } from '../../ai/phrases.ts';
-import { ISSUED_PARAM, PHONE_WS_PATH } from '../../channels/phone/phone-channel.ts';
-import { parseHandoffData } from '../../channels/phone/frames.ts';
 import { PHONE_DEFAULT_LANGUAGE, PHONE_MAX_GREETING_CHARS, PHONE_MAX_NUMBERS, TWILIO_WEBHOOK_PREFIX } from '../../channels/phone/limits.ts';
 import { E164_INPUT_PATTERN, normaliseE164 } from '../../channels/phone/phone-number.ts';
-import { phonePhrase, sayLanguage } from '../../channels/phone/phone-phrases.ts';
 import type { TeamAvailability } from '../../channels/phone/team-availability.ts';
 import { teamHoursProblems, teamHoursSchema, type TeamHours } from '../../channels/phone/team-hours.ts';
-import { connectTwiml, dialTwiml, hangUpTwiml, sayAndHangUpTwiml } from '../../channels/phone/twiml.ts';
+import { createTwilioWebhooks } from '../../channels/phone/twilio-webhooks.ts';
 import { publicRequestUrl, verifyTwilioSignature, type FormParams } from '../../channels/phone/twilio-signature.ts';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -95,10 +90,8 @@ const phoneSettingsSchema = {
 const twiml = (body: string) => ({ status: 200, body, headers: { 'content-type': 'text/xml; charset=utf-8' } });
 
 export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
-  const { phone, sessions } = deps;
-  const now = deps.now ?? Date.now;
-  const websocketUrl = publicRequestUrl(deps.publicUrl, PHONE_WS_PATH, 'ws');
-  const actionUrl = publicRequestUrl(deps.publicUrl, TWILIO_ACTION_PATH, 'http');
+  const { phone } = deps;
+  const webhooks = createTwilioWebhooks({ ...deps, actionPath: TWILIO_ACTION_PATH });
 
   async function view(workspaceId: string) {
     const [settings, state, availableNow] = await Promise.all([phone.settings(workspaceId), phone.teamState(workspaceId), deps.teamAvailable(workspaceId)]);
@@ -129,10 +122,6 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
     return flat;
   }
 
-  async function workspaceOf(form: Record<string, string>): Promise<string | undefined> {
-    const to = normaliseE164(form.To);
-    return to ? phone.workspaceForNumber(to) : undefined;
-  }
 
   return [
     route<PhoneBody>({
@@ -210,16 +199,7 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
       describedBody: twilioFormBody(false),
       responses: { 200: twimlAnswer, 401: { description: 'The Twilio signature is missing or wrong.' } },
       async handler({ req }) {
-        const form = twilioForm(req);
-        const workspaceId = await workspaceOf(form);
-        if (!workspaceId) {
-          deps.logger.warn({ callSid: form.CallSid }, 'Twilio call to a number no workspace answers');
-          return twiml(sayAndHangUpTwiml(phonePhrase('unknown_number', 'en'), PHONE_DEFAULT_LANGUAGE));
-        }
-        const settings = await phone.settings(workspaceId);
-        // The URL carries when it was issued, inside Twilio's signature, so a captured one cannot be replayed later.
-        const issued = `${websocketUrl}?${ISSUED_PARAM}=${Math.floor(now() / 1000)}`;
-        return twiml(connectTwiml({ websocketUrl: issued, actionUrl, language: settings?.language ?? PHONE_DEFAULT_LANGUAGE, welcomeGreeting: settings?.greeting ?? null }));
+        return twiml(await webhooks.voice(twilioForm(req)));
       },
     }),
 
@@ -233,38 +213,7 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
       describedBody: twilioFormBody(true),
       responses: { 200: twimlAnswer, 401: { description: 'The Twilio signature is missing or wrong.' } },
       async handler({ req }) {
-        const form = twilioForm(req);
-        const handoff = parseHandoffData(form.HandoffData);
-        const workspaceId = await workspaceOf(form);
-        if (!workspaceId || !handoff) return twiml(hangUpTwiml());
-        const settings = await phone.settings(workspaceId);
-        const workspaceLanguage = settings?.language ?? PHONE_DEFAULT_LANGUAGE;
-        if (handoff.reason === 'reconnect') {
-          const issued = `${websocketUrl}?${ISSUED_PARAM}=${Math.floor(now() / 1000)}`;
-          return twiml(connectTwiml({ websocketUrl: issued, actionUrl, language: workspaceLanguage }));
-        }
-        const session = form.CallSid ? await sessions.find(workspaceId, 'phone', form.CallSid) : undefined;
-        const language = session?.language ?? workspaceLanguage;
-        const log = deps.logger.child({ workspaceId, sessionId: session?.id ?? null });
-        if (handoff.reason === 'human') {
-          const transfer = settings?.transfer_number ?? null;
-          if (transfer && (await deps.teamAvailable(workspaceId))) {
-            log.info('handing the call to the team (Dial)');
-            return twiml(dialTwiml(transfer));
-          }
-          // Team hours ended or the switch went off since the handoff was promised, or no transfer number is set:
-          // the team follows up instead (spec §2.2).
-          log.info({ transferNumber: transfer !== null }, 'no person to dial; the team follows up');
-          await sessions.addNotification({
-            id: randomUUID(),
-            workspace_id: workspaceId,
-            session_id: session?.id ?? null,
-            kind: 'human_followup',
-            message: transfer ? 'The caller was to be connected, but the team was no longer available.' : 'The caller was to be connected, but no transfer number is set (PUT /v1/phone).',
-          });
-          return twiml(sayAndHangUpTwiml(phrase('team_unavailable', language), sayLanguage(language, workspaceLanguage)));
-        }
-        return twiml(sayAndHangUpTwiml(phonePhrase('goodbye', language), sayLanguage(language, workspaceLanguage)));
+        return twiml(await webhooks.action(twilioForm(req)));
       },
     }),
   ];

@@ -1,0 +1,95 @@
+/**
+ * What Twilio's two webhooks answer (docs/phone.md, "Connecting Twilio"), as TwiML: the voice webhook connects a call
+ * to the phone WebSocket through ConversationRelay; the <Connect> action, when the relay session ended, dials the
+ * transfer number after a human handoff while the team is available, reconnects a call handed back on drain, or says
+ * goodbye. The HTTP route (src/http/routes/phone.ts) checks Twilio's signature and hands the form parameters here.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PhoneRepository } from '../../../db/repositories/phone.repository.ts';
+import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
+import { phrase } from '../../ai/phrases.ts';
+import type { Logger } from '../../log.ts';
+import { parseHandoffData } from './frames.ts';
+import { PHONE_DEFAULT_LANGUAGE } from './limits.ts';
+import { ISSUED_PARAM, PHONE_WS_PATH } from './phone-channel.ts';
+import { normaliseE164 } from './phone-number.ts';
+import { phonePhrase, sayLanguage } from './phone-phrases.ts';
+import type { TeamAvailability } from './team-availability.ts';
+import { connectTwiml, dialTwiml, hangUpTwiml, sayAndHangUpTwiml } from './twiml.ts';
+import { publicRequestUrl } from './twilio-signature.ts';
+
+export interface TwilioWebhookDeps {
+  phone: Pick<PhoneRepository, 'settings' | 'workspaceForNumber'>;
+  sessions: Pick<SessionsRepository, 'find' | 'addNotification'>;
+  teamAvailable: TeamAvailability;
+  publicUrl: string;
+  /** The <Connect> action's URL (PUBLIC_URL and its path). */
+  actionPath: string;
+  logger: Logger;
+  /** The clock, ms (the `issued` stamp in the WebSocket URL); default Date.now. */
+  now?: () => number;
+}
+
+/** Twilio's form parameters, one value each. */
+export type TwilioForm = Record<string, string>;
+
+export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
+  const { phone, sessions } = deps;
+  const now = deps.now ?? Date.now;
+  const websocketUrl = publicRequestUrl(deps.publicUrl, PHONE_WS_PATH, 'ws');
+  const actionUrl = publicRequestUrl(deps.publicUrl, deps.actionPath, 'http');
+  // The URL carries when it was issued, inside Twilio's signature, so a captured one cannot be replayed later.
+  const issuedUrl = () => `${websocketUrl}?${ISSUED_PARAM}=${Math.floor(now() / 1000)}`;
+
+  async function workspaceOf(form: TwilioForm): Promise<string | undefined> {
+    const to = normaliseE164(form.To);
+    return to ? phone.workspaceForNumber(to) : undefined;
+  }
+
+  return {
+    /** The voice webhook: connect the call, or an apology when no workspace answers the called number. */
+    async voice(form: TwilioForm): Promise<string> {
+      const workspaceId = await workspaceOf(form);
+      if (!workspaceId) {
+        deps.logger.warn({ callSid: form.CallSid }, 'Twilio call to a number no workspace answers');
+        return sayAndHangUpTwiml(phonePhrase('unknown_number', 'en'), PHONE_DEFAULT_LANGUAGE);
+      }
+      const settings = await phone.settings(workspaceId);
+      return connectTwiml({ websocketUrl: issuedUrl(), actionUrl, language: settings?.language ?? PHONE_DEFAULT_LANGUAGE, welcomeGreeting: settings?.greeting ?? null });
+    },
+
+    /** The <Connect> action after the relay session ended (HandoffData from our end frame). */
+    async action(form: TwilioForm): Promise<string> {
+      const handoff = parseHandoffData(form.HandoffData);
+      const workspaceId = await workspaceOf(form);
+      if (!workspaceId || !handoff) return hangUpTwiml();
+      const settings = await phone.settings(workspaceId);
+      const workspaceLanguage = settings?.language ?? PHONE_DEFAULT_LANGUAGE;
+      if (handoff.reason === 'reconnect') return connectTwiml({ websocketUrl: issuedUrl(), actionUrl, language: workspaceLanguage });
+      const session = form.CallSid ? await sessions.find(workspaceId, 'phone', form.CallSid) : undefined;
+      const language = session?.language ?? workspaceLanguage;
+      const log = deps.logger.child({ workspaceId, sessionId: session?.id ?? null });
+      if (handoff.reason === 'human') {
+        const transfer = settings?.transfer_number ?? null;
+        if (transfer && (await deps.teamAvailable(workspaceId))) {
+          log.info('handing the call to the team (Dial)');
+          return dialTwiml(transfer);
+        }
+        // Team hours ended or the switch went off since the handoff was promised, or no transfer number is set: the
+        // team follows up instead (spec §2.2).
+        log.info({ transferNumber: transfer !== null }, 'no person to dial; the team follows up');
+        await sessions.addNotification({
+          id: randomUUID(),
+          workspace_id: workspaceId,
+          session_id: session?.id ?? null,
+          kind: 'human_followup',
+          message: transfer ? 'The caller was to be connected, but the team was no longer available.' : 'The caller was to be connected, but no transfer number is set (PUT /v1/phone).',
+        });
+        return sayAndHangUpTwiml(phrase('team_unavailable', language), sayLanguage(language, workspaceLanguage));
+      }
+      return sayAndHangUpTwiml(phonePhrase('goodbye', language), sayLanguage(language, workspaceLanguage));
+    },
+  };
+}
+
+export type TwilioWebhooks = ReturnType<typeof createTwilioWebhooks>;
