@@ -14,7 +14,7 @@
  */
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { createActor, fromCallback, fromPromise, type Actor } from 'xstate';
-import type { AttemptOutcome, ClaimedRow, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
+import type { ClaimedRow, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import type { ClaimedDelivery, DeliveryCommand, DeliveryReport, RecordInput, RecordOutput, SendOutput } from '../../machines/webhook-delivery-types.ts';
 import { webhookDeliveryMachine } from '../../machines/webhook-delivery.machine.ts';
 import type { Logger } from '../log.ts';
@@ -22,22 +22,18 @@ import type { Metrics } from '../metrics.ts';
 import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import {
-  AUTO_DISABLE_AFTER_MS,
   CLAIM_AHEAD_FACTOR,
   CLAIM_RETRY_MS,
   DELIVERY_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   ENDPOINT_CONCURRENCY,
-  LAST_SUCCESS_RESOLUTION_MS,
   MAX_ERROR_CHARS,
   MAX_IN_FLIGHT,
   POLL_INTERVAL_MS,
-  RECORD_BATCH_SIZE,
-  RECORD_BATCH_WAIT_MS,
-  RECORD_WRITERS,
   RESPONSE_EXCERPT_BYTES,
   WEBHOOK_USER_AGENT,
 } from './limits.ts';
+import { createOutcomeRecorder } from './outcome-recorder.ts';
 import { encodePayload } from './payload-body.ts';
 import { decideAttempt, type AttemptResult, type Verdict } from './retry-policy.ts';
 
@@ -112,7 +108,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let nextDueAt: number | null = null;
   let unsubscribe: (() => void) | undefined;
 
-  const recorder = createRecorder({ repository, owner, now, logger });
+  const recorder = createOutcomeRecorder({ repository, owner, now, logger });
 
   function take(endpointId: string, n: number): void {
     if (n === 0) return;
@@ -508,89 +504,4 @@ function attemptError(result: AttemptResult, verdict: Verdict): string | null {
   else if (result.status === 410) text = 'HTTP 410 Gone: the receiver wants no more deliveries.';
   else text = `HTTP ${result.status}: only a 2xx status counts as received.`;
   return text.slice(0, MAX_ERROR_CHARS);
-}
-
-/**
- * Writes outcomes in batches: an outcome waits RECORD_BATCH_WAIT_MS for company, up to RECORD_WRITERS batches are
- * written side by side, so a busy worker writes many outcomes per statement and an idle one adds little latency.
- * What the outcomes mean for their endpoints (last success, failing streak, 410) is written after them, per endpoint,
- * and only when something changed: a healthy busy endpoint's row is written about once a second, not per delivery.
- */
-function createRecorder(deps: { repository: WebhooksRepository; owner: string; now: () => number; logger: Logger }) {
-  type Result = { recorded: boolean; endpointDisabled: string | null };
-  type Entry = { outcome: AttemptOutcome; resolve: (r: Result) => void; reject: (err: unknown) => void };
-  let queue: Entry[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const writing = new Set<Promise<void>>();
-  /** Per endpoint: when this process last wrote its health, and whether its last known attempt failed. */
-  const health = new Map<string, { writtenAt: number; failing: boolean }>();
-
-  function needsHealth(endpointId: string, outcomes: readonly AttemptOutcome[], at: number): boolean {
-    const known = health.get(endpointId);
-    return outcomes.some((o) => !o.succeeded) || !known || known.failing || at - known.writtenAt >= LAST_SUCCESS_RESOLUTION_MS;
-  }
-
-  async function write(batch: Entry[]): Promise<void> {
-    try {
-      const at = deps.now();
-      const written = await deps.repository.recordOutcomes({ owner: deps.owner, now: new Date(at), outcomes: batch.map((e) => e.outcome) });
-      const disabled = new Map<string, string>();
-      const byEndpoint = new Map<string, AttemptOutcome[]>();
-      for (const { outcome } of batch) {
-        if (outcome.kind !== 'event' || !written.has(outcome.deliveryId)) continue;
-        byEndpoint.set(outcome.endpointId, [...(byEndpoint.get(outcome.endpointId) ?? []), outcome]);
-      }
-      // One endpoint at a time, in id order: concurrent batches lock endpoint rows in the same order.
-      for (const endpointId of [...byEndpoint.keys()].sort()) {
-        const outcomes = byEndpoint.get(endpointId)!;
-        if (!needsHealth(endpointId, outcomes, at)) continue;
-        const last = outcomes.reduce((a, b) => (b.startedAt.getTime() >= a.startedAt.getTime() ? b : a));
-        try {
-          const reason = await deps.repository.recordHealth(endpointId, outcomes, { now: new Date(at), autoDisableAfterMs: AUTO_DISABLE_AFTER_MS });
-          health.set(endpointId, { writtenAt: at, failing: !last.succeeded });
-          if (reason) disabled.set(endpointId, reason);
-        } catch (err) {
-          // The outcomes are written; the endpoint's bookkeeping catches up with its next attempt.
-          health.delete(endpointId);
-          deps.logger.warn({ err, endpointId }, 'writing webhook endpoint health failed');
-        }
-      }
-      if (health.size > 10_000) health.clear();
-      for (const e of batch) e.resolve({ recorded: written.has(e.outcome.deliveryId), endpointDisabled: disabled.get(e.outcome.endpointId) ?? null });
-    } catch (err) {
-      deps.logger.error({ err, batch: batch.length }, 'writing webhook outcomes failed; the leases will run out and the deliveries be attempted again');
-      for (const e of batch) e.reject(err);
-    }
-  }
-
-  function kick(): void {
-    clearTimeout(timer);
-    timer = undefined;
-    while (writing.size < RECORD_WRITERS && queue.length > 0) {
-      const batch = queue.slice(0, RECORD_BATCH_SIZE);
-      queue = queue.slice(batch.length);
-      const running: Promise<void> = write(batch).finally(() => {
-        writing.delete(running);
-        if (queue.length >= RECORD_BATCH_SIZE) kick();
-        else if (queue.length > 0 && !timer) timer = setTimeout(kick, RECORD_BATCH_WAIT_MS);
-      });
-      writing.add(running);
-    }
-  }
-
-  return {
-    add(outcome: AttemptOutcome): Promise<Result> {
-      return new Promise((resolve, reject) => {
-        queue.push({ outcome, resolve, reject });
-        if (queue.length >= RECORD_BATCH_SIZE) kick();
-        else if (!timer) timer = setTimeout(kick, RECORD_BATCH_WAIT_MS);
-      });
-    },
-    async flush(): Promise<void> {
-      while (queue.length > 0 || writing.size > 0) {
-        if (queue.length > 0) kick();
-        await Promise.allSettled([...writing]);
-      }
-    },
-  };
 }
