@@ -1,3 +1,4 @@
+// Over 400 lines: every table's types in one place, as Kysely's Database interface wants them.
 /** Kysely table types: one interface per table, as the migrations create them. */
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 

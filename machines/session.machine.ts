@@ -1,3 +1,4 @@
+// Over 400 lines: one statechart; split, its states would lose sight of their transitions.
 /**
  * One conversation = one actor of this machine (spec §1.3, §2.2–2.5, §7, §8). Pure statechart: its I/O (the Bot
  * Link, the knowledge base, the AI, the tools, the hand-off) are named promise actors that the session runtime

@@ -1,3 +1,4 @@
+// Over 400 lines: one aggregate's statements (endpoints, claims, outcomes, health, the log), each short.
 /**
  * Outgoing webhooks: endpoints (one per workspace and event), deliveries (the worker's queue and the dashboard's log)
  * and their attempts. Every time the worker compares against is passed in (`now`), never read from the database

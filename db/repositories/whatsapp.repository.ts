@@ -1,3 +1,4 @@
+// Over 400 lines: one aggregate's statements (webhook events, messages, replies, statuses), each short.
 /**
  * WhatsApp's rows (migration 0007): the workspace's account, the raw webhook bodies, the conversations (session ids
  * with their rollover), the customers' messages and our replies with their delivery status.

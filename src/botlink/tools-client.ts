@@ -1,3 +1,4 @@
+// Over 400 lines: the manifest fetch, its cache and the tool calls share the signing and the one outbound client.
 /**
  * The tools client: fetches the integrator's tool manifest and calls its tools for the phone AI (spec §2.3–§2.5,
  * §4.2–§4.4), signed as spec §5.4 says for tools: X-Service-Sent-At and HMAC(key, sent_at + '.' + raw_body).

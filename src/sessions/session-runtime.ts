@@ -1,3 +1,4 @@
+// Over 400 lines: the registry, its lease rounds and the wiring of each actor share the live map (next to move out: the providers).
 /**
  * The session runtime: one live actor per conversation in this process (a registry), persisted to PostgreSQL at
  * every turn end, passivated when idle and restored on the next message. Across processes a turn runs only where
@@ -30,6 +31,7 @@ import type { ToolsPort } from '../botlink/tools-types.ts';
 import type { KnowledgeSearch } from '../knowledge/types.ts';
 import type { Logger } from '../log.ts';
 import { createReplyStream, type ReplyStream } from './reply-stream.ts';
+import { stateName, summary, turnRecord } from './turn-record.ts';
 
 /** How long an idle session stays live before it is passivated (state kept in the database). */
 export const SESSION_IDLE_MS = 5 * 60_000;
@@ -566,36 +568,4 @@ export type SessionRuntime = ReturnType<typeof createSessionRuntime>;
 
 function key(workspaceId: string, channel: Channel, externalId: string): string {
   return `${workspaceId}\u0000${channel}\u0000${externalId}`;
-}
-
-function stateName(value: unknown): string {
-  if (typeof value === 'string') return value;
-  const [head, rest] = Object.entries(value as Record<string, unknown>)[0] ?? ['unknown', null];
-  return rest == null ? head : `${head}.${stateName(rest)}`;
-}
-
-function summary(partial: Partial<BotLinkSummary> & Pick<BotLinkSummary, 'outcome' | 'reason'>): BotLinkSummary {
-  return { reply: null, handled: null, handoff: null, customer: {}, problems: [], httpStatus: null, latencyMs: 0, firstByteMs: null, ...partial };
-}
-
-function turnRecord(sessionId: string, turn: TurnState, status: 'completed' | 'cancelled', endedAt: number) {
-  return {
-    id: turn.id,
-    session_id: sessionId,
-    ordinal: turn.ordinal,
-    status,
-    language: turn.language,
-    customer_message: turn.message,
-    reply: turn.reply?.text ?? null,
-    source: turn.reply?.source ?? null,
-    botlink: turn.botlink,
-    // The passages' ids and scores tell what the answer stood on; their text is in the knowledge base.
-    knowledge: turn.knowledge && { confident: turn.knowledge.confident, tookMs: turn.knowledge.tookMs, passages: turn.knowledge.passages.map((p) => ({ id: p.id, title: p.title, score: p.score })) },
-    tool_rounds: turn.rounds,
-    handoff: turn.handoff,
-    timings: turn.timings,
-    errors: turn.errors,
-    started_at: new Date(turn.startedAt),
-    ended_at: new Date(endedAt),
-  };
 }

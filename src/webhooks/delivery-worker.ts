@@ -1,3 +1,4 @@
+// Over 400 lines: the worker's loop and the I/O actors it gives each endpoint's machine share one registry of endpoints.
 /**
  * The delivery worker: runs one delivery actor (machines/webhook-delivery.machine.ts) per endpoint that has due
  * deliveries, and provides its I/O: the claim (FOR UPDATE SKIP LOCKED under a lease), the signed POST through the

@@ -1,4 +1,5 @@
 // @ts-check
+// Over 400 lines: a dependency-free script a shop embeds with one tag, served as one file.
 /**
  * The website chat widget (docs/webchat.md, "The widget"): plain browser JavaScript, served as is by GET /widget.js
  * (src/http/pages/widget.ts) and embedded by a shop as

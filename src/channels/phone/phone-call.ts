@@ -1,3 +1,4 @@
+// Over 400 lines: one call's frame loop, whose state every handler shares (issue 14 moves the spoken reply and the handoff out).
 /**
  * One phone call on one ConversationRelay WebSocket (interfaces.md, Channels → Phone; docs/phone.md):
  *

@@ -1,3 +1,4 @@
+// Over 400 lines: the three stages of one pipeline (read, answer, send) share its claim loop, chains and counters.
 /**
  * The WhatsApp processing worker (docs/whatsapp.md): everything that happens after the 200.
  *

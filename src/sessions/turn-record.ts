@@ -1,0 +1,37 @@
+/** How the session runtime writes what its machine holds: a turn as its row, the state as a name, a bot-link summary. */
+import type { BotLinkSummary, TurnState } from '../../machines/session-types.ts';
+
+/** The machine's state value as one dotted name ('gathering.botlink'), as stored and shown. */
+export function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const [head, rest] = Object.entries(value as Record<string, unknown>)[0] ?? ['unknown', null];
+  return rest == null ? head : `${head}.${stateName(rest)}`;
+}
+
+/** A bot-link summary of a turn that asked nobody (no integration, no time left), or of an outcome. */
+export function summary(partial: Partial<BotLinkSummary> & Pick<BotLinkSummary, 'outcome' | 'reason'>): BotLinkSummary {
+  return { reply: null, handled: null, handoff: null, customer: {}, problems: [], httpStatus: null, latencyMs: 0, firstByteMs: null, ...partial };
+}
+
+/** A turn as its row in `session_turns` (db/repositories/sessions.repository.ts, TurnRecord). */
+export function turnRecord(sessionId: string, turn: TurnState, status: 'completed' | 'cancelled', endedAt: number) {
+  return {
+    id: turn.id,
+    session_id: sessionId,
+    ordinal: turn.ordinal,
+    status,
+    language: turn.language,
+    customer_message: turn.message,
+    reply: turn.reply?.text ?? null,
+    source: turn.reply?.source ?? null,
+    botlink: turn.botlink,
+    // The passages' ids and scores tell what the answer stood on; their text is in the knowledge base.
+    knowledge: turn.knowledge && { confident: turn.knowledge.confident, tookMs: turn.knowledge.tookMs, passages: turn.knowledge.passages.map((p) => ({ id: p.id, title: p.title, score: p.score })) },
+    tool_rounds: turn.rounds,
+    handoff: turn.handoff,
+    timings: turn.timings,
+    errors: turn.errors,
+    started_at: new Date(turn.startedAt),
+    ended_at: new Date(endedAt),
+  };
+}
