@@ -3,6 +3,7 @@
  * what they mean for their endpoint's health (last success, failing streak, 410, the five-day rule).
  */
 import type { AttemptOutcome, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
+import { groupCommit } from '../../db/group-commit.ts';
 import type { Logger } from '../log.ts';
 import { AUTO_DISABLE_AFTER_MS, LAST_SUCCESS_RESOLUTION_MS, RECORD_BATCH_SIZE, RECORD_BATCH_WAIT_MS, RECORD_WRITERS } from './limits.ts';
 
@@ -14,10 +15,6 @@ import { AUTO_DISABLE_AFTER_MS, LAST_SUCCESS_RESOLUTION_MS, RECORD_BATCH_SIZE, R
  */
 export function createOutcomeRecorder(deps: { repository: WebhooksRepository; owner: string; now: () => number; logger: Logger }) {
   type Result = { recorded: boolean; endpointDisabled: string | null };
-  type Entry = { outcome: AttemptOutcome; resolve: (r: Result) => void; reject: (err: unknown) => void };
-  let queue: Entry[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const writing = new Set<Promise<void>>();
   /** Per endpoint: when this process last wrote its health, and whether its last known attempt failed. */
   const health = new Map<string, { writtenAt: number; failing: boolean }>();
 
@@ -26,13 +23,13 @@ export function createOutcomeRecorder(deps: { repository: WebhooksRepository; ow
     return outcomes.some((o) => !o.succeeded) || !known || known.failing || at - known.writtenAt >= LAST_SUCCESS_RESOLUTION_MS;
   }
 
-  async function write(batch: Entry[]): Promise<void> {
+  async function write(batch: AttemptOutcome[]): Promise<Result[]> {
     try {
       const at = deps.now();
-      const written = await deps.repository.recordOutcomes({ owner: deps.owner, now: new Date(at), outcomes: batch.map((e) => e.outcome) });
+      const written = await deps.repository.recordOutcomes({ owner: deps.owner, now: new Date(at), outcomes: batch });
       const disabled = new Map<string, string>();
       const byEndpoint = new Map<string, AttemptOutcome[]>();
-      for (const { outcome } of batch) {
+      for (const outcome of batch) {
         if (outcome.kind !== 'event' || !written.has(outcome.deliveryId)) continue;
         byEndpoint.set(outcome.endpointId, [...(byEndpoint.get(outcome.endpointId) ?? []), outcome]);
       }
@@ -52,41 +49,19 @@ export function createOutcomeRecorder(deps: { repository: WebhooksRepository; ow
         }
       }
       if (health.size > 10_000) health.clear();
-      for (const e of batch) e.resolve({ recorded: written.has(e.outcome.deliveryId), endpointDisabled: disabled.get(e.outcome.endpointId) ?? null });
+      return batch.map((outcome) => ({ recorded: written.has(outcome.deliveryId), endpointDisabled: disabled.get(outcome.endpointId) ?? null }));
     } catch (err) {
       deps.logger.error({ err, batch: batch.length }, 'writing webhook outcomes failed; the leases will run out and the deliveries be attempted again');
-      for (const e of batch) e.reject(err);
+      throw err;
     }
   }
 
-  function kick(): void {
-    clearTimeout(timer);
-    timer = undefined;
-    while (writing.size < RECORD_WRITERS && queue.length > 0) {
-      const batch = queue.slice(0, RECORD_BATCH_SIZE);
-      queue = queue.slice(batch.length);
-      const running: Promise<void> = write(batch).finally(() => {
-        writing.delete(running);
-        if (queue.length >= RECORD_BATCH_SIZE) kick();
-        else if (queue.length > 0 && !timer) timer = setTimeout(kick, RECORD_BATCH_WAIT_MS);
-      });
-      writing.add(running);
-    }
-  }
+  // The one batcher (db/group-commit.ts): an outcome waits RECORD_BATCH_WAIT_MS for company, RECORD_WRITERS batches
+  // are written side by side, and a batch that fails is written outcome by outcome.
+  const commit = groupCommit<AttemptOutcome, Result>({ write, maxBatch: RECORD_BATCH_SIZE, concurrency: RECORD_WRITERS, lingerMs: RECORD_BATCH_WAIT_MS });
 
   return {
-    add(outcome: AttemptOutcome): Promise<Result> {
-      return new Promise((resolve, reject) => {
-        queue.push({ outcome, resolve, reject });
-        if (queue.length >= RECORD_BATCH_SIZE) kick();
-        else if (!timer) timer = setTimeout(kick, RECORD_BATCH_WAIT_MS);
-      });
-    },
-    async flush(): Promise<void> {
-      while (queue.length > 0 || writing.size > 0) {
-        if (queue.length > 0) kick();
-        await Promise.allSettled([...writing]);
-      }
-    },
+    add: (outcome: AttemptOutcome): Promise<Result> => commit.add(outcome),
+    flush: (): Promise<void> => commit.flushed(),
   };
 }

@@ -89,4 +89,36 @@ describe('group commit', () => {
     expect(flushed).toBe(true);
     await expect(commit.flushed()).resolves.toBeUndefined();
   });
+
+  it('answers each item with its own result, in order, also when a failed batch is retried item by item', async () => {
+    const commit = groupCommit<number, string>({
+      write: async (items) => {
+        if (items.length > 1 && items.includes(3)) throw new Error('bad batch');
+        if (items.includes(3)) throw new Error('bad item');
+        return items.map((i) => `done ${i}`);
+      },
+    });
+    const first = commit.add(1);
+    const rest = [2, 3, 4].map((i) => commit.add(i).then((r) => r, (err: Error) => err.message));
+    expect(await first).toBe('done 1');
+    expect(await Promise.all(rest)).toEqual(['done 2', 'bad item', 'done 4']);
+  });
+
+  it('with lingerMs, a batch that is not full waits for company; a full one and flushed() do not wait', async () => {
+    const batches: number[][] = [];
+    const commit = groupCommit<number>({ write: async (items) => void batches.push(items), maxBatch: 3, lingerMs: 60_000 });
+    const a = commit.add(1);
+    const b = commit.add(2);
+    await tick();
+    expect(batches).toEqual([]);
+    const c = commit.add(3);
+    await Promise.all([a, b, c]);
+    expect(batches).toEqual([[1, 2, 3]]);
+    const d = commit.add(4);
+    await tick();
+    expect(batches).toEqual([[1, 2, 3]]);
+    await commit.flushed();
+    await d;
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
 });
