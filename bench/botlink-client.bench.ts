@@ -29,7 +29,7 @@ const TARGET_RATIO = 0.85;
 const TARGET_ADDED_P99_MS = 0.5;
 
 const testCa = readFileSync(new URL('../test/fixtures/tls/ca.pem', import.meta.url), 'utf8');
-/** 64 characters, like a generated key (spec §5.3). */
+/** 64 characters, like a generated key (protocol §5.3). */
 const key = 'bench-key-'.padEnd(64, '0123456789abcdef');
 const path = '/botlink/channel';
 

@@ -157,7 +157,7 @@ interface Workspace {
 
 async function startPeers(workspaces: Workspace[]) {
   const integrator = await https((req, res, body) => {
-    // An integrator without tools: an empty manifest (spec §4.3), fetched now and then (it is cached for 10 minutes).
+    // An integrator without tools: an empty manifest (protocol §4.3), fetched now and then (it is cached for 10 minutes).
     if (req.method === 'GET' && /^\/w\d+\/tools\/manifest$/.test(req.url ?? '')) return json(res, 200, { tools: [] });
     seen.channelRequests++;
     const workspace = workspaces[Number(/^\/w(\d+)\//.exec(req.url ?? '')?.[1])];

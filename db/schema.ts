@@ -68,7 +68,7 @@ export interface SessionsTable {
   id: string;
   workspace_id: string;
   channel: 'phone' | 'whatsapp' | 'webchat';
-  /** The session_id sent to the integrator (spec §2.1). */
+  /** The session_id sent to the integrator (protocol §2.1). */
   external_id: string;
   status: Generated<'active' | 'ended'>;
   /** The machine's state value, for the dashboard. */
@@ -207,16 +207,16 @@ export type ApiKey = Selectable<ApiKeysTable>;
 // Website chat (migration 0008; src/channels/webchat). Declaration merging adds the tables to `Database` above.
 
 export interface WebchatConversationsTable {
-  /** The `conversation_id` of spec §6 and the session's external_id. */
+  /** The `conversation_id` of protocol §6 and the session's external_id. */
   id: string;
   workspace_id: string;
   page_url: string;
   /** Primary language subtag the widget or browser gave; null: the session's default. */
   language: string | null;
-  /** spec §6 new_lead: the latest contact details the visitor left. */
+  /** protocol §6 new_lead: the latest contact details the visitor left. */
   visitor_name: string | null;
   visitor_email: string | null;
-  /** May be empty (spec §6). */
+  /** May be empty (protocol §6). */
   visitor_phone: string | null;
   lead_at: Timestamp | null;
   /** When each escalation type was emitted; each at most once per conversation (docs/webchat.md). */
@@ -295,7 +295,7 @@ export interface WhatsappWebhookEventsTable {
 export interface WhatsappConversationsTable {
   workspace_id: string;
   wa_id: string;
-  /** The session_id sent to the integrator (spec §2.1). */
+  /** The session_id sent to the integrator (protocol §2.1). */
   external_id: string;
   sequence: Generated<number>;
   started_at: Timestamp;

@@ -58,13 +58,13 @@ export interface TurnState {
   language: string;
   /** ms since epoch. */
   startedAt: number;
-  /** The moment the integrator is given up on (spec §8), kept as a timestamp so a restored turn honours it. */
+  /** The moment the integrator is given up on (protocol §8), kept as a timestamp so a restored turn honours it. */
   botlinkDeadlineAt: number | null;
   botlink: BotLinkSummary | null;
   knowledge: KnowledgeSummary | null;
   tools: ToolSpec[];
   rounds: ToolRound[];
-  /** spec §1.3: with handled false the reply is extra context for the AI only. */
+  /** protocol §1.3: with handled false the reply is extra context for the AI only. */
   integratorContext: string | null;
   reply: { text: string; source: ReplySource } | null;
   handoff: HandoffResult | null;

@@ -1,6 +1,6 @@
 // Over 400 lines: one statechart; split, its states would lose sight of their transitions.
 /**
- * One conversation = one actor of this machine (spec §1.3, §2.2–2.5, §7, §8). Pure statechart: its I/O (the Bot
+ * One conversation = one actor of this machine (protocol §1.3, §2.2–2.5, §7, §8). Pure statechart: its I/O (the Bot
  * Link, the knowledge base, the AI, the tools, the hand-off) are named promise actors that the session runtime
  * provides with `machine.provide`; leaving a state aborts their signal, so a cancelled turn really stops its work.
  *
@@ -10,7 +10,7 @@
  *               a handled answer leaves at once; otherwise all three finish (the bot link never past its deadline)
  *     whatsapp: asking (bot link 6 s) ─handled─▶ answered, else ─▶ searching ─▶ thinking
  *     webchat:  searching ─▶ thinking        (knowledge base only, never the bot link)
- *   thinking ⇄ callingTools                  (at most three rounds, spec §8; then the AI must answer)
+ *   thinking ⇄ callingTools                  (at most three rounds, protocol §8; then the AI must answer)
  *   ─▶ checkingHandoff ─▶ handingOff? ─▶ replying ─▶ idle
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
@@ -106,12 +106,12 @@ export const sessionMachine = setup({
     recordBotLink: assign(({ context }, params: { output: BotLinkSummary }) => {
       const turn = context.turn!;
       const b = params.output;
-      const saveCustomer = b.outcome === 'answer' && context.channel === 'whatsapp'; // spec §2.2: WhatsApp only
+      const saveCustomer = b.outcome === 'answer' && context.channel === 'whatsapp'; // protocol §2.2: WhatsApp only
       return {
         turn: {
           ...turn,
           botlink: b,
-          // spec §1.3: handled false → the reply is context for the AI only.
+          // protocol §1.3: handled false → the reply is context for the AI only.
           integratorContext: b.outcome === 'answer' && b.handled === false ? b.reply : turn.integratorContext,
           timings: { ...turn.timings, botlink: Math.round(b.latencyMs), ...(b.firstByteMs == null ? {} : { botlinkFirstByte: Math.round(b.firstByteMs) }) },
         },
@@ -409,7 +409,7 @@ function aiInput(context: SessionContext): AiInput {
     history: context.history,
     passages: turn.knowledge?.passages ?? [],
     integratorContext: turn.integratorContext,
-    // spec §8: after the third round the AI must answer without tools.
+    // protocol §8: after the third round the AI must answer without tools.
     tools: turn.rounds.length < MAX_TOOL_ROUNDS ? turn.tools : [],
     rounds: turn.rounds,
   };

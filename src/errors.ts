@@ -62,7 +62,7 @@ export const FAILURE_REASONS = [
   'invalid_response',
   'empty',
   'empty_reply',
-  // Tools (spec §2.5, §7.3, §7.5) and settings.
+  // Tools (protocol §2.5, §7.3, §7.5) and settings.
   'tool_error',
   'unknown_tool',
   'invalid_args',

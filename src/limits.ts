@@ -1,49 +1,49 @@
 /**
- * Every limit and default of the product spec (section 8) and of interfaces.md, in one place. Every use imports
+ * Every limit and default of the protocol (docs/protocol.md §8) and of interfaces.md, in one place. Every use imports
  * from here; a number from the spec is never written twice.
  */
 
-/** spec §8: channel message time-out, 6 s (WhatsApp, test button). */
+/** protocol §8: channel message time-out, 6 s (WhatsApp, test button). */
 export const CHANNEL_TIMEOUT_MS = 6_000;
-/** spec §8: channel message time-out on the phone, 3.5 s. */
+/** protocol §8: channel message time-out on the phone, 3.5 s. */
 export const PHONE_CHANNEL_TIMEOUT_MS = 3_500;
-/** spec §8: answering within 3 s is the target (used for the latency histogram buckets and the test report). */
+/** protocol §8: answering within 3 s is the target (used for the latency histogram buckets and the test report). */
 export const CHANNEL_TARGET_MS = 3_000;
-/** spec §8: tool call time-out per call, 4 s. */
+/** protocol §8: tool call time-out per call, 4 s. */
 export const TOOL_CALL_TIMEOUT_MS = 4_000;
-/** spec §8: at most three rounds of tool calls per phone turn. */
+/** protocol §8: at most three rounds of tool calls per phone turn. */
 export const MAX_TOOL_ROUNDS = 3;
-/** spec §2.2, §7.2, §8: response size; excess is cut off. */
+/** protocol §2.2, §7.2, §8: response size; excess is cut off. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
-/** spec §2.1, §8: message length in characters. */
+/** protocol §2.1, §8: message length in characters. */
 export const MAX_MESSAGE_CHARS = 2_000;
-/** spec §2.2, §8: reply length in characters. */
+/** protocol §2.2, §8: reply length in characters. */
 export const MAX_REPLY_CHARS = 2_000;
-/** spec §2.2, §8: customer.email length. */
+/** protocol §2.2, §8: customer.email length. */
 export const MAX_EMAIL_CHARS = 254;
-/** spec §2.2, §8: customer.name length. */
+/** protocol §2.2, §8: customer.name length. */
 export const MAX_NAME_CHARS = 120;
-/** spec §2.3, §8: tools in a manifest. */
+/** protocol §2.3, §8: tools in a manifest. */
 export const MAX_TOOLS = 8;
-/** spec §2.3, §8: tool name length; letters, digits, _ and -. */
+/** protocol §2.3, §8: tool name length; letters, digits, _ and -. */
 export const MAX_TOOL_NAME_CHARS = 64;
 export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-/** spec §2.3, §8: tool description length. */
+/** protocol §2.3, §8: tool description length. */
 export const MAX_TOOL_DESCRIPTION_CHARS = 500;
-/** spec §4.3, §8: manifest cache, 10 minutes. */
+/** protocol §4.3, §8: manifest cache, 10 minutes. */
 export const MANIFEST_CACHE_MS = 10 * 60_000;
-/** spec §2.5, §8: the first 6000 characters of a tool result are passed to the AI. */
+/** protocol §2.5, §8: the first 6000 characters of a tool result are passed to the AI. */
 export const MAX_TOOL_RESULT_CHARS = 6_000;
-/** spec §5.3, §8: an own key has at least 32 characters. */
+/** protocol §5.3, §8: an own key has at least 32 characters. */
 export const MIN_OWN_KEY_CHARS = 32;
-/** spec §5.3, §8: generated keys have 64 characters. */
+/** protocol §5.3, §8: generated keys have 64 characters. */
 export const GENERATED_KEY_CHARS = 64;
-/** spec §5.5.3, §8: clock skew the receiver allows, 5 minutes. */
+/** protocol §5.5.3, §8: clock skew the receiver allows, 5 minutes. */
 export const MAX_CLOCK_SKEW_SECONDS = 300;
 
-/** The User-Agent of every bot-link request (spec §4.1). */
+/** The User-Agent of every bot-link request (protocol §4.1). */
 export const BOTLINK_USER_AGENT = 'Service-BotLink/1.0';
-/** Header names of spec §4 and §5. */
+/** Header names of protocol §4 and §5. */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const SENT_AT_HEADER = 'X-Service-Sent-At';
 

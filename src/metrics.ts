@@ -10,7 +10,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: 'botlink_request_duration_seconds',
       help: 'Time from sending a channel request to the integrator until its outcome was known.',
       labelNames: ['channel', 'outcome'] as const,
-      // spec §8: 3 s target, 3.5 s phone and 6 s time-outs sit on bucket edges.
+      // protocol §8: 3 s target, 3.5 s phone and 6 s time-outs sit on bucket edges.
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 3.5, 5, 6, 8],
       registers: [registry],
     }),

@@ -150,10 +150,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     http,
     botlink,
     tools,
-    // spec §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
+    // protocol §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
     onChange: (workspaceId) => tools.invalidate(workspaceId),
   });
-  // Knowledge base and content sync (spec §1.6).
+  // Knowledge base and content sync (protocol §1.6).
   const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(database.db) });
   const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
 
@@ -212,7 +212,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }),
   );
 
-  // Website chat (spec §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
+  // Website chat (protocol §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
   const webchat = createWebchatService({ db: database.db, runtime, publicUrl: config.publicUrl, logger, metrics });
   const widgetGate = createWidgetGate({
     apiKeys,
@@ -249,7 +249,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }),
   );
 
-  // Outgoing webhooks (spec §6, issue 5): events → outbox → one delivery actor per endpoint. The worker starts after
+  // Outgoing webhooks (protocol §6, issue 5): events → outbox → one delivery actor per endpoint. The worker starts after
   // listen and stops on drain before the outbound client closes.
   const webhookRepository = webhooksRepository(database.db);
   const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, ...options.webhooks });

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Migrations take Kysely<any>: they describe the schema as it was then, not today's types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
-  // One row per synced page or product (spec §1.6); the plugin's own id is the key, so a re-sync overwrites.
+  // One row per synced page or product (protocol §1.6); the plugin's own id is the key, so a re-sync overwrites.
   await db.schema
     .createTable('knowledge_documents')
     .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -46,7 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index knowledge_chunks_tsv on knowledge_chunks using gin (tsv)`.execute(db);
   await db.schema.createIndex('knowledge_chunks_workspace').on('knowledge_chunks').column('workspace_id').execute();
 
-  // Keys of the sync API (spec §1.6, §5.7). Every key is found by its SHA-256 hash. The sync key is a secret that can
+  // Keys of the sync API (protocol §1.6, §5.7). Every key is found by its SHA-256 hash. The sync key is a secret that can
   // write: only its hash is kept and it is shown once. The widget key is embedded in the customer's public web pages
   // and can only read, so it is not a secret: it is also kept as is (`key_plain`) so the dashboard can show it again.
   await db.schema

@@ -9,7 +9,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'uuid', (c) => c.primaryKey())
     .addColumn('workspace_id', 'uuid', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('channel', 'text', (c) => c.notNull().check(sql`channel in ('phone', 'whatsapp', 'webchat')`))
-    // The session_id sent to the integrator (spec §2.1): the call id or the WhatsApp conversation id.
+    // The session_id sent to the integrator (protocol §2.1): the call id or the WhatsApp conversation id.
     .addColumn('external_id', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('active'))
     .addColumn('state', 'text', (c) => c.notNull().defaultTo('idle'))

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
-  // One endpoint per workspace and event (spec §6: "a URL (HTTPS) is set per event"), each with its own secret.
+  // One endpoint per workspace and event (protocol §6: "a URL (HTTPS) is set per event"), each with its own secret.
   await db.schema
     .createTable('webhook_endpoints')
     .addColumn('id', 'uuid', (c) => c.primaryKey())

@@ -42,7 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('whatsapp_conversations')
     .addColumn('workspace_id', 'uuid', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('wa_id', 'text', (c) => c.notNull())
-    // The session_id sent to the integrator (spec §2.1): a new one after CONVERSATION_IDLE_MS of silence.
+    // The session_id sent to the integrator (protocol §2.1): a new one after CONVERSATION_IDLE_MS of silence.
     .addColumn('external_id', 'text', (c) => c.notNull())
     .addColumn('sequence', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('started_at', 'timestamptz', (c) => c.notNull())

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
-  // Website chat (spec §1.3, §6; docs/webchat.md). One row per conversation; its id is the `conversation_id` of the
+  // Website chat (protocol §1.3, §6; docs/webchat.md). One row per conversation; its id is the `conversation_id` of the
   // webhooks and the session's external_id, so the dashboard finds the turns under sessions.
   await db.schema
     .createTable('webchat_conversations')
@@ -10,12 +10,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('workspace_id', 'uuid', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('page_url', 'text', (c) => c.notNull())
     .addColumn('language', 'text')
-    // spec §6 new_lead: the contact details the visitor left (the latest ones).
+    // protocol §6 new_lead: the contact details the visitor left (the latest ones).
     .addColumn('visitor_name', 'text')
     .addColumn('visitor_email', 'text')
     .addColumn('visitor_phone', 'text')
     .addColumn('lead_at', 'timestamptz')
-    // spec §6 escalation: each type is emitted at most once per conversation; these mark that it was.
+    // protocol §6 escalation: each type is emitted at most once per conversation; these mark that it was.
     .addColumn('escalation_requested_at', 'timestamptz')
     .addColumn('escalation_detected_at', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))

@@ -143,7 +143,7 @@ class Budget {
  *    half the best one's rank follow, up to {@link MAX_ANSWER_SENTENCES} sentences and {@link MAX_ANSWER_CHARS}
  *    characters (chosen by rank, so the best is never crowded out); after the lead, sentences of one passage keep
  *    their order in the passage.
- * 3. Integrator context (spec §1.3: a handled-false reply is extra context): it counts as relevant when it shares a
+ * 3. Integrator context (protocol §1.3: a handled-false reply is extra context): it counts as relevant when it shares a
  *    keyword with the message, or when no passage reaches the threshold (then it is the only text written for this
  *    very message). Relevant context comes first and passage sentences that match the message fill the remaining
  *    room; context that is not relevant while passages do answer is left out, since it is context, not an answer.

@@ -1,7 +1,7 @@
 /**
  * The AI of the service: `createAi(config.llm, deps)` gives the one {@link AiPort} the session runtime uses. Without
  * LLM settings it is the embedded extractive answerer; with them it is the OpenAI-compatible adapter, wrapped so that
- * any failure of the model falls back to the embedded answerer (spec §1.8: a conversation never breaks).
+ * any failure of the model falls back to the embedded answerer (protocol §1.8: a conversation never breaks).
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';

@@ -39,7 +39,7 @@ export const MAX_TOOL_CALLS_PER_ROUND = 5;
 export const MAX_PROMPT_HISTORY_TURNS = 20;
 /** Most knowledge passages put into the prompt. */
 export const MAX_PROMPT_PASSAGES = 6;
-/** Most characters of the integrator's context put into the prompt (spec §2.2, §8: a reply has at most 2000). */
+/** Most characters of the integrator's context put into the prompt (protocol §2.2, §8: a reply has at most 2000). */
 export const MAX_PROMPT_CONTEXT_CHARS = MAX_REPLY_CHARS;
 /** How much of an LLM error body is quoted in an AiError message (for the operator's log, never for customers). */
 export const LLM_ERROR_EXCERPT_CHARS = 300;

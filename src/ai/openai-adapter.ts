@@ -9,7 +9,7 @@
  * the same hygiene: one deadline over connect, headers and body, a cap on the response bytes, and the caller's signal.
  *
  * Every failure is an {@link AiError} with a `reason`; the session falls back to the embedded answerer on it (see
- * `withFallback` in ./index.ts), so a failing model never breaks a conversation (spec §1.8).
+ * `withFallback` in ./index.ts), so a failing model never breaks a conversation (protocol §1.8).
  */
 import { Agent, type Dispatcher } from 'undici';
 import { cutToChars } from '../text/cut.ts';
@@ -102,7 +102,7 @@ const channelStyle: Record<AiStepInput['channel'], string> = {
   webchat: "Your reply appears in the chat window on the company's website: short plain text of a few sentences.",
 };
 
-/** The system prompt: role, language, grounding, prompt-injection hygiene (spec §5.5.5) and the channel's style. */
+/** The system prompt: role, language, grounding, prompt-injection hygiene (protocol §5.5.5) and the channel's style. */
 export function systemPrompt(input: Pick<AiStepInput, 'channel' | 'language' | 'tools' | 'workspaceName'>): string {
   const company = input.workspaceName?.trim() ? `"${input.workspaceName.trim()}"` : 'this company';
   const lines = [
@@ -192,7 +192,7 @@ export function buildChatRequest(
     // outcomes of calls that were never made are left out.
     for (const call of round.calls) {
       const outcome = round.outcomes.find((o) => o.id === call.id);
-      // spec §2.5, §8: the first 6000 characters reach the AI (the tools client cuts already; this holds regardless).
+      // protocol §2.5, §8: the first 6000 characters reach the AI (the tools client cuts already; this holds regardless).
       const content = outcome === undefined ? 'No result: the call was not made.' : cutToChars(outcome.content, MAX_TOOL_RESULT_CHARS);
       messages.push({ role: 'tool', tool_call_id: call.id, content });
     }

@@ -17,9 +17,9 @@ export const phrases = {
     filler: "One moment, I'm checking that.",
     /** A person takes over now. */
     handoff_human: "I'll connect you with a colleague.",
-    /** spec §2.2 handoff 'forward': the team follows up. */
+    /** protocol §2.2 handoff 'forward': the team follows up. */
     handoff_forward: 'The team will follow up with you.',
-    /** spec §2.2 handoff 'human' on the phone while the team is not available. */
+    /** protocol §2.2 handoff 'human' on the phone while the team is not available. */
     team_unavailable: 'The team is not available right now; they will follow up with you.',
     /** Phone: the prompt was empty or unintelligible. */
     not_heard: "Sorry, I didn't catch that. Could you say it again?",

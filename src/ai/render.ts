@@ -1,6 +1,6 @@
 /**
  * Rendering a reply for the channel it goes out on. Replies come from a language model, the knowledge base or the
- * integrator (spec §2.2: "On the phone it is converted to spoken language, so avoid long lists and links"), and any
+ * integrator (protocol §2.2: "On the phone it is converted to spoken language, so avoid long lists and links"), and any
  * of them may contain markdown, links and lists.
  *
  * - Speech: what a text-to-speech voice can say well. Markdown goes, links become "our website", email addresses are

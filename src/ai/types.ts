@@ -23,9 +23,9 @@ export interface AiStepInput {
   history: ConversationTurn[];
   /** Knowledge-base passages for this message, best first. */
   passages: KnowledgePassage[];
-  /** spec §1.3: with handled false the integrator's reply is extra context only. */
+  /** protocol §1.3: with handled false the integrator's reply is extra context only. */
   integratorContext: string | null;
-  /** Tools offered in this step; empty when there are none or the rounds are used up (spec §8: three rounds). */
+  /** Tools offered in this step; empty when there are none or the rounds are used up (protocol §8: three rounds). */
   tools: ToolSpec[];
   /** Calls made earlier in this turn and their outcomes, round by round. */
   rounds: { calls: ToolInvocation[]; outcomes: ToolOutcome[] }[];

@@ -1,5 +1,5 @@
 /**
- * The two keys of the sync API (spec §1.6, §5.7), made in the dashboard:
+ * The two keys of the sync API (protocol §1.6, §5.7), made in the dashboard:
  * - the sync key (`bls_…`) can write; it is a secret, shown once when it is made and stored only as its SHA-256 hash.
  *   Making a new one revokes the previous one.
  * - the widget key (`blw_…`) can only read; it is embedded in the customer's public web pages, so it is not a secret

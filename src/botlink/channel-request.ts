@@ -1,5 +1,5 @@
 /**
- * The channel request the service POSTs to the integrator's endpoint (spec §2.1, §4.1): built from what a channel
+ * The channel request the service POSTs to the integrator's endpoint (protocol §2.1, §4.1): built from what a channel
  * heard, then encoded into the exact bytes that are signed and sent.
  */
 import { BOTLINK_USER_AGENT, MAX_MESSAGE_CHARS, SIGNATURE_HEADER } from '../limits.ts';
@@ -9,7 +9,7 @@ import type { Channel } from '../words.ts';
 import { signChannelBody } from './signing.ts';
 
 
-/** The wire format of spec §2.1; the property order here is the order in the JSON body. */
+/** The wire format of protocol §2.1; the property order here is the order in the JSON body. */
 export interface ChannelRequest {
   channel: Channel;
   session_id: string;
@@ -21,13 +21,13 @@ export interface ChannelRequest {
 
 export interface ChannelRequestInput {
   channel: Channel;
-  /** The call ID or the WhatsApp conversation ID (spec §2.1). */
+  /** The call ID or the WhatsApp conversation ID (protocol §2.1). */
   sessionId: string;
   /** What the customer said or wrote; cut to MAX_MESSAGE_CHARS characters. */
   message: string;
   /** Any language tag ('nl-NL', 'EN', 'nl_NL'); normalised by {@link normaliseLanguage}. */
   language: string;
-  /** Caller or WhatsApp sender; absent, null or blank becomes null (spec §2.1: null when not known). */
+  /** Caller or WhatsApp sender; absent, null or blank becomes null (protocol §2.1: null when not known). */
   customerPhone?: string | null;
   /** The clock; default the real one. */
   now?: Date;
@@ -35,8 +35,8 @@ export interface ChannelRequestInput {
 
 
 /**
- * The channel request of spec §2.1: message cut to MAX_MESSAGE_CHARS (spec §8: 2000 characters, see
- * {@link cutToChars}), language normalised ({@link normaliseLanguage}), sent_at in whole Unix seconds (spec §2.1).
+ * The channel request of protocol §2.1: message cut to MAX_MESSAGE_CHARS (protocol §8: 2000 characters, see
+ * {@link cutToChars}), language normalised ({@link normaliseLanguage}), sent_at in whole Unix seconds (protocol §2.1).
  */
 export function buildChannelRequest(input: ChannelRequestInput): ChannelRequest {
   const nowMs = (input.now ?? new Date()).getTime();
@@ -53,7 +53,7 @@ export function buildChannelRequest(input: ChannelRequestInput): ChannelRequest 
 }
 
 /**
- * The exact body and headers of spec §4.1. The signature is over the UTF-8 bytes of `body`: the HTTP client must send
+ * The exact body and headers of protocol §4.1. The signature is over the UTF-8 bytes of `body`: the HTTP client must send
  * this string unchanged (fetch and undici encode strings as UTF-8), never re-serialise the request.
  */
 export function encodeChannelRequest(request: ChannelRequest, key: string): { body: string; headers: Record<string, string> } {

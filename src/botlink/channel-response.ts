@@ -1,8 +1,8 @@
 /**
- * What the integrator's endpoint answered (spec §2.2) and whether it counts as an answer (spec §7).
+ * What the integrator's endpoint answered (protocol §2.2) and whether it counts as an answer (protocol §7).
  *
  * The rule of the house here: whatever is wrong in a response becomes a recorded {@link ResponseProblem}, never a
- * crash. A field that is wrong is dropped or replaced by its default, and only what spec §7 names (a status other
+ * crash. A field that is wrong is dropped or replaced by its default, and only what protocol §7 names (a status other
  * than 2xx, invalid JSON, an empty reply, a timeout) turns the response into no answer.
  */
 import { Ajv } from 'ajv';
@@ -15,13 +15,13 @@ import type { Handoff } from '../words.ts';
 import { isObject } from '../json-value.ts';
 import type { FailureReason } from '../errors.ts';
 
-/** spec §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
+/** protocol §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
 
 /** A response that counts as an answer, with every wrong field already dropped or defaulted. */
 export interface ChannelAnswer {
   /** Never empty, at most MAX_REPLY_CHARS characters. */
   reply: string;
-  /** spec §2.2: only an explicit false is false. */
+  /** protocol §2.2: only an explicit false is false. */
   handled: boolean;
   handoff: Handoff | null;
   /** Only the fields that were valid; the name is trimmed. */
@@ -57,18 +57,18 @@ export function noAnswer(reason: NoAnswerReason, message: string, problems: Resp
 }
 
 /**
- * The response of spec §2.2 as a JSON Schema: what a fully correct response looks like. Every way a response departs
+ * The response of protocol §2.2 as a JSON Schema: what a fully correct response looks like. Every way a response departs
  * from it is reported as a problem; what the service then does with the field is decided in
  * {@link interpretChannelResponse}. Unknown fields are allowed (and ignored), so an integrator may add its own.
  *
  * null for customer, customer.email and customer.name is accepted as "not known": it is how JSON says absent, and the
- * request itself sends customer.phone null for an unknown number (spec §2.1).
+ * request itself sends customer.phone null for an unknown number (protocol §2.1).
  */
 export const channelResponseSchema = {
   type: 'object',
   required: ['reply'],
   properties: {
-    // spec §2.2: an empty reply counts as no answer; whitespace only is empty to a listener too.
+    // protocol §2.2: an empty reply counts as no answer; whitespace only is empty to a listener too.
     reply: { type: 'string', pattern: '\\S', maxLength: MAX_REPLY_CHARS },
     handled: { type: 'boolean' },
     handoff: { enum: ['human', 'forward', null] },
@@ -101,7 +101,7 @@ const CONSEQUENCE: Record<string, string> = {
 const REPLY_TOO_LONG = `cut to ${MAX_REPLY_CHARS} characters`;
 const NO_ANSWER = 'counts as no answer';
 
-/** spec §7.1: an endpoint that answers with anything but 2xx gave no answer. */
+/** protocol §7.1: an endpoint that answers with anything but 2xx gave no answer. */
 function isSuccess(status: number): boolean {
   return Number.isInteger(status) && status >= 200 && status <= 299;
 }
@@ -182,7 +182,7 @@ function decode(body: Buffer): { ok: true; text: string } | { ok: false; message
     // fatal: RFC 8259 §8.1 requires UTF-8; a body that is not is named as such rather than parsed with U+FFFD in it.
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(body) };
   } catch {
-    return { ok: false, message: 'The body is not valid UTF-8 text, so it is not valid JSON (spec §7.1: no answer).' };
+    return { ok: false, message: 'The body is not valid UTF-8 text, so it is not valid JSON (protocol §7.1: no answer).' };
   }
 }
 
@@ -199,16 +199,16 @@ function tryParse(body: Buffer): unknown {
 
 /**
  * Classify a response that arrived: its HTTP status, its raw body bytes, and whether the body was cut at
- * MAX_RESPONSE_BYTES (spec §7.2). Never throws, whatever the bytes.
+ * MAX_RESPONSE_BYTES (protocol §7.2). Never throws, whatever the bytes.
  *
- * - a status other than 2xx: no answer, 'status' (spec §7.1);
+ * - a status other than 2xx: no answer, 'status' (protocol §7.1);
  * - a body cut at 64 KB: no answer, 'cut_off': the cut body cannot be read, however much of it was JSON;
- * - not UTF-8, not JSON, or JSON that is not an object: no answer, 'invalid_json' (spec §2.2, §7.1);
- * - reply missing, not a string, empty or only whitespace: no answer, 'empty_reply' (spec §2.2, §7.1);
+ * - not UTF-8, not JSON, or JSON that is not an object: no answer, 'invalid_json' (protocol §2.2, §7.1);
+ * - reply missing, not a string, empty or only whitespace: no answer, 'empty_reply' (protocol §2.2, §7.1);
  * - reply longer than MAX_REPLY_CHARS: still an answer, cut to the limit (see {@link cutToChars}) with a problem.
- *   spec §2.2 says "at most 2000 characters" and spec §7 does not make a long reply no answer: it is still the
+ *   protocol §2.2 says "at most 2000 characters" and protocol §7 does not make a long reply no answer: it is still the
  *   integrator's answer to this customer, and the built-in AI would know less than the integrator's system;
- * - handled: only an explicit false is false (spec §2.2); a value that is not a boolean counts as true, with a problem;
+ * - handled: only an explicit false is false (protocol §2.2); a value that is not a boolean counts as true, with a problem;
  * - handoff: 'human', 'forward', null or absent; anything else is null with a problem: an invalid hand-off value is a
  *   problem, never a decision to hand the customer off;
  * - customer.email (valid address, at most MAX_EMAIL_CHARS) and customer.name (not blank, at most MAX_NAME_CHARS,
@@ -219,19 +219,19 @@ export function interpretChannelResponse(status: number, body: Buffer, truncated
   try {
     return interpret(status, body, truncated);
   } catch (err) {
-    // Nothing above is expected to throw; should it, the conversation must still go on (spec §1.8).
+    // Nothing above is expected to throw; should it, the conversation must still go on (protocol §1.8).
     return noAnswer('invalid_response', `The response could not be interpreted: ${String(err)}`);
   }
 }
 
 function interpret(status: number, body: Buffer, truncated: boolean): ChannelOutcome {
   if (!isSuccess(status)) {
-    return noAnswer('status', `The endpoint answered HTTP ${status}; only a 2xx status is an answer (spec §7.1).`, [], tryParse(body));
+    return noAnswer('status', `The endpoint answered HTTP ${status}; only a 2xx status is an answer (protocol §7.1).`, [], tryParse(body));
   }
   if (truncated) {
     return noAnswer(
       'cut_off',
-      `The response is larger than ${MAX_RESPONSE_BYTES / 1024} KB and was cut off at that size (spec §7.2); ` +
+      `The response is larger than ${MAX_RESPONSE_BYTES / 1024} KB and was cut off at that size (protocol §7.2); ` +
         'a cut-off body is not valid JSON, so it is no answer.',
     );
   }
@@ -239,7 +239,7 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
   const decoded = decode(body);
   if (!decoded.ok) return noAnswer('invalid_json', decoded.message);
   if (decoded.text.trim() === '') {
-    return noAnswer('invalid_json', 'The body is empty; an answer is a JSON object with a reply (spec §2.2).');
+    return noAnswer('invalid_json', 'The body is empty; an answer is a JSON object with a reply (protocol §2.2).');
   }
   let parsed: unknown;
   try {
@@ -247,10 +247,10 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
     parsed = cleanJson(JSON.parse(decoded.text) as unknown);
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
-    return noAnswer('invalid_json', `The body is not valid JSON (${detail}); spec §7.1: no answer.`);
+    return noAnswer('invalid_json', `The body is not valid JSON (${detail}); protocol §7.1: no answer.`);
   }
   if (!isObject(parsed)) {
-    return noAnswer('invalid_json', `The body is JSON but ${describe(parsed)}, not an object with a reply (spec §2.2).`, [], parsed);
+    return noAnswer('invalid_json', `The body is JSON but ${describe(parsed)}, not an object with a reply (protocol §2.2).`, [], parsed);
   }
 
   const byField = validateResponse(parsed) ? new Map<string, ErrorObject[]>() : errorsByField(validateResponse.errors ?? []);
@@ -265,7 +265,7 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
   const reply = own(parsed, 'reply');
   if (!replyUsable || typeof reply !== 'string') {
     const why = replyErrors ? replyErrors.map(explain).join(' and ') : 'is not usable';
-    return noAnswer('empty_reply', `The reply ${why}; an empty reply is no answer (spec §2.2, §7.1).`, problems, parsed);
+    return noAnswer('empty_reply', `The reply ${why}; an empty reply is no answer (protocol §2.2, §7.1).`, problems, parsed);
   }
 
   const handled = own(parsed, 'handled');

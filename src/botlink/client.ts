@@ -1,7 +1,7 @@
 /**
  * The Bot Link client: sends a signed channel request to the integrator's endpoint through the guarded client and
- * classifies what came back (spec §4.1, §7). It never throws for anything the integrator or the network does: every
- * failure is a `no_answer` outcome with its reason, so a conversation never breaks (spec §1.8).
+ * classifies what came back (protocol §4.1, §7). It never throws for anything the integrator or the network does: every
+ * failure is a `no_answer` outcome with its reason, so a conversation never breaks (protocol §1.8).
  */
 import { CHANNEL_TIMEOUT_MS, MAX_RESPONSE_BYTES, PHONE_CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
@@ -26,7 +26,7 @@ export interface SendChannelRequest {
   endpointUrl: string;
   key: string;
   request: ChannelRequest;
-  /** Default by channel: 3.5 s on the phone, 6 s otherwise (spec §8). */
+  /** Default by channel: 3.5 s on the phone, 6 s otherwise (protocol §8). */
   timeoutMs?: number;
   /** Cancels the request (a newer turn barged in). */
   signal?: AbortSignal;
@@ -51,7 +51,7 @@ export function createBotLinkClient(deps: { http: GuardedClient; metrics?: Metri
           headers,
           body,
           timeoutMs: input.timeoutMs ?? channelTimeoutMs(input.request.channel),
-          maxBytes: MAX_RESPONSE_BYTES, // spec §7.2: cut off at 64 KB
+          maxBytes: MAX_RESPONSE_BYTES, // protocol §7.2: cut off at 64 KB
           ...(input.signal ? { signal: input.signal } : {}),
         });
         exchange = {

@@ -1,5 +1,5 @@
 /**
- * The signatures of the Bot Link (spec §5). HMAC-SHA256 with the shared key, sent as hex in X-Service-Signature.
+ * The signatures of the Bot Link (protocol §5). HMAC-SHA256 with the shared key, sent as hex in X-Service-Signature.
  *
  * This module is also part of the receiver kit integrators copy (`src/receiver/`), so it imports nothing but
  * node:crypto and the limits.
@@ -7,24 +7,24 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GENERATED_KEY_CHARS } from '../limits.ts';
 
-/** The HMAC key: spec §5.2, the key is used exactly as displayed, as text (UTF-8); it is never hex- or base64-decoded. */
-// The key is given as a string (encoded as UTF-8 by Node, spec §5.2): a Buffer key costs Node 24 two internal
+/** The HMAC key: protocol §5.2, the key is used exactly as displayed, as text (UTF-8); it is never hex- or base64-decoded. */
+// The key is given as a string (encoded as UTF-8 by Node, protocol §5.2): a Buffer key costs Node 24 two internal
 // exceptions per call, which was a fifth of the bot-link client's CPU per request (docs/performance.md).
 function hmac(key: string): ReturnType<typeof createHmac> {
   return createHmac('sha256', key);
 }
 
-/** Lowercase hex HMAC-SHA256 of the raw channel body (spec §5.4: HMAC(key, raw_body)). Strings are hashed as UTF-8. */
+/** Lowercase hex HMAC-SHA256 of the raw channel body (protocol §5.4: HMAC(key, raw_body)). Strings are hashed as UTF-8. */
 export function signChannelBody(key: string, rawBody: string | Buffer): string {
   return hmac(key).update(rawBody).digest('hex');
 }
 
 /**
- * Lowercase hex HMAC-SHA256 of `sent_at + '.' + raw_body` for the tools requests (spec §5.4). For the manifest GET the
+ * Lowercase hex HMAC-SHA256 of `sent_at + '.' + raw_body` for the tools requests (protocol §5.4). For the manifest GET the
  * body is empty, so the signed data is the sent_at followed by a dot.
  *
  * A string `sentAt` is signed exactly as given (a receiver passes the X-Service-Sent-At header as it arrived); a number
- * must be a whole number of seconds, since `String(1.5)` would sign something no receiver accepts (spec §4.3: decimal
+ * must be a whole number of seconds, since `String(1.5)` would sign something no receiver accepts (protocol §4.3: decimal
  * Unix seconds).
  */
 export function signToolsRequest(key: string, sentAt: number | string, rawBody: string | Buffer): string {
@@ -37,7 +37,7 @@ export function signToolsRequest(key: string, sentAt: number | string, rawBody: 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 /**
- * Compare two hex signatures in constant time (spec §5.5.2). spec §5.1 leaves the case of the hex open, so both
+ * Compare two hex signatures in constant time (protocol §5.5.2). protocol §5.1 leaves the case of the hex open, so both
  * cases are accepted: the comparison is on the decoded bytes. A signature of the wrong length or that is not hex is
  * simply unequal; this never throws (the header is attacker-controlled).
  */
@@ -58,7 +58,7 @@ const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 const KEY_BYTE_LIMIT = 256 - (256 % KEY_ALPHABET.length);
 
 /**
- * A new key of GENERATED_KEY_CHARS characters (spec §5.3: 64) from crypto.randomBytes, letters and digits only
+ * A new key of GENERATED_KEY_CHARS characters (protocol §5.3: 64) from crypto.randomBytes, letters and digits only
  * (about 5.95 bits per character, 381 bits in all). Rejection sampling keeps the distribution uniform.
  */
 export function generateKey(): string {
@@ -77,7 +77,7 @@ const KEY_HINT_CHARS = 4;
 
 /**
  * What the dashboard shows of a stored key (interfaces.md: `key_hint`, never the key): '…' and its last 4 characters.
- * Keys are at least 32 characters (spec §5.3); should a shorter one ever reach here, the hint shows at most an eighth
+ * Keys are at least 32 characters (protocol §5.3); should a shorter one ever reach here, the hint shows at most an eighth
  * of it, so a hint never gives a key away.
  */
 export function keyHint(key: string): string {

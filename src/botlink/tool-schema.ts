@@ -1,5 +1,5 @@
 /**
- * The integrator's parameter schemas (spec §2.3: "a JSON Schema object … describing the arguments"), compiled so that
+ * The integrator's parameter schemas (protocol §2.3: "a JSON Schema object … describing the arguments"), compiled so that
  * they can be run safely inside the service. The schema comes from someone else's server and the arguments it checks
  * come from the phone AI, that is from what a caller said; neither may be able to stall or steer the process. So:
  *
@@ -43,7 +43,7 @@ export const MAX_TOOL_ARGS_BYTES = 8 * 1024;
 export const MAX_TOOL_ARGS_DEPTH = 16;
 /**
  * Longest string (or object key) in the arguments, in UTF-16 units: what a caller said is at most 2000 characters
- * (spec §2.1), and the bound keeps a pattern's running time small even when the schema has no `maxLength`.
+ * (protocol §2.1), and the bound keeps a pattern's running time small even when the schema has no `maxLength`.
  */
 export const MAX_TOOL_ARG_STRING_CHARS = 2_000;
 /** Schemas one Ajv instance compiles before the compiler starts a fresh one (see the module comment). */

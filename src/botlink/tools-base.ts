@@ -1,5 +1,5 @@
 /**
- * {tools_base}, derived from {endpoint_url} (spec §4.2): "when the URL ends in /channel, replace that final segment
+ * {tools_base}, derived from {endpoint_url} (protocol §4.2): "when the URL ends in /channel, replace that final segment
  * with /tools; otherwise append /tools to the URL". The spec leaves the edges open; the choices made here:
  *
  * - Only the whole final path segment counts: `/mychannel` is not `/channel` (the spec says "that final segment").
@@ -13,7 +13,7 @@
  */
 import { AppError } from '../errors.ts';
 
-/** The final segment that is replaced, and its replacement (spec §4.2). */
+/** The final segment that is replaced, and its replacement (protocol §4.2). */
 const CHANNEL_SEGMENT = '/channel';
 const TOOLS_SEGMENT = '/tools';
 
@@ -36,14 +36,14 @@ function toolsBaseUrl(endpointUrl: string): URL {
   return url;
 }
 
-/** {tools_base} for an endpoint URL (spec §4.2), with the endpoint's query string kept and its fragment dropped. */
+/** {tools_base} for an endpoint URL (protocol §4.2), with the endpoint's query string kept and its fragment dropped. */
 export function toolsBase(endpointUrl: string): string {
   return toolsBaseUrl(endpointUrl).href;
 }
 
 /**
- * The URL of a tools request: `''` for the tool call (POST {tools_base}, spec §4.4), `'/manifest'` for the manifest
- * (GET {tools_base}/manifest, spec §4.3). The suffix goes into the path, before the query string:
+ * The URL of a tools request: `''` for the tool call (POST {tools_base}, protocol §4.4), `'/manifest'` for the manifest
+ * (GET {tools_base}/manifest, protocol §4.3). The suffix goes into the path, before the query string:
  * `https://x.test/channel?token=abc` → `https://x.test/tools/manifest?token=abc`.
  */
 export function toolsUrl(endpointUrl: string, suffix: '' | '/manifest'): string {

@@ -1,13 +1,13 @@
 // Over 400 lines: the manifest fetch, its cache and the tool calls share the signing and the one outbound client.
 /**
- * The tools client: fetches the integrator's tool manifest and calls its tools for the phone AI (spec §2.3–§2.5,
- * §4.2–§4.4), signed as spec §5.4 says for tools: X-Service-Sent-At and HMAC(key, sent_at + '.' + raw_body).
+ * The tools client: fetches the integrator's tool manifest and calls its tools for the phone AI (protocol §2.3–§2.5,
+ * §4.2–§4.4), signed as protocol §5.4 says for tools: X-Service-Sent-At and HMAC(key, sent_at + '.' + raw_body).
  *
  * Like the bot link client it never throws for anything the integrator, the network or the AI does: a manifest that
  * cannot be read is status 'unavailable', and every call ends in a {@link ToolOutcome} whose `content` is what the AI
- * reads next (spec §1.8: an error or timeout never breaks a conversation).
+ * reads next (protocol §1.8: an error or timeout never breaks a conversation).
  *
- * Manifest cache (spec §4.3: 10 minutes):
+ * Manifest cache (protocol §4.3: 10 minutes):
  * - one entry per workspace, fresh while `now() <= fetchedAt + MANIFEST_CACHE_MS`; the entry remembers the endpoint
  *   URL and a SHA-256 of the key, so new credentials miss it without the key itself ever being a key or a log field;
  * - a manifest that could not be fetched or read is remembered for {@link MANIFEST_FAILURE_CACHE_MS}, so a dead
@@ -18,7 +18,7 @@
  * - `invalidate` forgets the entry and detaches a request in flight, whose result then reaches its waiting callers
  *   but is not stored.
  *
- * Deadlines: the manifest GET has TOOL_CALL_TIMEOUT_MS (spec §8 gives no deadline of its own for it, and it is fetched
+ * Deadlines: the manifest GET has TOOL_CALL_TIMEOUT_MS (protocol §8 gives no deadline of its own for it, and it is fetched
  * on the phone's clock, where the tool call's 4 s is the budget). A tool call has TOOL_CALL_TIMEOUT_MS in all, from
  * `call()` to its outcome: when the manifest has to be fetched first, the POST gets what is left.
  */
@@ -49,12 +49,12 @@ import { isObject } from '../json-value.ts';
 
 /** How long a manifest that could not be fetched or read is remembered before it is asked for again: 30 s. */
 export const MANIFEST_FAILURE_CACHE_MS = 30_000;
-/** Most characters of the integrator's error text (spec §2.5: "short failure text") passed to the AI. */
+/** Most characters of the integrator's error text (protocol §2.5: "short failure text") passed to the AI. */
 export const MAX_TOOL_ERROR_CHARS = 500;
 
 export interface ToolsCredentials {
   endpointUrl: string;
-  /** The shared key, as text (spec §5.2). */
+  /** The shared key, as text (protocol §5.2). */
   key: string;
 }
 
@@ -65,7 +65,7 @@ export interface ToolsClientOptions {
    * pass a fake one to move through the 10 minutes without waiting. Deadlines run on real timers.
    */
   now?: () => number;
-  /** Deadline of one tool call, and of the manifest fetch, in ms; default TOOL_CALL_TIMEOUT_MS (spec §8: 4 s). */
+  /** Deadline of one tool call, and of the manifest fetch, in ms; default TOOL_CALL_TIMEOUT_MS (protocol §8: 4 s). */
   toolTimeoutMs?: number;
   /** Accepted like the bot link client's, but src/metrics.ts has no tool metrics yet, so nothing is recorded. */
   metrics?: Metrics;
@@ -87,7 +87,7 @@ export interface ToolsClient extends ToolsPort {
   fetchManifestNow(credentials: ToolsCredentials, signal?: AbortSignal): Promise<ToolManifest>;
 }
 
-/** The tool call request of spec §2.4; the property order here is the order in the JSON body. */
+/** The tool call request of protocol §2.4; the property order here is the order in the JSON body. */
 export interface ToolCallRequest {
   tool: string;
   args: Record<string, unknown>;
@@ -96,7 +96,7 @@ export interface ToolCallRequest {
   sent_at: number;
 }
 
-/** The headers of the manifest GET (spec §4.3, §5.4): its body is empty, so the signed data is `sent_at + '.'`. */
+/** The headers of the manifest GET (protocol §4.3, §5.4): its body is empty, so the signed data is `sent_at + '.'`. */
 export function manifestHeaders(key: string, sentAt: number): Record<string, string> {
   return {
     'User-Agent': BOTLINK_USER_AGENT,
@@ -106,7 +106,7 @@ export function manifestHeaders(key: string, sentAt: number): Record<string, str
 }
 
 /**
- * The exact body and headers of spec §4.4. The signature is over the UTF-8 bytes of `body`, which must be sent
+ * The exact body and headers of protocol §4.4. The signature is over the UTF-8 bytes of `body`, which must be sent
  * unchanged; X-Service-Sent-At carries the same sent_at as the body.
  */
 export function encodeToolCall(request: ToolCallRequest, key: string): { body: string; headers: Record<string, string> } {
@@ -125,7 +125,7 @@ export function encodeToolCall(request: ToolCallRequest, key: string): { body: s
 type Verdict = Pick<ToolCallOutcome, 'ok' | 'content' | 'failure' | 'detail'>;
 
 /**
- * What a tool's answer means for the AI (spec §2.5, §7.3):
+ * What a tool's answer means for the AI (protocol §2.5, §7.3):
  * - 200 with `{ok: true, result}`: the result as text, its first MAX_TOOL_RESULT_CHARS characters (code points, cut
  *   at a character boundary by {@link cutToChars}). A string result is passed as the string itself, not JSON-quoted:
  *   it is most often a sentence meant to be read, and quotes and escapes would only cost the AI characters. Any other
@@ -140,7 +140,7 @@ export function interpretToolResponse(name: string, response: Pick<GuardedRespon
       ok: false,
       failure: 'status',
       content: `The tool ${name} failed (its server answered HTTP ${response.status}).`,
-      detail: `HTTP ${response.status}; a tool answers 200 (spec §4.4)${response.status === 401 ? ': the integrator refused the signature or the time' : ''}.`,
+      detail: `HTTP ${response.status}; a tool answers 200 (protocol §4.4)${response.status === 401 ? ': the integrator refused the signature or the time' : ''}.`,
     };
   }
   const unreadable = (detail: string): Verdict => ({
@@ -149,7 +149,7 @@ export function interpretToolResponse(name: string, response: Pick<GuardedRespon
     content: `The tool ${name} gave an answer that could not be read.`,
     detail,
   });
-  if (response.truncated) return unreadable('The answer is larger than 64 KB and was cut off there (spec §7.2).');
+  if (response.truncated) return unreadable('The answer is larger than 64 KB and was cut off there (protocol §7.2).');
   let parsed: unknown;
   try {
     // The integrator's text follows the outside-text rule from here on (src/text/outside-text.ts).
@@ -158,7 +158,7 @@ export function interpretToolResponse(name: string, response: Pick<GuardedRespon
     return unreadable('The answer is not valid JSON.');
   }
   if (!isObject(parsed) || typeof parsed.ok !== 'boolean') {
-    return unreadable('The answer is not an object with a boolean "ok" (spec §2.5).');
+    return unreadable('The answer is not an object with a boolean "ok" (protocol §2.5).');
   }
   if (parsed.ok) {
     const result = Object.hasOwn(parsed, 'result') ? parsed.result : null;
@@ -203,7 +203,7 @@ function failureVerdict(name: string, err: unknown, timeoutMs: number): Verdict 
   if (err instanceof AppError && err.code === 'invalid_url') {
     return { ok: false, failure: 'invalid_url', content: `The tool ${name} could not be reached.`, detail: err.message };
   }
-  // Nothing we know of ends here; if something does, the conversation still goes on (spec §1.8). ToolOutcome has no
+  // Nothing we know of ends here; if something does, the conversation still goes on (protocol §1.8). ToolOutcome has no
   // failure for our own faults, so the nearest one is used and the detail says what happened.
   return {
     ok: false,
@@ -276,7 +276,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
         url: toolsUrl(credentials.endpointUrl, '/manifest'),
         headers: manifestHeaders(credentials.key, sentAt),
         timeoutMs,
-        maxBytes: MAX_RESPONSE_BYTES, // spec §7.2: cut off at 64 KB
+        maxBytes: MAX_RESPONSE_BYTES, // protocol §7.2: cut off at 64 KB
         ...(signal ? { signal } : {}),
       });
       return readToolManifest(response, compiler, now());
@@ -385,7 +385,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
         {
           tool: invocation.name,
           args: args as Record<string, unknown>,
-          language: normaliseLanguage(invocation.language), // spec §2.4: two-letter code
+          language: normaliseLanguage(invocation.language), // protocol §2.4: two-letter code
           session_id: invocation.sessionId,
           sent_at: Math.floor(now() / 1000),
         },

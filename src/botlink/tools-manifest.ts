@@ -1,12 +1,12 @@
 /**
- * Reading the tool manifest the integrator serves at GET {tools_base}/manifest (spec §2.3, §4.3).
+ * Reading the tool manifest the integrator serves at GET {tools_base}/manifest (protocol §2.3, §4.3).
  *
  * The house rule of src/botlink/channel-response.ts holds here too: whatever is wrong becomes a recorded problem,
  * never a crash. A manifest that cannot be read at all (a status other than 200, a body that is not JSON, no `tools`
  * array) is status 'unavailable' with one sentence; a bad tool inside a readable manifest is dropped with its
  * problems and the good ones stay usable. The rules, in the order they are applied:
  *
- * 1. Only the first MAX_TOOLS entries are read (spec §2.3, §8: at most 8); each further entry is dropped with a
+ * 1. Only the first MAX_TOOLS entries are read (protocol §2.3, §8: at most 8); each further entry is dropped with a
  *    problem, whatever it holds, so the tools the AI gets are always among the first eight the integrator listed.
  * 2. An entry must be an object; its `name` must match TOOL_NAME_PATTERN (letters, digits, _ and -, 1 to 64).
  * 3. The first entry with a given name claims it: a later entry with the same name is dropped, even when the first
@@ -75,7 +75,7 @@ function describeType(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** The problems of the `parameters` shape of spec §2.3, before it is compiled. */
+/** The problems of the `parameters` shape of protocol §2.3, before it is compiled. */
 function parametersShapeProblems(parameters: unknown): { field: string; message: string }[] {
   if (!isObject(parameters)) {
     return [{ field: 'parameters', message: `must be a JSON Schema object, not ${describeType(parameters)}` }];
@@ -120,7 +120,7 @@ export function readManifestTools(
     };
 
     if (index >= MAX_TOOLS) {
-      problem('tools', `is beyond the first ${MAX_TOOLS} tools a manifest may list (spec §2.3); ignored`);
+      problem('tools', `is beyond the first ${MAX_TOOLS} tools a manifest may list (protocol §2.3); ignored`);
       continue;
     }
     if (!isObject(entry)) {
@@ -130,7 +130,7 @@ export function readManifestTools(
 
     const before = problems.length;
     if (typeof name !== 'string' || !toolName.test(name)) {
-      problem('name', 'must be 1 to 64 letters (A-Z, a-z), digits, _ or - (spec §2.3); the tool is ignored');
+      problem('name', 'must be 1 to 64 letters (A-Z, a-z), digits, _ or - (protocol §2.3); the tool is ignored');
     } else if (claimed.has(name)) {
       problem('name', 'is used by an earlier tool in the manifest; only the first one counts, this one is ignored');
       continue;
@@ -142,7 +142,7 @@ export function readManifestTools(
     if (typeof description !== 'string') {
       problem('description', `must be a string, not ${description === undefined ? 'missing' : describeType(description)}; the tool is ignored`);
     } else if (Array.from(description).length > MAX_TOOL_DESCRIPTION_CHARS) {
-      problem('description', `is longer than ${MAX_TOOL_DESCRIPTION_CHARS} characters (spec §2.3); the tool is ignored`);
+      problem('description', `is longer than ${MAX_TOOL_DESCRIPTION_CHARS} characters (protocol §2.3); the tool is ignored`);
     }
 
     const parameters = own(entry, 'parameters');
@@ -171,17 +171,17 @@ function decode(body: Buffer): string | null {
 }
 
 /**
- * The manifest from the response to GET {tools_base}/manifest (spec §4.3: "Response 200 with the manifest of section
+ * The manifest from the response to GET {tools_base}/manifest (protocol §4.3: "Response 200 with the manifest of section
  * 2.3"). Never throws. `fetchedAt` is ms since the epoch, from the client's clock.
  */
 export function readToolManifest(response: ManifestResponse, compiler: ToolSchemaCompiler, fetchedAt: number): LoadedManifest {
   const unavailable = (error: string): LoadedManifest => ({ manifest: unavailableManifest(error, fetchedAt), checks: new Map() });
   if (response.status !== 200) {
     const hint = response.status === 401 ? ' The integrator refused the request: check that both sides use the same key and a correct clock.' : '';
-    return unavailable(`The tools manifest answered HTTP ${response.status}; it must answer 200 (spec §4.3).${hint}`);
+    return unavailable(`The tools manifest answered HTTP ${response.status}; it must answer 200 (protocol §4.3).${hint}`);
   }
   if (response.truncated) {
-    return unavailable('The tools manifest is larger than 64 KB and was cut off there (spec §7.2), so it cannot be read.');
+    return unavailable('The tools manifest is larger than 64 KB and was cut off there (protocol §7.2), so it cannot be read.');
   }
   const text = decode(response.body);
   if (text === null) return unavailable('The tools manifest is not valid UTF-8 text, so it is not valid JSON.');
@@ -192,10 +192,10 @@ export function readToolManifest(response: ManifestResponse, compiler: ToolSchem
   } catch {
     return unavailable('The tools manifest is not valid JSON.');
   }
-  if (!isObject(body)) return unavailable(`The tools manifest must be a JSON object with a "tools" array (spec §2.3), not ${describeType(body)}.`);
+  if (!isObject(body)) return unavailable(`The tools manifest must be a JSON object with a "tools" array (protocol §2.3), not ${describeType(body)}.`);
   const entries = own(body, 'tools');
   if (!Array.isArray(entries)) {
-    return unavailable(`The tools manifest's "tools" must be an array (spec §2.3), not ${entries === undefined ? 'missing' : describeType(entries)}.`);
+    return unavailable(`The tools manifest's "tools" must be an array (protocol §2.3), not ${entries === undefined ? 'missing' : describeType(entries)}.`);
   }
   const { tools, problems, checks } = readManifestTools(entries, compiler);
   return { manifest: deepFreeze({ tools, problems, fetchedAt, status: 'ok' }), checks };

@@ -1,7 +1,7 @@
-/** Tools of spec §2.3–§2.5 as the rest of the service sees them. */
+/** Tools of protocol §2.3–§2.5 as the rest of the service sees them. */
 import type { FailureReason } from '../errors.ts';
 
-/** A tool of the manifest that passed validation (spec §2.3). */
+/** A tool of the manifest that passed validation (protocol §2.3). */
 export interface ToolSpec {
   name: string;
   description: string;
@@ -42,7 +42,7 @@ export interface ToolOutcome {
   id: string;
   name: string;
   ok: boolean;
-  /** ok: the result as JSON text cut to its first 6000 characters (spec §2.5, §8); not ok: the error text. */
+  /** ok: the result as JSON text cut to its first 6000 characters (protocol §2.5, §8); not ok: the error text. */
   content: string;
   /** Why it failed, when it did: the integrator said ok false, or the call never happened / failed on our side. */
   failure?: Extract<FailureReason, 'tool_error' | 'unknown_tool' | 'invalid_args' | 'timeout' | 'status' | 'invalid_response' | 'refused_address' | 'tls' | 'connection' | 'aborted' | 'invalid_url'>;
@@ -52,9 +52,9 @@ export interface ToolOutcome {
 
 /** The port the session runtime uses; the tools client implements it. */
 export interface ToolsPort {
-  /** The manifest, from the 10-minute cache when fresh (spec §4.3). Never throws: an unreachable manifest is status 'unavailable'. */
+  /** The manifest, from the 10-minute cache when fresh (protocol §4.3). Never throws: an unreachable manifest is status 'unavailable'. */
   manifest(workspaceId: string, credentials: { endpointUrl: string; key: string }, signal?: AbortSignal): Promise<ToolManifest>;
-  /** Checks the arguments against the tool's schema, then POSTs the signed call (spec §4.4). Never throws. */
+  /** Checks the arguments against the tool's schema, then POSTs the signed call (protocol §4.4). Never throws. */
   call(
     workspaceId: string,
     credentials: { endpointUrl: string; key: string },

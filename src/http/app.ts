@@ -234,7 +234,7 @@ async function authorise(definition: RouteDefinition, req: Request, deps: AppDep
 }
 
 /**
- * The sync API's keys (spec §5.7): the sync key in X-Sync-Key may read and write, the widget key in X-Widget-Key may
+ * The sync API's keys (protocol §5.7): the sync key in X-Sync-Key may read and write, the widget key in X-Widget-Key may
  * only read. A wrong key is 401 whichever header carries it; a right widget key on a write is 403.
  */
 async function keyWorkspace(access: 'sync-write' | 'sync-read', req: Request, deps: AppDeps): Promise<string> {

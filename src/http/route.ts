@@ -10,9 +10,9 @@ export type JsonSchema = Record<string, unknown>;
 
 /**
  * public: anyone; admin: the platform operator's ADMIN_TOKEN; member: any user of the workspace (owner, admin,
- * agent); manager: owners and admins only (integration, webhook, key and channel settings; spec §1.7, §5.6).
+ * agent); manager: owners and admins only (integration, webhook, key and channel settings; protocol §1.7, §5.6).
  * sync-write: the workspace's secret sync key in `X-Sync-Key`; sync-read: the sync key or the read-only widget key
- * in `X-Widget-Key` (spec §1.6, §5.7; a widget key on a sync-write route is 403).
+ * in `X-Widget-Key` (protocol §1.6, §5.7; a widget key on a sync-write route is 403).
  */
 export type Access = 'public' | 'admin' | 'member' | 'manager' | 'sync-write' | 'sync-read'
   // Website chat (src/channels/webchat): widget: the read-only widget key in `X-Widget-Key` only (never the sync key,

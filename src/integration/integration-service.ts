@@ -1,5 +1,5 @@
 /**
- * The workspace's Bot Link settings (spec §1.7, interfaces.md Dashboard API): endpoint URL and shared key. The key
+ * The workspace's Bot Link settings (protocol §1.7, interfaces.md Dashboard API): endpoint URL and shared key. The key
  * is sealed at rest, appears in an answer only when it is new, and changing the URL keeps a working key.
  */
 import { randomUUID } from 'node:crypto';
@@ -154,7 +154,7 @@ export function createIntegrationService(deps: {
       };
     },
 
-    /** The dashboard's test button (spec §4.6): a `webchat` channel request, and exactly what came back. */
+    /** The dashboard's test button (protocol §4.6): a `webchat` channel request, and exactly what came back. */
     async test(workspaceId: string, input: { message?: string; language?: string }): Promise<TestReport> {
       const credentials = await this.credentials(workspaceId);
       if (!credentials) throw notFound('The integration');
@@ -186,7 +186,7 @@ export function createIntegrationService(deps: {
 export type IntegrationService = ReturnType<typeof createIntegrationService>;
 
 function checkOwnKey(key: string): string {
-  // spec §5.2: the key is used exactly as displayed, as text; so refuse what would not survive copying.
+  // protocol §5.2: the key is used exactly as displayed, as text; so refuse what would not survive copying.
   if (key.length < MIN_OWN_KEY_CHARS) {
     throw new AppError('invalid_key', `key must have at least ${MIN_OWN_KEY_CHARS} characters (it has ${key.length}); leave it out to have one generated.`, [{ field: 'key', message: `shorter than ${MIN_OWN_KEY_CHARS} characters` }]);
   }

@@ -1,5 +1,5 @@
 /**
- * The knowledge base: what the sync API writes (pages and products of the customer's own site and shop, spec §1.6)
+ * The knowledge base: what the sync API writes (pages and products of the customer's own site and shop, protocol §1.6)
  * and what the AI reads (`KnowledgeSearch`).
  *
  * Indexing and search:

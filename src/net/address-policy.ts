@@ -1,6 +1,6 @@
 /**
- * Which addresses the service may connect to when it calls an integrator (spec §4: "All are HTTPS, publicly
- * reachable; internal or local addresses are refused"; spec §8: "URL: https, public").
+ * Which addresses the service may connect to when it calls an integrator (protocol §4: "All are HTTPS, publicly
+ * reachable; internal or local addresses are refused"; protocol §8: "URL: https, public").
  *
  * The rule is one table of refused CIDRs, each with the label that becomes the reason ("127.0.0.1 is a loopback
  * address"), a short table of IPv6 prefixes that embed an IPv4 address (judged by the IPv4 they reach), and a final

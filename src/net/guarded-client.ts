@@ -1,5 +1,5 @@
 /**
- * The one HTTP client for every URL an integrator gives us (spec §4: "All are HTTPS, publicly reachable; internal or
+ * The one HTTP client for every URL an integrator gives us (protocol §4: "All are HTTPS, publicly reachable; internal or
  * local addresses are refused").
  *
  * - An undici `Agent` of our own, never the global dispatcher, so nothing else in the process shares its rules.
@@ -11,7 +11,7 @@
  * - Redirects are never followed: a 3xx is returned to the caller as a status (undici's Agent follows none unless a
  *   redirect interceptor is composed in, and we compose none).
  * - One deadline per request (an AbortSignal) covers connect, headers and body, combined with the caller's signal.
- * - The body is read up to `maxBytes` and then the stream is destroyed (spec §7.2: "a response beyond 64 KB is cut
+ * - The body is read up to `maxBytes` and then the stream is destroyed (protocol §7.2: "a response beyond 64 KB is cut
  *   off at that size").
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -168,7 +168,7 @@ export class GuardedClient {
       // closes exactly that connection.
       allowH2: false,
       // undici keeps opening a socket after the request that wanted it gave up (see untilAborted); no request of ours
-      // waits longer than the channel message time-out (spec §8: 6 s), so an attempt past that serves nobody.
+      // waits longer than the channel message time-out (protocol §8: 6 s), so an attempt past that serves nobody.
       connectTimeout: CHANNEL_TIMEOUT_MS,
       connect: {
         lookup: createGuardedLookup(this.#resolve, this.#policy),

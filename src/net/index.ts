@@ -1,4 +1,4 @@
-/** The guarded outbound HTTP client: every URL an integrator gives us is called through it (spec §4, §7.2, §8). */
+/** The guarded outbound HTTP client: every URL an integrator gives us is called through it (protocol §4, §7.2, §8). */
 export type { AddressPolicy } from './address-policy.ts';
 export { checkUrlSyntax, createAddressPolicy, refusedAddressReason } from './address-policy.ts';
 export type {

@@ -1,6 +1,6 @@
 /**
  * Express middleware for an integrator's endpoints: reads the raw body itself, verifies it (./verify.ts), answers
- * 401 with no content when it is not genuine (spec §5.5.4), and otherwise puts the parsed JSON on `req.body`.
+ * 401 with no content when it is not genuine (protocol §5.5.4), and otherwise puts the parsed JSON on `req.body`.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
@@ -10,7 +10,7 @@ import type { VerifyFailure, VerifyOptions } from './verify.ts';
 
 /**
  * The largest request body read by default. The service's requests are far smaller (a message is at most 2000
- * characters, spec §2.1); 64 KB is the size the spec allows the other way (spec §2.2, §8), doubled as headroom so a
+ * characters, protocol §2.1); 64 KB is the size the spec allows the other way (protocol §2.2, §8), doubled as headroom so a
  * future field never trips a receiver.
  */
 export const RECEIVER_MAX_BODY_BYTES = 2 * MAX_RESPONSE_BYTES;
@@ -80,7 +80,7 @@ function readRawBody(req: Request, limit: number): Promise<Buffer | typeof TOO_L
   });
 }
 
-/** spec §5.5.4: 401 with no content; nothing that tells a prober which check failed. */
+/** protocol §5.5.4: 401 with no content; nothing that tells a prober which check failed. */
 function refuse(res: Response, status: 401 | 400 | 413): void {
   if (status === 413) res.set('Connection', 'close');
   res.status(status).end();
@@ -116,7 +116,7 @@ function receiver(
 }
 
 /**
- * For POST {endpoint_url}: verifies the signature over the raw body and the sent_at inside it (spec §5.4, §5.5). On
+ * For POST {endpoint_url}: verifies the signature over the raw body and the sent_at inside it (protocol §5.4, §5.5). On
  * success `req.body` is the channel request (see ChannelRequestBody) and the next handler runs.
  *
  * ```ts
@@ -132,7 +132,7 @@ export function channelReceiver(key: string, options?: ReceiverOptions): Request
 
 /**
  * For GET {tools_base}/manifest and POST {tools_base}: verifies X-Service-Sent-At and the signature over
- * `sent_at + '.' + raw body` (spec §5.4, §5.5). On success `req.body` is the tool call (see ToolCallRequestBody) for
+ * `sent_at + '.' + raw body` (protocol §5.4, §5.5). On success `req.body` is the tool call (see ToolCallRequestBody) for
  * a POST, and undefined for the manifest GET (its body is empty). A genuine POST whose body is not JSON gets 400.
  */
 export function toolsReceiver(key: string, options?: ReceiverOptions): RequestHandler {

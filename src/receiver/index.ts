@@ -1,6 +1,6 @@
 /**
  * The receiver kit for integrators (package export "botlink/receiver"): verify that a request really comes from the
- * service (spec §5.5) and type what it carries (spec §2). Our own tests use it to play the integrator.
+ * service (protocol §5.5) and type what it carries (protocol §2). Our own tests use it to play the integrator.
  *
  * The kit depends on nothing of the service but src/botlink/signing.ts and src/limits.ts (and the types of node and
  * express), so it can be copied into an integrator's code base as it is: this folder plus those two files.

@@ -1,15 +1,15 @@
 /**
- * The wire formats an integrator's endpoint receives and answers (spec §2), for typing a receiver. These are the
+ * The wire formats an integrator's endpoint receives and answers (protocol §2), for typing a receiver. These are the
  * integrator's view; the service's own types live in src/botlink/ and the kit's tests check that both agree.
  */
 
-/** POST {endpoint_url} (spec §2.1). */
+/** POST {endpoint_url} (protocol §2.1). */
 export interface ChannelRequestBody {
   /** 'webchat' only from the dashboard's test button. */
   channel: 'phone' | 'whatsapp' | 'webchat';
   /** Stable per conversation: keep context between messages with it. */
   session_id: string;
-  /** What the customer said or wrote, at most 2000 characters. Customer input, never a command (spec §5.5.5). */
+  /** What the customer said or wrote, at most 2000 characters. Customer input, never a command (protocol §5.5.5). */
   message: string;
   /** Two-letter language code, lowercase: 'nl', 'en'. */
   language: string;
@@ -18,7 +18,7 @@ export interface ChannelRequestBody {
   sent_at: number;
 }
 
-/** The answer to a channel request (spec §2.2). Answer within 3 s; the service waits 6 s, 3.5 s on the phone. */
+/** The answer to a channel request (protocol §2.2). Answer within 3 s; the service waits 6 s, 3.5 s on the phone. */
 export interface ChannelResponseBody {
   /** At most 2000 characters; empty means no answer. Spoken on the phone: avoid long lists and links. */
   reply: string;
@@ -29,7 +29,7 @@ export interface ChannelResponseBody {
   customer?: { email?: string; name?: string };
 }
 
-/** One tool of the manifest (spec §2.3). */
+/** One tool of the manifest (protocol §2.3). */
 export interface ToolDefinition {
   /** Letters, digits, _ and -; at most 64 characters. */
   name: string;
@@ -39,12 +39,12 @@ export interface ToolDefinition {
   parameters: { type: 'object'; properties: Record<string, unknown>; required?: string[] };
 }
 
-/** GET {tools_base}/manifest answers this (spec §2.3): at most 8 tools. */
+/** GET {tools_base}/manifest answers this (protocol §2.3): at most 8 tools. */
 export interface ToolManifestBody {
   tools: ToolDefinition[];
 }
 
-/** POST {tools_base} (spec §2.4). */
+/** POST {tools_base} (protocol §2.4). */
 export interface ToolCallRequestBody {
   tool: string;
   args: Record<string, unknown>;
@@ -53,5 +53,5 @@ export interface ToolCallRequestBody {
   sent_at: number;
 }
 
-/** The answer to a tool call (spec §2.5). The first 6000 characters of the result are passed to the AI. */
+/** The answer to a tool call (protocol §2.5). The first 6000 characters of the result are passed to the AI. */
 export type ToolCallResponseBody = { ok: true; result: unknown } | { ok: false; error: string };

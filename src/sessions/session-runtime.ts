@@ -164,7 +164,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         const credentials = await deps.credentials(input.workspaceId);
         if (!credentials) return summary({ outcome: 'no_answer', reason: 'not_configured' });
         const timeoutMs = input.deadlineAt - now();
-        // A restored turn whose deadline has passed does not call again (spec §8: never longer than the deadline).
+        // A restored turn whose deadline has passed does not call again (protocol §8: never longer than the deadline).
         if (timeoutMs <= 0) return summary({ outcome: 'no_answer', reason: 'timeout' });
         const request = buildChannelRequest({
           channel: input.channel,
@@ -218,7 +218,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
         const teamAvailable = deps.teamAvailable ? await deps.teamAvailable(input.workspaceId) : await deps.sessions.teamAvailable(input.workspaceId);
         const sessionId = live.get(key(input.workspaceId, input.channel, input.sessionId))?.id ?? null;
-        // spec §2.2: 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
+        // protocol §2.2: 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
         // follow-up. 'forward': the customer is told and the team is notified.
         if (input.kind === 'human' && input.channel === 'phone' && teamAvailable) {
           return { kind: 'human', connected: true, sentence: phrase('handoff_human', input.language) };
@@ -249,7 +249,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   function render(entry: Live, e: Extract<SessionEmitted, { type: 'reply' }>): string {
     const text = e.text.trim().length > 0 ? e.text : phrase('dont_know', e.language);
     if (entry.channel === 'phone') return renderForSpeech(text, e.language);
-    // spec §1.3: on WhatsApp a handled answer is sent as it is.
+    // protocol §1.3: on WhatsApp a handled answer is sent as it is.
     if (entry.channel === 'whatsapp' && e.source === 'integrator') return text;
     return renderForText(text, entry.channel);
   }

@@ -2,14 +2,14 @@
 
 /**
  * The language sent when the one given is unusable. English, because it is the language an integrator is most likely
- * to answer in when it cannot tell; the spec (§2.1) only asks for a two-letter code and names nl and en.
+ * to answer in when it cannot tell; protocol §2.1 only asks for a two-letter code and names nl and en.
  */
 export const DEFAULT_LANGUAGE = 'en';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
 /**
- * A two-letter ISO 639-1 code, lowercase (spec §2.1, §2.4: "two-letter language code").
+ * A two-letter ISO 639-1 code, lowercase (protocol §2.1, §2.4: "two-letter language code").
  *
  * The primary subtag of a BCP 47 or POSIX tag is taken ('nl-NL', 'nl_NL.UTF-8' → 'nl'; 'EN' → 'en'), three-letter
  * codes that have a two-letter form are mapped to it ('nld' → 'nl'), deprecated codes to their current form

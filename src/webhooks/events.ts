@@ -1,5 +1,5 @@
 /**
- * The payloads of outgoing webhooks, exactly as spec §6 gives them. Timestamps are ISO 8601 UTC with milliseconds
+ * The payloads of outgoing webhooks, exactly as protocol §6 gives them. Timestamps are ISO 8601 UTC with milliseconds
  * (`Date.prototype.toISOString`).
  */
 
@@ -9,7 +9,7 @@ export const subscribableEvents = ['new_chat', 'escalation', 'new_lead'] as cons
 export type SubscribableEvent = (typeof subscribableEvents)[number];
 
 /**
- * Values of `escalation.type` (spec §6 leaves them open): `requested` when the visitor used the escalate route (the
+ * Values of `escalation.type` (protocol §6 leaves them open): `requested` when the visitor used the escalate route (the
  * widget's button), `detected` when the visitor's own words asked for a person.
  */
 export type EscalationType = 'requested' | 'detected';

@@ -1,6 +1,6 @@
 /**
  * The bytes a delivery sends. The outbox keeps payloads as jsonb, which does not keep key order, so the body is
- * rebuilt in the order of spec §6's table (event first): the same bytes on every attempt, and a payload that reads
+ * rebuilt in the order of protocol §6's table (event first): the same bytes on every attempt, and a payload that reads
  * like the spec.
  */
 import type { WebhookEventName, WebhookPayload } from './events.ts';

@@ -1,5 +1,5 @@
 /**
- * The workspace's webhook settings and delivery log (interfaces.md, Dashboard API; spec §6): one URL per event, each
+ * The workspace's webhook settings and delivery log (interfaces.md, Dashboard API; protocol §6): one URL per event, each
  * with its own `whsec_` secret (sealed at rest, shown in the answer that made it and never again), rotation with a
  * 24-hour overlap, the test button, and the log with manual retry.
  */
@@ -166,7 +166,7 @@ export function createWebhookService(deps: {
     },
 
     /**
-     * The test button (spec §4.6, §6): the `test` event, recorded in the outbox and delivered like any other (signed,
+     * The test button (protocol §4.6, §6): the `test` event, recorded in the outbox and delivered like any other (signed,
      * through the guarded client) to the URL set for `event`; answers the delivery with its attempt once the outcome
      * is written, or as it stands after TEST_WAIT_MS. It has one attempt and does not count toward the endpoint's
      * health; a disabled endpoint can be tested before it is enabled again.

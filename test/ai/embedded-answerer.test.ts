@@ -109,7 +109,7 @@ describe('below the threshold the customer is offered the team, in their languag
   });
 });
 
-describe("the integrator's context (spec §1.3: handled false is extra context)", () => {
+describe("the integrator's context (protocol §1.3: handled false is extra context)", () => {
   it('is the answer when no passage reaches the threshold (it was written for this very message)', () => {
     const step = composeAnswer(input({ message: 'Where is my parcel?', passages: [], integratorContext: 'Order 1234 left our warehouse on Monday.' }));
     expect(step).toEqual({ kind: 'answer', source: 'knowledge_base', text: 'Order 1234 left our warehouse on Monday.' });

@@ -96,7 +96,7 @@ describe('the OpenAI-compatible adapter', () => {
       expect(messages.at(-1)).toEqual({ role: 'user', content: 'Wanneer zijn jullie open?' });
     });
 
-    it('the system prompt names the language, the channel style and treats texts as data (spec §5.5.5)', async () => {
+    it('the system prompt names the language, the channel style and treats texts as data (protocol §5.5.5)', async () => {
       await adapter.step(input({ workspaceName: 'Fietsenwinkel Jansen' }));
       const prompt = lastRequest().json.messages[0]!.content as string;
       expect(prompt).toContain('Fietsenwinkel Jansen');
@@ -171,7 +171,7 @@ describe('the OpenAI-compatible adapter', () => {
       expect(messages[7]).toEqual({ role: 'tool', tool_call_id: 'call_c', content: 'Order not found' });
     });
 
-    it('answers every call id exactly once: a missing outcome gets a note, a tool result is cut to 6000 characters (spec §8)', async () => {
+    it('answers every call id exactly once: a missing outcome gets a note, a tool result is cut to 6000 characters (protocol §8)', async () => {
       await adapter.step(
         input({
           tools: [orderStatus],

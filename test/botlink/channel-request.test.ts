@@ -22,8 +22,8 @@ const input = (over: Partial<ChannelRequestInput> = {}): ChannelRequestInput => 
 
 const codePoints = (s: string): number => Array.from(s).length;
 
-describe('buildChannelRequest (spec §2.1)', () => {
-  it('carries every field of spec §2.1 in the spec order', () => {
+describe('buildChannelRequest (protocol §2.1)', () => {
+  it('carries every field of protocol §2.1 in the spec order', () => {
     const request = buildChannelRequest(input());
     expect(request).toEqual({
       channel: 'whatsapp',
@@ -119,7 +119,7 @@ describe('cutToChars', () => {
   });
 });
 
-describe('normaliseLanguage: a lowercase two-letter code (spec §2.1)', () => {
+describe('normaliseLanguage: a lowercase two-letter code (protocol §2.1)', () => {
   it.each([
     ['nl', 'nl'],
     ['NL', 'nl'],
@@ -160,7 +160,7 @@ describe('normaliseLanguage: a lowercase two-letter code (spec §2.1)', () => {
   });
 });
 
-describe('encodeChannelRequest: the exact bytes and headers of spec §4.1', () => {
+describe('encodeChannelRequest: the exact bytes and headers of protocol §4.1', () => {
   const request = buildChannelRequest(input({ message: 'Grüße 😀 "quoted"' }));
   const { body, headers } = encodeChannelRequest(request, KEY);
 

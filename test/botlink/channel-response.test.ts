@@ -16,8 +16,8 @@ function noAnswerOf(outcome: ChannelOutcome) {
   return outcome;
 }
 
-describe('a well-formed response is an answer (spec §2.2)', () => {
-  it('reads every field of spec §2.2', () => {
+describe('a well-formed response is an answer (protocol §2.2)', () => {
+  it('reads every field of protocol §2.2', () => {
     const outcome = interpret({
       reply: 'Your order ships today.',
       handled: true,
@@ -64,7 +64,7 @@ describe('a well-formed response is an answer (spec §2.2)', () => {
   });
 });
 
-describe('what spec §7 counts as no answer', () => {
+describe('what protocol §7 counts as no answer', () => {
   it.each([
     [500, { error: 'boom' }],
     [404, { reply: 'a reply with the wrong status still is none' }],
@@ -141,7 +141,7 @@ describe('what spec §7 counts as no answer', () => {
   });
 });
 
-describe('a reply longer than MAX_REPLY_CHARS is cut, with a problem (spec §2.2: at most 2000 characters)', () => {
+describe('a reply longer than MAX_REPLY_CHARS is cut, with a problem (protocol §2.2: at most 2000 characters)', () => {
   it('keeps a reply of exactly the limit without a problem', () => {
     const reply = 'r'.repeat(MAX_REPLY_CHARS);
     const outcome = answerOf(interpret({ reply }));
@@ -171,7 +171,7 @@ describe('a reply longer than MAX_REPLY_CHARS is cut, with a problem (spec §2.2
   });
 });
 
-describe('handled: only an explicit false is false (spec §2.2)', () => {
+describe('handled: only an explicit false is false (protocol §2.2)', () => {
   it.each<[string, unknown, boolean, boolean]>([
     ['absent', undefined, true, false],
     ['true', true, true, false],
@@ -191,7 +191,7 @@ describe('handled: only an explicit false is false (spec §2.2)', () => {
   });
 });
 
-describe('handoff: invalid values are problems, not decisions (spec §2.2)', () => {
+describe('handoff: invalid values are problems, not decisions (protocol §2.2)', () => {
   it.each<[string, unknown, 'human' | 'forward' | null, boolean]>([
     ['absent', undefined, null, false],
     ['null', null, null, false],

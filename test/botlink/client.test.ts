@@ -11,7 +11,7 @@ import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/htt
 
 const key = 'k'.repeat(64);
 
-describe('the Bot Link client (spec §4.1, §7)', () => {
+describe('the Bot Link client (protocol §4.1, §7)', () => {
   let integrator: TestHttpsServer;
   let http: GuardedClient;
   const metrics = createMetrics({ defaultMetrics: false });
@@ -137,7 +137,7 @@ describe('the Bot Link client (spec §4.1, §7)', () => {
     expect(exchange.latencyMs).toBeLessThan(900);
   });
 
-  it('uses the deadline of the channel: 3.5 s on the phone, 6 s otherwise (spec §8)', () => {
+  it('uses the deadline of the channel: 3.5 s on the phone, 6 s otherwise (protocol §8)', () => {
     expect(channelTimeoutMs('phone')).toBe(PHONE_CHANNEL_TIMEOUT_MS);
     expect(channelTimeoutMs('whatsapp')).toBe(CHANNEL_TIMEOUT_MS);
     expect(channelTimeoutMs('webchat')).toBe(CHANNEL_TIMEOUT_MS);

@@ -24,7 +24,7 @@ const UTF8_SIGNATURE = '25cf92debad6690306e38d9bd560b9b8e1bd0711c43cd578bc7773b4
 const NON_ASCII_KEY = 'geheime-sleutel-ßü€-0123456789abcdef';
 const CHANNEL_SIGNATURE_NON_ASCII_KEY = '365a36bc702831877a8bcd16c5ec74f49c1f071a5419aa546878bd3ce483e8df';
 
-describe('signChannelBody: HMAC-SHA256 of the raw body, lowercase hex (spec §5.4)', () => {
+describe('signChannelBody: HMAC-SHA256 of the raw body, lowercase hex (protocol §5.4)', () => {
   it('matches the OpenSSL digest of a channel body', () => {
     expect(signChannelBody(KEY, CHANNEL_BODY)).toBe(CHANNEL_SIGNATURE);
   });
@@ -38,7 +38,7 @@ describe('signChannelBody: HMAC-SHA256 of the raw body, lowercase hex (spec §5.
     expect(signChannelBody(KEY, Buffer.from(UTF8_BODY, 'utf8'))).toBe(UTF8_SIGNATURE);
   });
 
-  it('uses a key that looks like hex as text, never hex-decoded (spec §5.2)', () => {
+  it('uses a key that looks like hex as text, never hex-decoded (protocol §5.2)', () => {
     expect(signChannelBody(HEX_LOOKING_KEY, PING_BODY)).toBe(PING_SIGNATURE_KEY_AS_TEXT);
     expect(signChannelBody(HEX_LOOKING_KEY, PING_BODY)).not.toBe(PING_SIGNATURE_KEY_HEX_DECODED);
   });
@@ -52,7 +52,7 @@ describe('signChannelBody: HMAC-SHA256 of the raw body, lowercase hex (spec §5.
   });
 });
 
-describe("signToolsRequest: HMAC of sent_at + '.' + raw body (spec §5.4)", () => {
+describe("signToolsRequest: HMAC of sent_at + '.' + raw body (protocol §5.4)", () => {
   it('matches the OpenSSL digest of a tool call POST', () => {
     expect(signToolsRequest(KEY, SENT_AT, TOOL_BODY)).toBe(TOOL_SIGNATURE);
     expect(signToolsRequest(KEY, String(SENT_AT), Buffer.from(TOOL_BODY))).toBe(TOOL_SIGNATURE);
@@ -73,12 +73,12 @@ describe("signToolsRequest: HMAC of sent_at + '.' + raw body (spec §5.4)", () =
   });
 });
 
-describe('signaturesEqual: constant-time comparison of hex signatures (spec §5.5.2)', () => {
+describe('signaturesEqual: constant-time comparison of hex signatures (protocol §5.5.2)', () => {
   it('accepts the same signature', () => {
     expect(signaturesEqual(CHANNEL_SIGNATURE, CHANNEL_SIGNATURE)).toBe(true);
   });
 
-  it('accepts upper-case hex, since spec §5.1 leaves the case open', () => {
+  it('accepts upper-case hex, since protocol §5.1 leaves the case open', () => {
     expect(signaturesEqual(CHANNEL_SIGNATURE, CHANNEL_SIGNATURE.toUpperCase())).toBe(true);
     expect(signaturesEqual(CHANNEL_SIGNATURE.toUpperCase(), CHANNEL_SIGNATURE)).toBe(true);
   });
@@ -109,7 +109,7 @@ describe('signaturesEqual: constant-time comparison of hex signatures (spec §5.
   });
 });
 
-describe('generateKey: 64 random characters (spec §5.3)', () => {
+describe('generateKey: 64 random characters (protocol §5.3)', () => {
   it('has GENERATED_KEY_CHARS characters from a URL-safe alphabet', () => {
     const key = generateKey();
     expect(key).toHaveLength(GENERATED_KEY_CHARS);

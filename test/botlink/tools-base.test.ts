@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { toolsBase, toolsUrl } from '../../src/botlink/tools-base.ts';
 
-describe('toolsBase: {tools_base} from {endpoint_url} (spec §4.2)', () => {
+describe('toolsBase: {tools_base} from {endpoint_url} (protocol §4.2)', () => {
   it.each([
     // A final segment /channel is replaced by /tools.
     ['https://x.test/channel', 'https://x.test/tools'],
@@ -51,7 +51,7 @@ describe('toolsBase: {tools_base} from {endpoint_url} (spec §4.2)', () => {
   });
 });
 
-describe('toolsUrl: the manifest and tool call URLs under the tools base (spec §4.3, §4.4)', () => {
+describe('toolsUrl: the manifest and tool call URLs under the tools base (protocol §4.3, §4.4)', () => {
   it.each<[string, '' | '/manifest', string]>([
     ['https://x.test/channel', '/manifest', 'https://x.test/tools/manifest'],
     ['https://x.test/channel', '', 'https://x.test/tools'],

@@ -33,7 +33,7 @@ const manifestBody = {
     })),
   ],
 };
-/** A manifest lists at most eight tools (spec §2.3): these behaviours get a manifest of their own. */
+/** A manifest lists at most eight tools (protocol §2.3): these behaviours get a manifest of their own. */
 const extraTools = ['slow', 'wait150', 'crash', 'garbage', 'no_ok'];
 
 function header(req: { headers: IncomingMessage['headers'] }, name: string): string | undefined {
@@ -41,7 +41,7 @@ function header(req: { headers: IncomingMessage['headers'] }, name: string): str
   return typeof value === 'string' ? value : undefined;
 }
 
-describe('the tools client (spec §2.3–§2.5, §4.2–§4.4, §5.4)', () => {
+describe('the tools client (protocol §2.3–§2.5, §4.2–§4.4, §5.4)', () => {
   let integrator: TestHttpsServer;
   let http: GuardedClient;
   let clock = START;
@@ -127,14 +127,14 @@ describe('the tools client (spec §2.3–§2.5, §4.2–§4.4, §5.4)', () => {
     });
   });
 
-  describe('the manifest request (spec §4.3, §5.4)', () => {
+  describe('the manifest request (protocol §4.3, §5.4)', () => {
     it('is a GET of {tools_base}/manifest with an empty body, signed over sent_at + "."', async () => {
       const result = await client().manifest(ws(), credentials());
       expect(result.status).toBe('ok');
       expect(result.tools.map((t) => t.name)).toEqual(manifestBody.tools.map((t) => t.name));
       const received = integrator.requests.at(-1)!;
       expect(received.method).toBe('GET');
-      expect(received.url).toBe('/tools/manifest?token=abc'); // spec §4.2, the endpoint's query string kept
+      expect(received.url).toBe('/tools/manifest?token=abc'); // protocol §4.2, the endpoint's query string kept
       expect(received.body.length).toBe(0);
       expect(received.headers['user-agent']).toBe('Service-BotLink/1.0');
       expect(received.headers['x-service-sent-at']).toBe('1700000000');
@@ -175,7 +175,7 @@ describe('the tools client (spec §2.3–§2.5, §4.2–§4.4, §5.4)', () => {
     });
   });
 
-  describe('the manifest cache (spec §4.3: 10 minutes)', () => {
+  describe('the manifest cache (protocol §4.3: 10 minutes)', () => {
     it('answers from the cache for 10 minutes, and asks again 1 ms later', async () => {
       const tools = client();
       const first = await tools.manifest(ws(), credentials());
@@ -275,7 +275,7 @@ describe('the tools client (spec §2.3–§2.5, §4.2–§4.4, §5.4)', () => {
     });
   });
 
-  describe('a tool call (spec §2.4, §2.5, §4.4)', () => {
+  describe('a tool call (protocol §2.4, §2.5, §4.4)', () => {
     it('POSTs {tools_base} with the body of §2.4, signed over sent_at + "." + the raw body', async () => {
       const tools = client();
       await tools.manifest(ws(), credentials());

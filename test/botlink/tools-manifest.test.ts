@@ -43,7 +43,7 @@ function nested(levels: number): Record<string, unknown> {
   return schema;
 }
 
-describe('a tool manifest (spec §2.3)', () => {
+describe('a tool manifest (protocol §2.3)', () => {
   it('reads a good manifest: every tool in order, status ok, no problems', () => {
     const { manifest, checks } = read({ tools: [tool('order_status'), tool('product-search'), tool('A1')] });
     expect(manifest).toMatchObject({ status: 'ok', fetchedAt, problems: [] });
@@ -143,7 +143,7 @@ describe('a tool manifest (spec §2.3)', () => {
 
   it.each([
     ['a status other than 200', { tools: [tool('a')] }, 500, false, /HTTP 500/],
-    ['201 (spec §4.3 says 200)', { tools: [tool('a')] }, 201, false, /HTTP 201/],
+    ['201 (protocol §4.3 says 200)', { tools: [tool('a')] }, 201, false, /HTTP 201/],
     ['401, with a hint about the key', '', 401, false, /same key/],
     ['a body cut off at 64 KB', '{"tools":[', 200, true, /64 KB/],
     ['invalid JSON', '{"tools": [', 200, false, /not valid JSON/],

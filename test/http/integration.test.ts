@@ -21,7 +21,7 @@ describeEachDatabase('the Bot Link settings and the test button', (get) => {
     await integrator.close();
   });
   beforeEach(() => {
-    // The integrator of spec §5.5: verify, then answer.
+    // The integrator of protocol §5.5: verify, then answer.
     integrator.handle((req, res, body) => {
       const verdict = verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined);
       if (!verdict.ok) {

@@ -13,7 +13,7 @@ describeEachDatabase('sessions API, live events, team and tools test', (get) => 
   beforeAll(async () => {
     integrator = await startHttpsServer((req, res, body) => {
       if (req.url === '/botlink/tools/manifest') {
-        // The manifest GET is signed over sent_at + '.' (spec §5.4).
+        // The manifest GET is signed over sent_at + '.' (protocol §5.4).
         if (!verifyToolsRequest(key, body, req.headers['x-service-sent-at'] as string, req.headers['x-service-signature'] as string).ok) {
           res.statusCode = 401;
           return void res.end();

@@ -76,7 +76,7 @@ const deferred = <T,>() => {
   return { promise, resolve };
 };
 
-describe('phone turn (spec §1.3)', () => {
+describe('phone turn (protocol §1.3)', () => {
   it('queries the bot link and the knowledge base in parallel, with the 3.5 s deadline as a timestamp', async () => {
     const release = deferred<BotLinkSummary>();
     const { machine, calls } = harness({ botlink: () => release.promise });
@@ -113,7 +113,7 @@ describe('phone turn (spec §1.3)', () => {
     expect(calls.ai[0]!.integratorContext).toBeNull();
   });
 
-  it('a failing bot-link actor never breaks the conversation (spec §1.8)', async () => {
+  it('a failing bot-link actor never breaks the conversation (protocol §1.8)', async () => {
     const { machine } = harness({ botlink: async () => { throw new Error('boom'); } });
     const { say, errors } = start(machine, 'phone');
     expect((await say('Hello?')).source).toBe('knowledge_base');
@@ -121,7 +121,7 @@ describe('phone turn (spec §1.3)', () => {
   });
 });
 
-describe('tool rounds (spec §8: at most three a turn)', () => {
+describe('tool rounds (protocol §8: at most three a turn)', () => {
   it('runs the calls of a round together and gives the outcomes back to the AI', async () => {
     let step = 0;
     const { machine, calls } = harness({
@@ -183,7 +183,7 @@ describe('WhatsApp turn', () => {
     expect(actor.getSnapshot().context.customer).toEqual({ phone: '+31600000000', email: 'jan@example.nl', name: 'Jan' });
   });
 
-  it('does not save them on the phone (spec §2.2: WhatsApp only)', async () => {
+  it('does not save them on the phone (protocol §2.2: WhatsApp only)', async () => {
     const { machine } = harness({ botlink: async () => answer('hi', { customer: { email: 'jan@example.nl' } }) });
     const { actor, say } = start(machine, 'phone');
     await say('hello');

@@ -4,7 +4,7 @@ import { checkUrlSyntax, createAddressPolicy, refusedAddressReason } from '../..
 
 const noAllow = createAddressPolicy([]);
 
-describe('internal or local addresses are refused (spec §4, §8)', () => {
+describe('internal or local addresses are refused (protocol §4, §8)', () => {
   // [address, expected reason or null when it may be connected to]
   const table: [string, string | null][] = [
     // IPv4, one of each refused range

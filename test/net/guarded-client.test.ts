@@ -151,7 +151,7 @@ describe('redirects are never followed', () => {
   });
 });
 
-describe('a response beyond maxBytes is cut off at that size (spec §7.2)', () => {
+describe('a response beyond maxBytes is cut off at that size (protocol §7.2)', () => {
   it('returns exactly maxBytes of a 200 KB body with truncated: true', async () => {
     const big = Buffer.alloc(200 * 1024, 'a');
     big.write('START', 0);
@@ -304,7 +304,7 @@ describe('TLS and connection failures are told apart', () => {
   });
 });
 
-describe('internal or local addresses are refused (spec §4)', () => {
+describe('internal or local addresses are refused (protocol §4)', () => {
   it('refuses a literal loopback URL without an allow list before any connection', async () => {
     const err = await expectFailure(client({}).request(get(`${server.origin}/`)), 'refused_address');
     expect(err.message).toBe('Refused to connect: 127.0.0.1 is a loopback address.');

@@ -91,7 +91,7 @@ let receipts: Receipts;
 
 beforeAll(async () => {
   integrator = await startHttpsServer(async (req, res, body) => {
-    // An integrator without tools (spec §4.3).
+    // An integrator without tools (protocol §4.3).
     if (req.method === 'GET' && req.url === '/botlink/tools/manifest') return sendJson(res, 200, { tools: [] });
     if (!verifyChannelRequest(integrationKey, body, req.headers['x-service-signature'] as string).ok) {
       res.statusCode = 401;

@@ -1,5 +1,5 @@
 /**
- * The integrator's channel response (spec §2.2, §7), as properties: whatever bytes come back, interpreting them gives
+ * The integrator's channel response (protocol §2.2, §7), as properties: whatever bytes come back, interpreting them gives
  * a typed outcome and never throws; the text it keeps follows the outside-text rule (src/text/outside-text.ts); and
  * the dashboard's test button, which shows the response, answers it with a 200.
  */
@@ -16,7 +16,7 @@ import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText, OV
 
 const REASONS = ['status', 'invalid_json', 'cut_off', 'empty_reply'];
 
-/** A response shaped like spec §2.2, each field outside text or any JSON value, any of them left out. */
+/** A response shaped like protocol §2.2, each field outside text or any JSON value, any of them left out. */
 const responseShaped = fc.record(
   {
     reply: fc.oneof(outsideText(), outsideText({ minLength: MAX_REPLY_CHARS - 10, maxLength: MAX_REPLY_CHARS + 50 }), outsideJson(2)),
@@ -36,7 +36,7 @@ const responseShaped = fc.record(
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
-/** The outcome's own shape (spec §2.2, §7): what the session and the dashboard rely on. */
+/** The outcome's own shape (protocol §2.2, §7): what the session and the dashboard rely on. */
 function expectTyped(outcome: ChannelOutcome): void {
   if (outcome.outcome === 'answer') {
     expect(outcome.answer.reply.trim()).not.toBe('');

@@ -1,5 +1,5 @@
 /**
- * The content-sync API's bodies, paths and queries (spec §1.6; src/http/routes/sync.ts), as properties over the real
+ * The content-sync API's bodies, paths and queries (protocol §1.6; src/http/routes/sync.ts), as properties over the real
  * service: whatever a plugin sends, the answer is a success or a clear 4xx, never a 5xx; a page or product that was
  * accepted is stored and listed with its text by the outside-text rule (src/text/outside-text.ts, applied where
  * src/http/app.ts parses JSON, queries and paths), then the knowledge base's own line cleaning (src/knowledge/text.ts).

@@ -1,5 +1,5 @@
 /**
- * What a tool call answers (spec §2.5, §7.3), as properties: whatever comes back, reading it gives a verdict and never
+ * What a tool call answers (protocol §2.5, §7.3), as properties: whatever comes back, reading it gives a verdict and never
  * throws; the content the AI reads (and the turn keeps) follows the outside-text rule (src/text/outside-text.ts) and
  * is otherwise the result as sent.
  */

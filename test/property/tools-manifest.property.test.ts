@@ -1,5 +1,5 @@
 /**
- * The integrator's tool manifest (spec §2.3, §4.3) and the parameter schemas in it, as properties: whatever comes
+ * The integrator's tool manifest (protocol §2.3, §4.3) and the parameter schemas in it, as properties: whatever comes
  * back, reading it gives a manifest (status ok or unavailable) and never throws; a tool kept is a valid one; every
  * string in the manifest follows the outside-text rule (src/text/outside-text.ts); and the argument check compiled
  * from a kept schema answers a verdict for any arguments.

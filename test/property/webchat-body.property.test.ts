@@ -1,5 +1,5 @@
 /**
- * The website chat widget's bodies (spec §1.3, §6; docs/webchat.md), as properties over the real service: whatever a
+ * The website chat widget's bodies (protocol §1.3, §6; docs/webchat.md), as properties over the real service: whatever a
  * browser posts, the answer is a success or a clear 4xx, never a 5xx; what was accepted is stored, its text by the
  * outside-text rule (src/text/outside-text.ts, applied where src/http/app.ts parses JSON) and otherwise as sent.
  */

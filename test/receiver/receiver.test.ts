@@ -51,7 +51,7 @@ describe('the kit agrees with the service on the wire format', () => {
   });
 });
 
-describe('verifyChannelRequest (spec §5.4, §5.5)', () => {
+describe('verifyChannelRequest (protocol §5.4, §5.5)', () => {
   it('accepts a genuine request and gives its sent_at', () => {
     expect(verifyChannelRequest(KEY, Buffer.from(CHANNEL_BODY), CHANNEL_SIGNATURE, at(0))).toEqual({ ok: true, sentAt: SENT_AT });
     expect(verifyChannelRequest(KEY, CHANNEL_BODY, CHANNEL_SIGNATURE, at(0))).toEqual({ ok: true, sentAt: SENT_AT });
@@ -73,7 +73,7 @@ describe('verifyChannelRequest (spec §5.4, §5.5)', () => {
     }
   });
 
-  it('refuses the same JSON re-serialised (spec §5.5.1: the raw bytes are signed)', () => {
+  it('refuses the same JSON re-serialised (protocol §5.5.1: the raw bytes are signed)', () => {
     const pretty = JSON.stringify(JSON.parse(CHANNEL_BODY), null, 2);
     const withSpace = CHANNEL_BODY.replace('"channel":', '"channel": ');
     const escaped = CHANNEL_BODY.replace('😀', '\\ud83d\\ude00');
@@ -105,7 +105,7 @@ describe('verifyChannelRequest (spec §5.4, §5.5)', () => {
     [MAX_CLOCK_SKEW_SECONDS + 1, false],
     [MAX_CLOCK_SKEW_SECONDS + 0.999, true],
     [86_400, false],
-  ])('with the clock %i s from sent_at, accepts: %s (spec §5.5.3: 300 s)', (offset, ok) => {
+  ])('with the clock %i s from sent_at, accepts: %s (protocol §5.5.3: 300 s)', (offset, ok) => {
     expect(verifyChannelRequest(KEY, CHANNEL_BODY, CHANNEL_SIGNATURE, at(offset))).toEqual(ok ? { ok: true, sentAt: SENT_AT } : { ok: false, reason: 'stale' });
   });
 
@@ -144,7 +144,7 @@ describe('verifyChannelRequest (spec §5.4, §5.5)', () => {
   });
 });
 
-describe('verifyToolsRequest (spec §5.4, §5.5)', () => {
+describe('verifyToolsRequest (protocol §5.4, §5.5)', () => {
   it('accepts a genuine manifest GET (empty body)', () => {
     expect(verifyToolsRequest(KEY, '', String(SENT_AT), MANIFEST_SIGNATURE, at(0))).toEqual({ ok: true, sentAt: SENT_AT });
     expect(verifyToolsRequest(KEY, Buffer.alloc(0), String(SENT_AT), MANIFEST_SIGNATURE, at(0)).ok).toBe(true);
@@ -180,7 +180,7 @@ describe('verifyToolsRequest (spec §5.4, §5.5)', () => {
   it.each([
     ['missing', undefined],
     ['empty', ''],
-  ])('refuses a request whose X-Service-Sent-At is %s (spec §5.5.3)', (_name, header) => {
+  ])('refuses a request whose X-Service-Sent-At is %s (protocol §5.5.3)', (_name, header) => {
     expect(verifyToolsRequest(KEY, '', header, MANIFEST_SIGNATURE, at(0))).toEqual({ ok: false, reason: 'missing_sent_at' });
   });
 
@@ -260,7 +260,7 @@ describe('channelReceiver and toolsReceiver on a real server', () => {
     expect(await response.json()).toEqual({ reply: 'You said: Wo ist meine Bestellung? 😀', received: JSON.parse(CHANNEL_BODY) });
   });
 
-  it('answers a bad signature with 401 and an empty body (spec §5.5.4)', async () => {
+  it('answers a bad signature with 401 and an empty body (protocol §5.5.4)', async () => {
     rejected.length = 0;
     const response = await postChannel(flipOneByte(CHANNEL_BODY), CHANNEL_SIGNATURE);
     expect(response.status).toBe(401);

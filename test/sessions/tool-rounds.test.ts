@@ -1,5 +1,5 @@
 /**
- * spec §8 end to end: the phone AI may call the integrator's tools for at most three rounds a turn. A scripted
+ * protocol §8 end to end: the phone AI may call the integrator's tools for at most three rounds a turn. A scripted
  * OpenAI-compatible server that always asks for a tool meets real signed tool calls to a real integrator.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ describeEachDatabase('tool rounds with a language model', (get) => {
     expect(llmRequests).toHaveLength(MAX_TOOL_ROUNDS + 1);
     expect(llmRequests.at(-1)!.tools).toBeUndefined();
 
-    // The model saw each tool result cut to its first 6000 characters (spec §2.5, §8).
+    // The model saw each tool result cut to its first 6000 characters (protocol §2.5, §8).
     const toolMessages = llmRequests.at(-1)!.messages.filter((m) => m.role === 'tool');
     expect(toolMessages).toHaveLength(MAX_TOOL_ROUNDS);
     for (const m of toolMessages) expect(m.content).toHaveLength(MAX_TOOL_RESULT_CHARS);

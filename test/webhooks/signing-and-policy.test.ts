@@ -59,7 +59,7 @@ describe('signing (Standard Webhooks)', () => {
   });
 });
 
-describe('payload bytes (spec §6)', () => {
+describe('payload bytes (protocol §6)', () => {
   it('puts the keys in the order of the spec table, whatever order jsonb returned them in', () => {
     const stored = { timestamp: '2026-01-01T00:00:00.000Z', phone: '', email: 'jan@example.com', name: 'Jan', conversation_id: 'c1', event: 'new_lead' };
     expect(encodePayload(stored)).toBe('{"event":"new_lead","conversation_id":"c1","name":"Jan","email":"jan@example.com","phone":"","timestamp":"2026-01-01T00:00:00.000Z"}');

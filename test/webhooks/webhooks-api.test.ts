@@ -1,5 +1,5 @@
 /**
- * Outgoing webhooks through the real service (spec §6, interfaces.md Dashboard API): settings, signed deliveries
+ * Outgoing webhooks through the real service (protocol §6, interfaces.md Dashboard API): settings, signed deliveries
  * verified with the official `standardwebhooks` library, the test button, the log, manual retry, rotation, and the
  * refusals (SSRF at connect time, redirects, 410).
  */
@@ -52,7 +52,7 @@ describeEachDatabase('outgoing webhooks through the dashboard API', (get) => {
     receiver.handle((_req, res) => sendJson(res, 200, { ok: true }));
   });
 
-  describe('who may change webhooks (spec §5.6)', () => {
+  describe('who may change webhooks (protocol §5.6)', () => {
     it.each([
       ['GET', '/v1/webhooks'],
       ['PUT', '/v1/webhooks/new_chat'],
@@ -110,7 +110,7 @@ describeEachDatabase('outgoing webhooks through the dashboard API', (get) => {
   });
 
   describe('a delivery', () => {
-    it('POSTs the spec §6 payload as JSON, signed so that the official library verifies it', async () => {
+    it('POSTs the protocol §6 payload as JSON, signed so that the official library verifies it', async () => {
       const payload = newChat(1);
       const id = await emit(payload);
       const request = await until(() => hooks(id)[0], 10_000, 'the delivery');
@@ -122,7 +122,7 @@ describeEachDatabase('outgoing webhooks through the dashboard API', (get) => {
       expect(Math.abs(w.timestamp - Date.now() / 1000)).toBeLessThan(30);
       expect(w.signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
       expect(verify(secret, w)).toEqual(payload);
-      // Keys in the order of spec §6's table, event first.
+      // Keys in the order of protocol §6's table, event first.
       expect(Object.keys(JSON.parse(w.body))).toEqual(['event', 'conversation_id', 'visitor_message', 'page_url', 'timestamp', 'dashboard_url']);
 
       const logged = await until(async () => {
@@ -196,7 +196,7 @@ describeEachDatabase('outgoing webhooks through the dashboard API', (get) => {
     });
   });
 
-  describe('the test button (spec §4.6, §6)', () => {
+  describe('the test button (protocol §4.6, §6)', () => {
     it("sends {\"event\":\"test\"} to the event's URL and answers what came back", async () => {
       receiver.handle((_req, res) => sendJson(res, 202, { accepted: true }));
       const res = await service.api('POST', '/v1/webhooks/test', { token: ws.owner, body: { event: 'new_chat' } });

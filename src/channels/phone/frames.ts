@@ -16,7 +16,7 @@ export interface SetupFrame {
   type: 'setup';
   /** The relay session (Twilio VX…); logged only. */
   sessionId: string | null;
-  /** The call (Twilio CA…): the session_id sent to the integrator (spec §2.1). */
+  /** The call (Twilio CA…): the session_id sent to the integrator (protocol §2.1). */
   callSid: string;
   from: string;
   to: string;

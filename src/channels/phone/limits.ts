@@ -6,7 +6,7 @@
 /**
  * No dead air: when the answer is not ready this long after the caller's final prompt, a filler sentence is spoken
  * (a preemptible text frame) at most once a turn. 1.5 s is about the longest pause a caller accepts without asking
- * "hello?"; the phone's bot-link deadline (3.5 s, spec §8) is well past it.
+ * "hello?"; the phone's bot-link deadline (3.5 s, protocol §8) is well past it.
  */
 export const PHONE_FILLER_MS = 1_500;
 
@@ -15,7 +15,7 @@ export const PHONE_PING_MS = 15_000;
 
 /**
  * A frame larger than this is dropped (logged, counted) and the call goes on. A prompt of 2000 characters
- * (spec §8 message length) is far below it even in four-byte UTF-8.
+ * (protocol §8 message length) is far below it even in four-byte UTF-8.
  */
 export const PHONE_MAX_FRAME_BYTES = 64 * 1024;
 

@@ -241,7 +241,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       sendEnd();
       return;
     }
-    // spec §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
+    // protocol §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
     const customerPhone = normaliseE164(frame.from);
     // If the socket closes meanwhile, the close handler (queued behind this) still ends the session. `hold`: the call's
     // socket keeps the conversation in this process, so its turns skip the per-turn lease.
@@ -456,7 +456,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     if (current) interrupt(null);
     const available = await deps.teamAvailable(o.workspaceId);
     if (closed || ending) return;
-    // spec §2.2: on the phone a person is connected only while the team is available; otherwise the team follows up.
+    // protocol §2.2: on the phone a person is connected only while the team is available; otherwise the team follows up.
     if (available) {
       const sentence = phrase('handoff_human', language);
       sendText(sentence);

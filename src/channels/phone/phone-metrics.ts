@@ -4,7 +4,7 @@ import { CHANNEL_TARGET_MS } from '../../limits.ts';
 
 export function createPhoneMetrics(registry: Registry) {
   const registers = [registry];
-  // Around the filler (1.5 s) and the spec's targets (3 s answer, 3.5 s phone deadline; spec §8).
+  // Around the filler (1.5 s) and the spec's targets (3 s answer, 3.5 s phone deadline; protocol §8).
   const buckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, CHANNEL_TARGET_MS / 1000, 3.5, 5, 8];
   return {
     framesDropped: new Counter({

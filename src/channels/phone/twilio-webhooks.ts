@@ -76,7 +76,7 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
           return dialTwiml(transfer);
         }
         // Team hours ended or the switch went off since the handoff was promised, or no transfer number is set: the
-        // team follows up instead (spec §2.2).
+        // team follows up instead (protocol §2.2).
         log.info({ transferNumber: transfer !== null }, 'no person to dial; the team follows up');
         await sessions.addNotification({
           id: randomUUID(),

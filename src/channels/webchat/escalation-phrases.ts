@@ -1,5 +1,5 @@
 /**
- * Detecting that a visitor asks for a person in their own words (spec §6 escalation, type `detected`). A small,
+ * Detecting that a visitor asks for a person in their own words (protocol §6 escalation, type `detected`). A small,
  * fixed phrase list per language, matched as whole words: "human" matches "a human please" but not "humane", and
  * "medewerker" matches "een medewerker spreken" but not "medewerkerstevredenheid".
  *

@@ -1,12 +1,12 @@
 /**
  * The website chat's own limits and defaults, in one place (docs/webchat.md). The spec's limits (message, name and
- * email lengths, spec §8) come from src/limits.ts and are re-exported here so the webchat code imports one module.
+ * email lengths, protocol §8) come from src/limits.ts and are re-exported here so the webchat code imports one module.
  */
 export { MAX_EMAIL_CHARS, MAX_MESSAGE_CHARS, MAX_NAME_CHARS } from '../../limits.ts';
 
-/** `page_url` of new_chat (spec §6: a URL): at most 2048 characters, the de-facto browser URL limit. */
+/** `page_url` of new_chat (protocol §6: a URL): at most 2048 characters, the de-facto browser URL limit. */
 export const MAX_PAGE_URL_CHARS = 2_048;
-/** A visitor's phone number in a lead (spec §6: may be empty); E.164 has 15 digits, this leaves room for formatting. */
+/** A visitor's phone number in a lead (protocol §6: may be empty); E.164 has 15 digits, this leaves room for formatting. */
 export const MAX_PHONE_CHARS = 32;
 /** Characters a phone number may consist of: digits, +, spaces and the usual separators. */
 export const PHONE_PATTERN = '^[0-9+()./ -]*$';

@@ -1,7 +1,7 @@
 /**
- * Website chat (spec §1.3, §6; interfaces.md: Channels → Website chat). A visitor's conversation on the customer's
+ * Website chat (protocol §1.3, §6; interfaces.md: Channels → Website chat). A visitor's conversation on the customer's
  * web page: it answers from the knowledge base only (the session runtime never calls the bot link for `webchat`),
- * and it emits the spec §6 events `new_chat`, `new_lead` and `escalation` into the outbox, each in the same
+ * and it emits the protocol §6 events `new_chat`, `new_lead` and `escalation` into the outbox, each in the same
  * transaction as the state change that causes it (src/webhooks/outbox.ts), so an event exists exactly when its
  * cause was committed.
  *
@@ -56,7 +56,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     ? new Counter({ name: 'webchat_events_recorded_total', help: 'Website-chat events written to the outbox, by event and escalation type.', labelNames: ['event', 'type'] as const, registers: [deps.metrics.registry] })
     : null;
 
-  /** The team sentence (spec §2.2 'forward': the team follows up) in the conversation's language. */
+  /** The team sentence (protocol §2.2 'forward': the team follows up) in the conversation's language. */
   const teamSentence = (language: string | null | undefined) => phrase('handoff_forward', language ?? 'en');
 
   async function conversation(workspaceId: string, id: string) {
@@ -151,7 +151,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     async escalate(workspaceId: string, conversationId: string, input: { message?: string | undefined; language: string | null }): Promise<{ reply: string }> {
       const row = await conversation(workspaceId, conversationId);
       const given = input.message?.trim();
-      // spec §6 wants the visitor's message: the one given with the button, else the visitor's latest one.
+      // protocol §6 wants the visitor's message: the one given with the button, else the visitor's latest one.
       const visitorMessage = given || (await repo.latestVisitorMessage(workspaceId, row.id)) || '';
       const at = now();
       const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, row.id, 'requested', visitorMessage, at));

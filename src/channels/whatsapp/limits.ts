@@ -44,7 +44,7 @@ export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60_000;
 export const PRUNE_INTERVAL_MS = 10 * 60_000;
 export const PRUNE_BATCH = 5_000;
 
-/** Customer messages in turn at once in one process (each waits on the bot link for up to 6 s, spec §8). */
+/** Customer messages in turn at once in one process (each waits on the bot link for up to 6 s, protocol §8). */
 export const MAX_CONCURRENT_TURNS = 32;
 /**
  * How long a claimed customer message belongs to its process: longer than a turn (the session lease of 60 s that a
@@ -57,7 +57,7 @@ export const MAX_INBOUND_ATTEMPTS = 3;
 // ── Conversations ───────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * A customer who writes again after this much silence starts a new conversation (a new session_id, spec §2.1).
+ * A customer who writes again after this much silence starts a new conversation (a new session_id, protocol §2.1).
  * 24 hours is Meta's customer-service window: after it a business may not answer freely any more (error 131047), so
  * a conversation on WhatsApp cannot meaningfully outlive it.
  */

@@ -29,7 +29,7 @@ export interface InboundMessage {
   type: string;
   /** The text of a `text` message; null for every other type. */
   text: string | null;
-  /** `contacts[].profile.name` of the sender, cut to spec §8's 120 characters; null when Meta sent none. */
+  /** `contacts[].profile.name` of the sender, cut to protocol §8's 120 characters; null when Meta sent none. */
   profileName: string | null;
 }
 
@@ -181,7 +181,7 @@ export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhoo
   return { changes, skipped };
 }
 
-/** spec §2.1 customer.phone in E.164: `+` and the wa_id's digits; null when there are none. */
+/** protocol §2.1 customer.phone in E.164: `+` and the wa_id's digits; null when there are none. */
 export function e164(waId: string): string | null {
   const digits = waId.replace(/\D/g, '');
   return digits.length === 0 ? null : `+${digits}`;

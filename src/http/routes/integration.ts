@@ -1,4 +1,4 @@
-/** The Bot Link settings and the test button (interfaces.md: Dashboard API; spec §1.7, §4.6). Owners and admins only. */
+/** The Bot Link settings and the test button (interfaces.md: Dashboard API; protocol §1.7, §4.6). Owners and admins only. */
 import type { IntegrationService } from '../../integration/integration-service.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import { route, type RouteDefinition } from '../route.ts';

@@ -1,5 +1,5 @@
 /**
- * Website chat (spec §1.3, §6; interfaces.md: Channels → Website chat; docs/webchat.md).
+ * Website chat (protocol §1.3, §6; interfaces.md: Channels → Website chat; docs/webchat.md).
  * - The widget's routes take the widget key in `X-Widget-Key` (access `widget`); the gate below /v1/webchat/
  *   (src/channels/webchat/widget-gate.ts) has already checked the key, the page's Origin and the rate limit.
  * - The widget's settings (`GET|PUT /v1/webchat`, the allowed web origins) are for owners and admins.
@@ -27,7 +27,7 @@ const visitorText = (what: string): JsonSchema => ({
   minLength: 1,
   maxLength: MAX_MESSAGE_CHARS,
   pattern: '\\S',
-  description: `${what}; at most ${MAX_MESSAGE_CHARS} characters (spec §8).`,
+  description: `${what}; at most ${MAX_MESSAGE_CHARS} characters (protocol §8).`,
 });
 const language: JsonSchema = {
   type: 'string',
@@ -77,7 +77,7 @@ function languageOf(req: Request, given: string | undefined): string | null {
   return /^[a-z]{2}$/.test(primary) ? primary : null;
 }
 
-/** spec §6 page_url: a URL; we take http(s) pages only, with a host. */
+/** protocol §6 page_url: a URL; we take http(s) pages only, with a host. */
 function pageUrl(text: string): string {
   let url: URL | undefined;
   try {
@@ -143,9 +143,9 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         required: ['name', 'email'],
         additionalProperties: false,
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, pattern: '\\S', description: `At most ${MAX_NAME_CHARS} characters (spec §8).` },
-          email: { type: 'string', format: 'email', maxLength: MAX_EMAIL_CHARS, description: `At most ${MAX_EMAIL_CHARS} characters (spec §8).` },
-          phone: { type: 'string', maxLength: MAX_PHONE_CHARS, pattern: PHONE_PATTERN, description: 'May be empty or left out (spec §6).' },
+          name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, pattern: '\\S', description: `At most ${MAX_NAME_CHARS} characters (protocol §8).` },
+          email: { type: 'string', format: 'email', maxLength: MAX_EMAIL_CHARS, description: `At most ${MAX_EMAIL_CHARS} characters (protocol §8).` },
+          phone: { type: 'string', maxLength: MAX_PHONE_CHARS, pattern: PHONE_PATTERN, description: 'May be empty or left out (protocol §6).' },
         },
       },
       responses: {

@@ -1,6 +1,6 @@
 /**
- * Outgoing webhook settings, the test button and the delivery log (interfaces.md: Dashboard API; spec §6). Owners
- * and admins only (spec §5.6).
+ * Outgoing webhook settings, the test button and the delivery log (interfaces.md: Dashboard API; protocol §6). Owners
+ * and admins only (protocol §5.6).
  */
 import { AppError, notFound } from '../../errors.ts';
 import { subscribableEvents } from '../../webhooks/events.ts';

@@ -1,5 +1,5 @@
 /**
- * Website chat end to end (spec §1.3, §6; interfaces.md: Channels → Website chat): the real service on loopback, real
+ * Website chat end to end (protocol §1.3, §6; interfaces.md: Channels → Website chat): the real service on loopback, real
  * HTTP with Origin headers as a browser sends them, the knowledge base seeded through the sync API, and the events
  * read straight from the outbox (`webhook_events`).
  */
@@ -76,7 +76,7 @@ describeEachDatabase('website chat', (get) => {
   describe('a conversation', () => {
     let conversationId = '';
 
-    it('starts with new_chat in the outbox, with exactly the spec §6 fields, and answers from the knowledge base', async () => {
+    it('starts with new_chat in the outbox, with exactly the protocol §6 fields, and answers from the knowledge base', async () => {
       const res = await start('How fast do you ship my order?', { headers: { 'accept-language': 'en-GB,en;q=0.9' } });
       expect(res.status).toBe(201);
       expect(res.body.conversation_id).toMatch(UUID);
@@ -142,7 +142,7 @@ describeEachDatabase('website chat', (get) => {
       expect(leads.map((e) => e.payload.phone)).toEqual(['', '+31 6 1234 5678']);
     });
 
-    it('a lead needs a valid email and a name within the spec §8 lengths (400 naming the field)', async () => {
+    it('a lead needs a valid email and a name within the protocol §8 lengths (400 naming the field)', async () => {
       const path = `/v1/webchat/conversations/${conversationId}/lead`;
       const badEmail = await widget(path, { name: 'Jan', email: 'not-an-email' });
       expect(badEmail.status).toBe(400);

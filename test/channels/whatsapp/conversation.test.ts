@@ -120,7 +120,7 @@ describeEachDatabase('WhatsApp conversations', (get) => {
       await done(id);
       const request = h.channelRequests().find((r) => r.customer.phone === `+${customer}`);
       expect(request?.message).toBe('Café open? ¿Dónde está mi pedido? 😊 https://shop.example/orders/1234');
-      // The profile name is not a field of the channel request (spec §2.1); it is kept on the conversation.
+      // The profile name is not a field of the channel request (protocol §2.1); it is kept on the conversation.
       expect(JSON.stringify(request)).not.toContain('Zoë');
       const conversation = await h.service.database.db.selectFrom('whatsapp_conversations').selectAll().where('wa_id', '=', customer).executeTakeFirstOrThrow();
       expect(conversation.profile_name).toBe('Zoë Østergaard-Muñoz 李雷 🌻');
