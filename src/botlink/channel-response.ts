@@ -53,7 +53,8 @@ export type NoAnswerOutcome = Extract<ChannelOutcome, { outcome: 'no_answer' }>;
 
 /** A no-answer outcome; also for the HTTP client's own reasons (timeout, refused address, TLS, …). */
 export function noAnswer(reason: NoAnswerReason, message: string, problems: ResponseProblem[] = [], parsed?: unknown): NoAnswerOutcome {
-  return { outcome: 'no_answer', reason, message, problems, ...(parsed === undefined ? {} : { parsed }) };
+  // A message may quote the endpoint's bytes (JSON.parse's error does): it is outside text too, stored with the turn.
+  return { outcome: 'no_answer', reason, message: cleanText(message), problems, ...(parsed === undefined ? {} : { parsed }) };
 }
 
 /**

@@ -171,7 +171,9 @@ describeEachDatabase('the test button shows any channel response', (get) => {
         expect(['answer', 'no_answer']).toContain(res.body.outcome);
         expectAllClean(res.body);
       }),
-      { numRuns: 30, ...OVER_HTTP },
+      // A body of one 0x00 byte: JSON.parse's error message quoted it, and the message went out uncleaned (found by
+      // this property in CI, seed 589104568).
+      { numRuns: 30, ...OVER_HTTP, examples: [[200, Buffer.from([0])]] },
     );
   });
 
