@@ -32,7 +32,7 @@ import { Webhook } from 'standardwebhooks';
 import { openDatabase, type Db } from '../db/database.ts';
 import { verifyChannelRequest } from '../src/receiver/index.ts';
 import { fixture, metaSignature, unixSeconds } from '../test/channels/whatsapp/fixtures/meta.ts';
-import { freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
 import { textTable } from './lib/benchmark.ts';
 import { machineInfo, runConditions } from './lib/report.ts';
 import { round, summarize } from './lib/stats.ts';
@@ -211,16 +211,6 @@ async function startPeers(workspaces: Workspace[]) {
 
 // ── The service and its set-up ──────────────────────────────────────────────────────────────────────────────────
 
-async function api(base: string, method: string, path: string, token: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
 
 /** The service's NODE_EXTRA_CA_CERTS: whatever bundle this machine names, plus the test CA the peers' certificate comes from. */
 function caBundle(folder: string): string {

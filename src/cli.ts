@@ -13,6 +13,7 @@ import { createLoginThrottle } from './auth/login-throttle.ts';
 import { loadConfig } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { AppError, ConfigError } from './errors.ts';
+import { isUuid } from './ids.ts';
 
 const usage = `Usage:
   npm run cli -- workspace create --name <name> --owner <email>
@@ -23,7 +24,6 @@ restore-owner: the user with that email becomes an owner (or is added as one) wi
 printed once (JSON). Invite links start with PUBLIC_URL.`;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -55,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
   } else {
     const workspace = values.workspace?.trim();
     const email = values.email?.trim();
-    if (!workspace || !UUID.test(workspace)) return fail('--workspace must be a workspace id (a UUID).');
+    if (!workspace || !isUuid(workspace)) return fail('--workspace must be a workspace id (a UUID).');
     if (!email || !EMAIL.test(email)) return fail('--email must be an email address.');
     run = (accounts) => accounts.restoreOwner(workspace, email);
   }

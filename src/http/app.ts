@@ -21,6 +21,7 @@ import { compileBodyValidator, compileParamsMatcher, compileQueryValidator } fro
 import { TWILIO_MAX_FORM_BYTES, TWILIO_WEBHOOK_PREFIX } from '../channels/phone/limits.ts';
 // WhatsApp (src/channels/whatsapp).
 import { WHATSAPP_MAX_WEBHOOK_BYTES, WHATSAPP_WEBHOOK_PATH } from '../channels/whatsapp/limits.ts';
+import { isUuid } from '../ids.ts';
 
 export interface AppDeps {
   routes: readonly RouteDefinition[];
@@ -136,7 +137,7 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
 
     // An id that is not an id names nothing: 404 before any work (and before it reaches a uuid column).
     for (const [name, value] of Object.entries(params)) {
-      if (isIdParam(name) && !UUID.test(value)) throw new AppError('not_found', `No ${name} ${value.slice(0, 64)} here: ids are UUIDs.`);
+      if (isIdParam(name) && !isUuid(value)) throw new AppError('not_found', `No ${name} ${value.slice(0, 64)} here: ids are UUIDs.`);
     }
 
     const { principal, workspaceId } = await authorise(definition, req, deps);
@@ -153,8 +154,6 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     else res.json(result.body);
   });
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Reads and parses the body after authentication: JSON for every route, except the bodies read before (WhatsApp's raw

@@ -113,3 +113,15 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     },
   };
 }
+
+/** One JSON call to a running service with a bearer token; throws with the answer when it is not 2xx. */
+export async function api(base: string, method: string, path: string, token: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}

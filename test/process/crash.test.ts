@@ -35,7 +35,7 @@ import { openDatabase, type Db } from '../../db/database.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { fixture, metaSignature, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
-import { freePort, startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { until } from '../webhooks/receiver.ts';
 
 const postgresUrl = process.env.TEST_DATABASE_URL;
@@ -140,16 +140,6 @@ afterAll(async () => {
 
 // ── The service's settings, made through its API as an operator and a workspace owner would ───────────────────────
 
-async function api(base: string, method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
 
 async function configure(base: string): Promise<{ owner: string; widgetKey: string }> {
   const created = await api(base, 'POST', '/v1/admin/workspaces', ADMIN_TOKEN, { name: 'Crash', owner_email: 'owner@crash.example' });

@@ -27,6 +27,7 @@ import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/eve
 import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
 import { asksForPerson } from './escalation-phrases.ts';
 import { parseAllowedOrigins } from './origins.ts';
+import { isUuid } from '../../ids.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
@@ -44,8 +45,6 @@ export interface WebchatSettings {
   updated_at: string | null;
 }
 
-/** A conversation id is a UUID; anything else cannot name one (and must not reach a uuid column as text). */
-const CONVERSATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createWebchatService(deps: WebchatServiceDeps) {
   const { db, runtime } = deps;
@@ -60,7 +59,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
   const teamSentence = (language: string | null | undefined) => phrase('handoff_forward', language ?? 'en');
 
   async function conversation(workspaceId: string, id: string) {
-    const row = CONVERSATION_ID.test(id) ? await repo.findConversation(workspaceId, id) : undefined;
+    const row = isUuid(id) ? await repo.findConversation(workspaceId, id) : undefined;
     // Another workspace's conversation is answered exactly like a missing one.
     if (!row) throw notFound('The conversation');
     return row;
@@ -131,7 +130,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
 
     /** POST /v1/webchat/conversations/{id}/lead: the contact details on the conversation, and new_lead. */
     async lead(workspaceId: string, conversationId: string, input: Lead): Promise<{ recorded: boolean }> {
-      if (!CONVERSATION_ID.test(conversationId)) throw notFound('The conversation');
+      if (!isUuid(conversationId)) throw notFound('The conversation');
       const at = now();
       const lead = { name: input.name.trim(), email: input.email.trim(), phone: input.phone.trim() };
       const outcome = await db.transaction().execute(async (trx) => {

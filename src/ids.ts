@@ -1,0 +1,6 @@
+/** Our ids are UUIDs (sessions, users, deliveries, conversations, workspaces): one pattern for every check. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
