@@ -1,69 +1,38 @@
-// Over 400 lines: the registry, its lease rounds and the wiring of each actor share the live map (next to move out: the providers).
 /**
  * The session runtime: one live actor per conversation in this process (a registry), persisted to PostgreSQL at
  * every turn end, passivated when idle and restored on the next message. Across processes a turn runs only where
  * the session's database lease is held, so two engines on one PostgreSQL never run one session's turn at once.
  *
- * It provides the machine's I/O actors from the real services, renders replies for their channel, and streams what
- * happens to listeners (the dashboard's SSE, the channels).
+ * It renders replies for their channel and streams what happens to listeners (the dashboard's SSE, the channels). The
+ * machine's I/O actors are in session-actors.ts, the lease rounds in session-leases.ts, the handoff rule in handoff.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { createActor, fromPromise, type Actor } from 'xstate';
-import { sessionMachine } from '../../machines/session.machine.ts';
-import {
-  SESSION_MACHINE_VERSION,
-  type BotLinkSummary,
-  type HandoffResult,
-  type KnowledgeSummary,
-  type ReplySource,
-  type SessionEmitted,
-  type TurnState,
-} from '../../machines/session-types.ts';
+import { createActor, type Actor } from 'xstate';
+import { SESSION_MACHINE_VERSION, type HandoffResult, type BotLinkSummary, type ReplySource, type SessionEmitted, type TurnState } from '../../machines/session-types.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
 import { renderForSpeech, renderForText } from '../ai/render.ts';
-import type { AiPort } from '../ai/types.ts';
-import { buildChannelRequest } from '../botlink/channel-request.ts';
 import type { Channel } from '../words.ts';
-import type { BotLinkClient } from '../botlink/client.ts';
-import type { ToolsPort } from '../botlink/tools-types.ts';
-import type { KnowledgeSearch } from '../knowledge/types.ts';
 import type { Logger } from '../log.ts';
 import { createReplyStream, type ReplyStream } from './reply-stream.ts';
-import { stateName, summary, turnRecord } from './turn-record.ts';
+import { provideSessionMachine, type ProvidedSessionMachine, type SessionActorDeps } from './session-actors.ts';
+import { createSessionLeases, SESSION_HELD_LEASE_MS, type LeasedSession } from './session-leases.ts';
+import { sessionRecord, turnRecord } from './turn-record.ts';
+
+export type { Credentials } from './session-actors.ts';
+export { SESSION_HELD_LEASE_MS, SESSION_LEASE_MS, SESSION_LEASE_WAIT_MS } from './session-leases.ts';
 
 /** How long an idle session stays live before it is passivated (state kept in the database). */
 export const SESSION_IDLE_MS = 5 * 60_000;
-/** A turn's lease: longer than the longest turn (bot link 6 s + three tool rounds of 4 s + AI) with margin. */
-export const SESSION_LEASE_MS = 60_000;
-/** How long a message waits for another process to finish this session's turn. */
-export const SESSION_LEASE_WAIT_MS = 30_000;
-/**
- * A lease held for a whole conversation (`open({ hold: true })`, the phone): renewed every third of this, so a crashed
- * process lets go of its calls' sessions within this time.
- */
-export const SESSION_HELD_LEASE_MS = 15_000;
-const LEASE_POLL_MS = 25;
 /**
  * A phone session still open in the database but quiet this long with no lease in force is ended by the sweep
  * (`endAbandonedCalls`): nobody will continue it. Long enough for a call handed back on SIGTERM to reconnect.
  */
 export const SESSION_ABANDONED_CALL_MS = 5 * 60_000;
 
-export interface Credentials {
-  endpointUrl: string;
-  key: string;
-}
-
-export interface SessionRuntimeDeps {
+export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sessions'> {
   sessions: SessionsRepository;
-  /** The workspace's bot-link endpoint and opened key; undefined when it has none. */
-  credentials: (workspaceId: string) => Promise<Credentials | undefined>;
-  botlink: BotLinkClient;
-  knowledge: KnowledgeSearch;
-  ai: AiPort;
-  tools: ToolsPort;
   logger: Logger;
   /** Names this process in the lease column; default a random id. */
   instanceId?: string;
@@ -72,11 +41,6 @@ export interface SessionRuntimeDeps {
   leaseWaitMs?: number;
   heldLeaseMs?: number;
   now?: () => number;
-  /**
-   * Phone (src/channels/phone/team-availability.ts): whether the team can take a human handoff now, the manual switch
-   * and the team hours together; absent: the manual switch alone (`sessions.teamAvailable`).
-   */
-  teamAvailable?: (workspaceId: string) => Promise<boolean>;
 }
 
 export interface InboundMessage {
@@ -119,24 +83,14 @@ export type SessionStreamEvent =
   | { type: 'turn_cancelled'; sessionId: string; turnId: string; reason: string }
   | { type: 'state'; sessionId: string; state: string; status: 'active' | 'ended' };
 
-type SessionActor = Actor<typeof sessionMachine>;
+type SessionActor = Actor<ProvidedSessionMachine>;
 
-interface Live {
-  id: string;
-  key: string;
-  workspaceId: string;
+interface Live extends LeasedSession {
   channel: Channel;
   actor: SessionActor;
   lastActivity: number;
   waiters: Map<string, (result: TurnResult) => void>;
-  /** Serialises this session's writes. */
-  writes: Promise<void>;
   completed: TurnState | null;
-  /**
-   * The lease is held from open to end (the phone: the call's socket pins the conversation to this process), so a
-   * turn skips the lease round trip and its save keeps the lease.
-   */
-  held: boolean;
   /** The running turn's streamed reply, when its message asked for one (`onText`). */
   stream: ReplyStream | null;
 }
@@ -145,94 +99,43 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const now = deps.now ?? Date.now;
   const owner = deps.instanceId ?? `engine-${randomUUID()}`;
   const idleMs = deps.idleMs ?? SESSION_IDLE_MS;
-  const leaseMs = deps.leaseMs ?? SESSION_LEASE_MS;
-  const leaseWaitMs = deps.leaseWaitMs ?? SESSION_LEASE_WAIT_MS;
   const heldLeaseMs = deps.heldLeaseMs ?? SESSION_HELD_LEASE_MS;
   const live = new Map<string, Live>();
-  /** Lease rounds in progress, by session key (see lease()). */
-  const leasing = new Map<string, Promise<Live>>();
   // Turn ends of all sessions are written in groups: under load one statement stores many turns (db/group-commit.ts).
   const turnWrites = groupCommit<SaveTurnInput>({ write: (batch) => deps.sessions.saveTurns(batch) });
-  let renewTimer: NodeJS.Timeout | null = null;
   const loading = new Map<string, Promise<Live>>();
   const listeners = new Map<string, Set<(event: SessionStreamEvent) => void>>();
   let stopping = false;
 
-  const machine = sessionMachine.provide({
-    actors: {
-      callBotLink: fromPromise(async ({ input, signal }) => {
-        const credentials = await deps.credentials(input.workspaceId);
-        if (!credentials) return summary({ outcome: 'no_answer', reason: 'not_configured' });
-        const timeoutMs = input.deadlineAt - now();
-        // A restored turn whose deadline has passed does not call again (protocol §8: never longer than the deadline).
-        if (timeoutMs <= 0) return summary({ outcome: 'no_answer', reason: 'timeout' });
-        const request = buildChannelRequest({
-          channel: input.channel,
-          sessionId: input.sessionId,
-          message: input.message,
-          language: input.language,
-          customerPhone: input.customerPhone,
-          now: new Date(now()),
-        });
-        const exchange = await deps.botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal });
-        const o = exchange.outcome;
-        return summary({
-          outcome: o.outcome,
-          reason: o.outcome === 'answer' ? 'answer' : o.reason,
-          ...(o.outcome === 'answer' ? { reply: o.answer.reply, handled: o.answer.handled, handoff: o.answer.handoff, customer: o.answer.customer } : {}),
-          problems: o.problems,
-          httpStatus: exchange.httpStatus,
-          latencyMs: exchange.latencyMs,
-          firstByteMs: exchange.firstByteMs,
-        });
-      }),
-      searchKnowledge: fromPromise(async ({ input, signal }): Promise<KnowledgeSummary> => {
-        const result = await deps.knowledge.search(input.workspaceId, input.message, input.language, { signal });
-        return { passages: result.passages, confident: result.confident, tookMs: result.tookMs };
-      }),
-      loadTools: fromPromise(async ({ input, signal }) => {
-        const credentials = await deps.credentials(input.workspaceId);
-        if (!credentials) return [];
-        const manifest = await deps.tools.manifest(input.workspaceId, credentials, signal);
-        return manifest.tools;
-      }),
-      aiStep: fromPromise(async ({ input, signal }) => {
-        const started = performance.now();
-        const entry = live.get(key(input.workspaceId, input.channel, input.sessionId));
-        const stream = entry?.stream?.turnId === input.turnId ? entry.stream : null;
-        if (!entry || !stream) {
-          const step = await deps.ai.step({ ...input, signal });
-          return { step, elapsedMs: performance.now() - started };
-        }
-        const step = await deps.ai.step({ ...input, signal, onText: (piece) => speak(entry, stream, piece, input.language, signal) });
-        return { step: stream.record(step), elapsedMs: performance.now() - started };
-      }),
-      runTools: fromPromise(async ({ input, signal }) => {
-        const credentials = await deps.credentials(input.workspaceId);
-        if (!credentials) {
-          return input.calls.map((c) => ({ id: c.id, name: c.name, ok: false, content: 'Tools are not configured.', failure: 'unknown_tool' as const, latencyMs: 0, httpStatus: null }));
-        }
-        // The calls of one round run concurrently (each has its own 4 s deadline inside the tools client).
-        return Promise.all(input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)));
-      }),
-      handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
-        const teamAvailable = deps.teamAvailable ? await deps.teamAvailable(input.workspaceId) : await deps.sessions.teamAvailable(input.workspaceId);
-        const sessionId = live.get(key(input.workspaceId, input.channel, input.sessionId))?.id ?? null;
-        // protocol §2.2: 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
-        // follow-up. 'forward': the customer is told and the team is notified.
-        if (input.kind === 'human' && input.channel === 'phone' && teamAvailable) {
-          return { kind: 'human', connected: true, sentence: phrase('handoff_human', input.language) };
-        }
-        await deps.sessions.addNotification({
-          id: randomUUID(),
-          workspace_id: input.workspaceId,
-          session_id: sessionId,
-          kind: input.kind === 'human' ? 'human_followup' : 'forward',
-          message: input.message.slice(0, 500),
-        });
-        const sentence = input.kind === 'human' && !teamAvailable ? phrase('team_unavailable', input.language) : phrase('handoff_forward', input.language);
-        return { kind: input.kind, connected: false, sentence };
-      }),
+  const machine = provideSessionMachine({ ...deps, now }, (workspaceId, channel, externalId, turnId) => {
+    const entry = live.get(key(workspaceId, channel, externalId));
+    if (!entry) return null;
+    const stream = turnId !== undefined && entry.stream?.turnId === turnId ? entry.stream : null;
+    return {
+      sessionId: entry.id,
+      stream: stream && {
+        speak: (piece, language, signal) => speak(entry, stream, piece, language, signal),
+        record: (step) => stream.record(step),
+      },
+    };
+  });
+  const leases = createSessionLeases<Live>({
+    sessions: deps.sessions,
+    owner,
+    logger: deps.logger,
+    now,
+    ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
+    ...(deps.leaseWaitMs === undefined ? {} : { leaseWaitMs: deps.leaseWaitMs }),
+    heldLeaseMs,
+    held: () => [...live.values()].filter((e) => e.held),
+    reload(entry, row) {
+      entry.actor.stop();
+      // A turn still waiting on the stale copy cannot be answered from it; the newer state answers the next message.
+      for (const [turnId, resolve] of entry.waiters) resolve({ cancelled: true, sessionId: entry.id, turnId, reason: 'barge_in' });
+      entry.waiters.clear();
+      const fresh = createLive(entry.id, entry.key, entry.workspaceId, entry.channel, row.external_id, row.snapshot, row.machine_version, null);
+      live.set(entry.key, fresh);
+      return fresh;
     },
   });
 
@@ -292,7 +195,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.waiters.get(e.turn.id)?.({ cancelled: true, sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
       entry.waiters.delete(e.turn.id);
       publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
-      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry, false) }));
+      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false) }));
     });
     // A turn is persisted once the machine has settled in idle (history updated, turn cleared).
     actor.subscribe({
@@ -306,7 +209,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         if (turn && snapshot.matches('idle')) {
           entry.completed = null;
           publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
-          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry, !entry.held) }));
+          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held) }));
         }
       },
       // Every invoke has onError, so this is the last line: log, answer waiters, and drop the actor (the database
@@ -354,92 +257,23 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     // A snapshot of another machine version restarts the session idle: its history is in session_turns.
     const restorable = snapshot != null && version === SESSION_MACHINE_VERSION && (snapshot as { status?: string }).status === 'active';
     const actor = createActor(machine, restorable ? { snapshot: snapshot as never, input } : { input });
-    const entry: Live = { id, key: k, workspaceId, channel, actor, lastActivity: now(), waiters: new Map(), writes: Promise.resolve(), completed: null, held: false, stream: null };
+    const entry: Live = {
+      id,
+      key: k,
+      workspaceId,
+      channel,
+      actor,
+      lastActivity: now(),
+      waiters: new Map(),
+      writes: Promise.resolve(),
+      completed: null,
+      held: false,
+      stream: null,
+      turnCount: () => actor.getSnapshot().context.turnCount,
+    };
     attach(entry);
     actor.start();
     return entry;
-  }
-
-  function sessionRecord(entry: Live, releaseLease: boolean) {
-    const snapshot = entry.actor.getSnapshot();
-    const { context } = snapshot;
-    return {
-      id: entry.id,
-      state: stateName(snapshot.value),
-      status: snapshot.status === 'done' ? ('ended' as const) : ('active' as const),
-      language: context.language,
-      customer: context.customer,
-      handoff: context.handoff,
-      turnCount: context.turnCount,
-      snapshot: entry.actor.getPersistedSnapshot(),
-      machineVersion: SESSION_MACHINE_VERSION,
-      releaseLease,
-    };
-  }
-
-  /**
-   * Waits for this session's lease; reloads the actor when another process advanced the session meanwhile (whether
-   * this one waited or not: the other may have run a whole turn while this copy sat idle).
-   */
-  function lease(entry: Live, ms: number = leaseMs): Promise<Live> {
-    // One lease round per session at a time in this process: messages that arrive together share it (and its reload),
-    // so they reach one actor, where the newer one barges in, instead of two copies of the session each running a turn.
-    const pending = leasing.get(entry.key);
-    if (pending) return pending;
-    const round = takeLease(entry, ms).finally(() => leasing.delete(entry.key));
-    leasing.set(entry.key, round);
-    return round;
-  }
-
-  async function takeLease(entry: Live, ms: number): Promise<Live> {
-    // A save of this process's last turn may still be on its way, and it gives the lease back when it commits: take
-    // the lease after it, or that commit would release the lease of the turn about to run (issue 11: two processes
-    // then ran one session's turn at once and saved two turns with one ordinal).
-    await entry.writes;
-    const deadline = now() + leaseWaitMs;
-    let acquired: { turnCount: number } | null;
-    while ((acquired = await deps.sessions.acquireLease(entry.id, owner, ms)) === null) {
-      if (now() > deadline) break; // the conversation must not break: run the turn; the lease expires anyway
-      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
-    }
-    if (acquired !== null && acquired.turnCount === entry.actor.getSnapshot().context.turnCount) return entry;
-    const row = await deps.sessions.findById(entry.workspaceId, entry.id);
-    if (row && row.turn_count !== entry.actor.getSnapshot().context.turnCount) {
-      entry.actor.stop();
-      // A turn still waiting on the stale copy cannot be answered from it; the newer state answers the next message.
-      for (const [turnId, resolve] of entry.waiters) resolve({ cancelled: true, sessionId: entry.id, turnId, reason: 'barge_in' });
-      entry.waiters.clear();
-      const fresh = createLive(entry.id, entry.key, entry.workspaceId, entry.channel, row.external_id, row.snapshot, row.machine_version, null);
-      live.set(entry.key, fresh);
-      return fresh;
-    }
-    return entry;
-  }
-
-  /** Keeps the held leases alive; a lease lost meanwhile (this process stalled past its expiry) is taken per turn again. */
-  function scheduleRenewal(): void {
-    if (renewTimer || stopping) return;
-    renewTimer = setTimeout(() => {
-      renewTimer = null;
-      const held = [...live.values()].filter((e) => e.held);
-      if (held.length === 0) return;
-      deps.sessions
-        .renewLeases(
-          held.map((e) => e.id),
-          owner,
-          heldLeaseMs,
-        )
-        .then((kept) => {
-          for (const e of held) {
-            if (kept.has(e.id) || !e.held) continue;
-            e.held = false;
-            deps.logger.warn({ sessionId: e.id }, 'a held session lease was lost; turns take the lease again');
-          }
-        })
-        .catch((err: unknown) => deps.logger.error({ err }, 'renewing the held session leases failed'))
-        .finally(scheduleRenewal);
-    }, heldLeaseMs / 3);
-    renewTimer.unref();
   }
 
   return {
@@ -451,7 +285,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       let entry = await load(message.workspaceId, message.channel, message.externalId, message);
       const busy = !entry.actor.getSnapshot().matches('idle');
       // A barge-in goes straight to the running actor (this process holds the lease); otherwise take the lease.
-      if (!busy && !entry.held) entry = await lease(entry);
+      if (!busy && !entry.held) entry = await leases.lease(entry);
       const turnId = message.turnId ?? randomUUID();
       entry.lastActivity = now();
       const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
@@ -473,11 +307,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     async open(input: { workspaceId: string; channel: Channel; externalId: string; language?: string; customerPhone?: string | null; hold?: boolean }): Promise<{ sessionId: string }> {
       const { hold, ...message } = input;
       let entry = await load(input.workspaceId, input.channel, input.externalId, { ...message, text: '' });
-      if (hold && !entry.held) {
-        entry = await lease(entry, heldLeaseMs);
-        entry.held = true;
-        scheduleRenewal();
-      }
+      if (hold && !entry.held) entry = await leases.hold(entry);
       entry.lastActivity = now();
       return { sessionId: entry.id };
     },
@@ -549,8 +379,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     /** SIGTERM: no new turns; running turns finish (up to `graceMs`), everything is written, actors stop. */
     async stop(graceMs = 10_000): Promise<void> {
       stopping = true;
-      if (renewTimer) clearTimeout(renewTimer);
-      renewTimer = null;
+      leases.stop();
       const deadline = now() + graceMs;
       while ([...live.values()].some((e) => e.waiters.size > 0) && now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const entry of live.values()) {

@@ -1,5 +1,7 @@
 /** How the session runtime writes what its machine holds: a turn as its row, the state as a name, a bot-link summary. */
-import type { BotLinkSummary, TurnState } from '../../machines/session-types.ts';
+import type { Actor } from 'xstate';
+import type { sessionMachine } from '../../machines/session.machine.ts';
+import { SESSION_MACHINE_VERSION, type BotLinkSummary, type TurnState } from '../../machines/session-types.ts';
 
 /** The machine's state value as one dotted name ('gathering.botlink'), as stored and shown. */
 export function stateName(value: unknown): string {
@@ -33,5 +35,23 @@ export function turnRecord(sessionId: string, turn: TurnState, status: 'complete
     errors: turn.errors,
     started_at: new Date(turn.startedAt),
     ended_at: new Date(endedAt),
+  };
+}
+
+/** The session's row as saved with a turn end (db/repositories/sessions.repository.ts, SaveTurnInput's session). */
+export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachine>, 'getSnapshot' | 'getPersistedSnapshot'>, releaseLease: boolean) {
+  const snapshot = actor.getSnapshot();
+  const { context } = snapshot;
+  return {
+    id,
+    state: stateName(snapshot.value),
+    status: snapshot.status === 'done' ? ('ended' as const) : ('active' as const),
+    language: context.language,
+    customer: context.customer,
+    handoff: context.handoff,
+    turnCount: context.turnCount,
+    snapshot: actor.getPersistedSnapshot(),
+    machineVersion: SESSION_MACHINE_VERSION,
+    releaseLease,
   };
 }

@@ -1,0 +1,108 @@
+/**
+ * The session machine's I/O actors, provided from the real services: the bot-link call, the knowledge search, the
+ * tools (manifest and calls), the AI step and the handoff. The machine (machines/session.machine.ts) names them;
+ * this module is the only place that fills them in.
+ */
+import { fromPromise } from 'xstate';
+import { sessionMachine } from '../../machines/session.machine.ts';
+import type { HandoffResult, KnowledgeSummary } from '../../machines/session-types.ts';
+import type { AiPort, AiStep } from '../ai/types.ts';
+import { buildChannelRequest } from '../botlink/channel-request.ts';
+import type { BotLinkClient } from '../botlink/client.ts';
+import type { ToolsPort } from '../botlink/tools-types.ts';
+import type { KnowledgeSearch } from '../knowledge/types.ts';
+import type { Channel } from '../words.ts';
+import { decideHandoff, type HandoffDeps } from './handoff.ts';
+import { summary } from './turn-record.ts';
+
+export interface Credentials {
+  endpointUrl: string;
+  key: string;
+}
+
+export interface SessionActorDeps extends HandoffDeps {
+  /** The workspace's bot-link endpoint and opened key; undefined when it has none. */
+  credentials: (workspaceId: string) => Promise<Credentials | undefined>;
+  botlink: BotLinkClient;
+  knowledge: KnowledgeSearch;
+  ai: AiPort;
+  tools: ToolsPort;
+  now: () => number;
+}
+
+/** What the runtime knows about a live session that the actors need: its row id and the running turn's stream. */
+export interface LiveSessionView {
+  sessionId: string;
+  /** Set when the turn streams its reply (the phone): each piece of the AI's answer, and the step's bookkeeping. */
+  stream: { speak: (piece: string, language: string, signal: AbortSignal) => void; record: (step: AiStep) => AiStep } | null;
+}
+
+export type SessionLookup = (workspaceId: string, channel: Channel, externalId: string, turnId?: string) => LiveSessionView | null;
+
+export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLookup) {
+  const { now } = deps;
+  return sessionMachine.provide({
+    actors: {
+      callBotLink: fromPromise(async ({ input, signal }) => {
+        const credentials = await deps.credentials(input.workspaceId);
+        if (!credentials) return summary({ outcome: 'no_answer', reason: 'not_configured' });
+        const timeoutMs = input.deadlineAt - now();
+        // A restored turn whose deadline has passed does not call again (protocol §8: never longer than the deadline).
+        if (timeoutMs <= 0) return summary({ outcome: 'no_answer', reason: 'timeout' });
+        const request = buildChannelRequest({
+          channel: input.channel,
+          sessionId: input.sessionId,
+          message: input.message,
+          language: input.language,
+          customerPhone: input.customerPhone,
+          now: new Date(now()),
+        });
+        const exchange = await deps.botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal });
+        const o = exchange.outcome;
+        return summary({
+          outcome: o.outcome,
+          reason: o.outcome === 'answer' ? 'answer' : o.reason,
+          ...(o.outcome === 'answer' ? { reply: o.answer.reply, handled: o.answer.handled, handoff: o.answer.handoff, customer: o.answer.customer } : {}),
+          problems: o.problems,
+          httpStatus: exchange.httpStatus,
+          latencyMs: exchange.latencyMs,
+          firstByteMs: exchange.firstByteMs,
+        });
+      }),
+      searchKnowledge: fromPromise(async ({ input, signal }): Promise<KnowledgeSummary> => {
+        const result = await deps.knowledge.search(input.workspaceId, input.message, input.language, { signal });
+        return { passages: result.passages, confident: result.confident, tookMs: result.tookMs };
+      }),
+      loadTools: fromPromise(async ({ input, signal }) => {
+        const credentials = await deps.credentials(input.workspaceId);
+        if (!credentials) return [];
+        const manifest = await deps.tools.manifest(input.workspaceId, credentials, signal);
+        return manifest.tools;
+      }),
+      aiStep: fromPromise(async ({ input, signal }) => {
+        const started = performance.now();
+        const stream = lookup(input.workspaceId, input.channel, input.sessionId, input.turnId)?.stream;
+        if (!stream) {
+          const step = await deps.ai.step({ ...input, signal });
+          return { step, elapsedMs: performance.now() - started };
+        }
+        const step = await deps.ai.step({ ...input, signal, onText: (piece) => stream.speak(piece, input.language, signal) });
+        return { step: stream.record(step), elapsedMs: performance.now() - started };
+      }),
+      runTools: fromPromise(async ({ input, signal }) => {
+        const credentials = await deps.credentials(input.workspaceId);
+        if (!credentials) {
+          return input.calls.map((c) => ({ id: c.id, name: c.name, ok: false, content: 'Tools are not configured.', failure: 'unknown_tool' as const, latencyMs: 0, httpStatus: null }));
+        }
+        // The calls of one round run concurrently (each has its own 4 s deadline inside the tools client).
+        return Promise.all(input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)));
+      }),
+      handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
+        const sessionId = lookup(input.workspaceId, input.channel, input.sessionId)?.sessionId ?? null;
+        return decideHandoff(deps, { ...input, sessionId });
+      }),
+    },
+  });
+}
+
+export type ProvidedSessionMachine = ReturnType<typeof provideSessionMachine>;
