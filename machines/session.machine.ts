@@ -14,6 +14,7 @@
  *   ─▶ checkingHandoff ─▶ handingOff? ─▶ replying ─▶ idle
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
+import { errorText } from '../src/errors.ts';
 import { CHANNEL_TIMEOUT_MS, MAX_TOOL_ROUNDS, PHONE_CHANNEL_TIMEOUT_MS } from '../src/limits.ts';
 import type { ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
 import {
@@ -42,10 +43,6 @@ type ErrorEvent = { error: unknown };
 /** The history with one more exchange, cut to the turns the AI sees. */
 function withExchange(history: SessionContext['history'], message: string, reply: string): SessionContext['history'] {
   return [...history, { role: 'customer' as const, text: message }, { role: 'assistant' as const, text: reply }].slice(-2 * MAX_HISTORY_TURNS);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function newTurn(context: SessionContext, event: Extract<SessionEvent, { type: 'message' }>): TurnState {

@@ -22,6 +22,7 @@
  * wake-up. One actor per endpoint with its own slots is what keeps one slow receiver from starving the others.
  */
 import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import { errorText } from '../src/errors.ts';
 import type {
   ClaimedDelivery,
   ClaimInput,
@@ -41,10 +42,6 @@ const PORT = 'deliveries';
 /** Claimed deliveries the actor holds at most: the slots, and `claimAhead` more waiting for one. */
 const capacity = (context: WebhookDeliveryContext): number => context.concurrency + context.claimAhead;
 const held = (context: WebhookDeliveryContext): number => context.queued.length + context.sending.length;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export const webhookDeliveryMachine = setup({
   types: {

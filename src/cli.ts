@@ -12,7 +12,7 @@ import { createSignInService } from './accounts/sign-in-service.ts';
 import { createLoginThrottle } from './auth/login-throttle.ts';
 import { loadConfig } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
-import { AppError, ConfigError } from './errors.ts';
+import { AppError, errorText } from './errors.ts';
 import { isUuid } from './ids.ts';
 
 const usage = `Usage:
@@ -86,6 +86,6 @@ function fail(message: string, code = 2): number {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  console.error(`botlink cli: ${err instanceof ConfigError ? err.message : err instanceof Error ? err.message : String(err)}`);
+  console.error(`botlink cli: ${errorText(err)}`);
   process.exitCode = 1;
 }

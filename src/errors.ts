@@ -100,3 +100,8 @@ export class ConfigError extends BotlinkError {
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} was not found.`);
 export const forbidden = (message = 'Your role may not do this; owners and admins only.'): AppError =>
   new AppError('forbidden', message);
+
+/** The message of anything thrown (an Error's message, anything else as a string), for logs and failure details. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

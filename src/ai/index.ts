@@ -4,6 +4,7 @@
  * any failure of the model falls back to the embedded answerer (protocol §1.8: a conversation never breaks).
  */
 import type { Config } from '../config.ts';
+import { errorText } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { EmbeddedAnswerer } from './embedded-answerer.ts';
 import { AiError, OpenAiAdapter } from './openai-adapter.ts';
@@ -15,7 +16,8 @@ export { AiError, buildChatRequest, OpenAiAdapter, parseChatCompletion, systemPr
 export type { AiErrorReason, OpenAiAdapterOptions } from './openai-adapter.ts';
 export { renderForSpeech, renderForText, speakList } from './render.ts';
 export type { TextChannel } from './render.ts';
-export { phrase, phrases, primaryLanguage } from './phrases.ts';
+export { phrase, phrases } from './phrases.ts';
+export { primaryLanguage } from '../text/language.ts';
 export type { PhraseKey } from './phrases.ts';
 export * from './limits.ts';
 
@@ -73,7 +75,7 @@ export function createAi(llm: Config['llm'], deps: AiDeps = {}): Ai {
         ai: 'openai',
         reason: err instanceof AiError ? err.reason : 'error',
         httpStatus: err instanceof AiError ? err.httpStatus : null,
-        err: err instanceof Error ? err.message : String(err),
+        err: errorText(err),
       },
       'The LLM failed; the embedded answerer answered instead',
     );

@@ -4,6 +4,8 @@
  * language never leaves a gap.
  */
 
+import { primaryLanguage } from '../text/language.ts';
+
 export type PhraseKey = 'dont_know' | 'filler' | 'handoff_human' | 'handoff_forward' | 'team_unavailable' | 'not_heard';
 
 export const FALLBACK_PHRASE_LANGUAGE = 'en';
@@ -34,10 +36,6 @@ export const phrases = {
   },
 } as const satisfies { en: Record<PhraseKey, string> } & Record<string, Partial<Record<PhraseKey, string>>>;
 
-/** The primary subtag, lowercase: 'nl-NL', 'NL', 'nl_BE' → 'nl'. */
-export function primaryLanguage(language: string): string {
-  return language.trim().toLowerCase().split(/[-_.@]/, 1)[0] ?? '';
-}
 
 /** The sentence `key` in `language`, or in English when that language has none. */
 export function phrase(key: PhraseKey, language: string): string {

@@ -18,7 +18,8 @@ import {
   MAX_WEBCHAT_TEXT_CHARS,
   MAX_WHATSAPP_TEXT_CHARS,
 } from './limits.ts';
-import { FALLBACK_PHRASE_LANGUAGE, primaryLanguage, sentenceSegmenter } from './phrases.ts';
+import { primaryLanguage } from '../text/language.ts';
+import { FALLBACK_PHRASE_LANGUAGE, sentenceSegmenter } from './phrases.ts';
 
 interface SpeechWords {
   and: string;

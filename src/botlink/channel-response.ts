@@ -12,8 +12,8 @@ import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES, B
 import { cleanJson, cleanText } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
 import type { Handoff } from '../words.ts';
-import { isObject } from '../json-value.ts';
-import type { FailureReason } from '../errors.ts';
+import { isObject, own } from '../json-value.ts';
+import { errorText, type FailureReason } from '../errors.ts';
 
 /** protocol §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
 
@@ -108,9 +108,6 @@ function isSuccess(status: number): boolean {
 }
 
 /** A property of the response itself, never one inherited through the prototype. */
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
 
 /** A value named the way a reader of the dashboard understands it: 'the number 3', 'an array', 'null'. */
 function describe(value: unknown): string {
@@ -247,7 +244,7 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
     // The integrator's text follows the outside-text rule from here on (src/text/outside-text.ts).
     parsed = cleanJson(JSON.parse(decoded.text) as unknown);
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorText(err);
     return noAnswer('invalid_json', `The body is not valid JSON (${detail}); protocol §7.1: no answer.`);
   }
   if (!isObject(parsed)) {

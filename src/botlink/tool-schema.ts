@@ -26,7 +26,7 @@
 import { Ajv } from 'ajv';
 import type { CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { BotlinkError } from '../errors.ts';
+import { BotlinkError, errorText } from '../errors.ts';
 import { isObject } from '../json-value.ts';
 import { patternInputLimit, unsafePatternReason } from './pattern-safety.ts';
 
@@ -340,7 +340,7 @@ function newAjv(): Ajv {
 
 /** Ajv's compile error as a problem, its paths named from 'parameters' ("data/properties" → "parameters.properties"). */
 function compileProblem(err: unknown): SchemaProblem {
-  const message = (err instanceof Error ? err.message : String(err))
+  const message = errorText(err)
     .replace(/^schema is invalid: /, 'breaks JSON Schema: ')
     .replace(/\bdata((?:\/[^\s,]*)?)/g, (_all, rest: string) => `parameters${rest.replaceAll('/', '.')}`);
   return { field: 'parameters', message: message.startsWith('breaks') ? message : `cannot be compiled: ${message}` };

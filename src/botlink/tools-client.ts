@@ -23,7 +23,7 @@
  * `call()` to its outcome: when the manifest has to be fetched first, the POST gets what is left.
  */
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError, errorText } from '../errors.ts';
 import {
   BOTLINK_USER_AGENT,
   MANIFEST_CACHE_MS,
@@ -209,7 +209,7 @@ function failureVerdict(name: string, err: unknown, timeoutMs: number): Verdict 
     ok: false,
     failure: 'invalid_response',
     content: `The tool ${name} could not be used because of an internal error.`,
-    detail: `Internal error: ${err instanceof Error ? err.message : String(err)}`,
+    detail: `Internal error: ${errorText(err)}`,
   };
 }
 
@@ -284,7 +284,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
       const error =
         err instanceof OutboundError || (err instanceof AppError && err.code === 'invalid_url')
           ? err.message
-          : `The tools manifest could not be fetched: ${err instanceof Error ? err.message : String(err)}`;
+          : `The tools manifest could not be fetched: ${errorText(err)}`;
       return { manifest: unavailableManifest(error, now()), checks: new Map() };
     }
   }
@@ -414,7 +414,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
         if (waited.kind === 'done') return waited.value.manifest;
       } catch (err) {
         // Date.now, not `now`: the injected clock may be what failed.
-        return unavailableManifest(`The tools manifest could not be loaded: ${err instanceof Error ? err.message : String(err)}`, Date.now());
+        return unavailableManifest(`The tools manifest could not be loaded: ${errorText(err)}`, Date.now());
       }
       // This caller stopped waiting; the shared request goes on for the others and fills the cache.
       return unavailableManifest('The request for the tools manifest was cancelled.', now());

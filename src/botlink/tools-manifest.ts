@@ -27,7 +27,7 @@ import { cleanJson } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
 import type { ArgsVerdict, ToolSchemaCompiler } from './tool-schema.ts';
 import type { ManifestProblem, ToolManifest, ToolSpec } from './tools-types.ts';
-import { isObject } from '../json-value.ts';
+import { isObject, own } from '../json-value.ts';
 
 const toolName = new RegExp(TOOL_NAME_PATTERN);
 
@@ -45,9 +45,6 @@ export interface ManifestResponse {
 }
 
 /** A property of the value itself, never one inherited through the prototype ("__proto__", "constructor"). */
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

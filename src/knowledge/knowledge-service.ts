@@ -40,7 +40,8 @@ import {
   RECALL_CANDIDATE_LIMIT,
   RECALL_SCORE_FACTOR,
 } from './limits.ts';
-import { cleanLine, htmlToText, normaliseParagraphs, primaryLanguage } from './text.ts';
+import { primaryLanguage } from '../text/language.ts';
+import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
 
 /**
@@ -297,7 +298,7 @@ function prepare(externalId: string, input: SyncUpsert, prefix = ''): Prepared {
     externalId,
     title: cleanLine(input.title),
     url: input.url ? cleanLine(input.url) : null,
-    language: primaryLanguage(input.language),
+    language: primaryLanguage(input.language) || null,
     body,
     price: product?.price ?? null,
     currency: product?.currency ? product.currency.toUpperCase() : null,

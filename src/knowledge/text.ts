@@ -135,8 +135,3 @@ function decodeEntities(text: string): string {
   });
 }
 
-/** The primary language subtag, lower case (`nl-BE` → `nl`), or null when none is given. */
-export function primaryLanguage(language: string | null | undefined): string | null {
-  const primary = language?.trim().split(/[-_]/)[0]?.toLowerCase();
-  return primary && /^[a-z]{2,3}$/.test(primary) ? primary : null;
-}

@@ -6,6 +6,16 @@
  */
 export const DEFAULT_LANGUAGE = 'en';
 
+/**
+ * The primary subtag, lowercase, when it looks like a language code (two or three letters): 'nl-NL', 'NL', 'nl_BE',
+ * 'nl_NL.UTF-8' → 'nl'; '' when there is none ('', '*', '12'). Unlike {@link normaliseLanguage} it keeps codes without
+ * a two-letter form and does not default: it picks a phrase table or a search configuration, each with its own fallback.
+ */
+export function primaryLanguage(tag: string | null | undefined): string {
+  const primary = tag?.trim().split(/[-_.@]/, 1)[0]?.toLowerCase() ?? '';
+  return /^[a-z]{2,3}$/.test(primary) ? primary : '';
+}
+
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cleanLine, normaliseText, htmlToText, normaliseParagraphs, primaryLanguage } from '../../src/knowledge/text.ts';
+import { cleanLine, normaliseText, htmlToText, normaliseParagraphs } from '../../src/knowledge/text.ts';
+import { primaryLanguage } from '../../src/text/language.ts';
 
 describe('HTML from a plugin becomes its visible text', () => {
   it('keeps paragraphs and list items apart, joins inline elements', () => {
@@ -61,10 +62,13 @@ describe('the language of a query or page', () => {
     ['nl', 'nl'],
     ['NL-be', 'nl'],
     ['en_GB', 'en'],
-    ['', null],
-    [null, null],
-    [undefined, null],
-    ['123', null],
+    ['nl_NL.UTF-8', 'nl'],
+    ['nld', 'nld'],
+    ['', ''],
+    [null, ''],
+    [undefined, ''],
+    ['123', ''],
+    ['*', ''],
   ])('%s → %s', (given, expected) => {
     expect(primaryLanguage(given)).toBe(expected);
   });

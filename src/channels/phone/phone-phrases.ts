@@ -2,7 +2,7 @@
  * The sentences only the phone channel says, by language, with English as the fallback sentence by sentence (the
  * same rule as src/ai/phrases.ts, whose sentences the channel uses for everything else).
  */
-import { primaryLanguage } from '../../ai/phrases.ts';
+import { primaryLanguage } from '../../text/language.ts';
 
 export type PhonePhraseKey = 'unknown_number' | 'goodbye';
 

@@ -2,7 +2,7 @@
  * What the WhatsApp channel says itself: the answer to a message we cannot read (docs/whatsapp.md, "Messages that are
  * not text"). In the customer's language when the conversation has one, else English.
  */
-import { primaryLanguage } from '../../ai/phrases.ts';
+import { primaryLanguage } from '../../text/language.ts';
 
 export const TEXT_ONLY_NOTICE: Readonly<Record<string, string>> = {
   en: 'I can only read text messages. Could you type your question?',

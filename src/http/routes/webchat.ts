@@ -5,7 +5,7 @@
  * - The widget's settings (`GET|PUT /v1/webchat`, the allowed web origins) are for owners and admins.
  */
 import type { Request } from 'express';
-import { primaryLanguage } from '../../ai/phrases.ts';
+import { primaryLanguage } from '../../text/language.ts';
 import type { WebchatService } from '../../channels/webchat/webchat-service.ts';
 import {
   MAX_ALLOWED_ORIGINS,
