@@ -42,12 +42,23 @@ export interface ToolRound {
   outcomes: ToolOutcome[];
 }
 
+/** Who asked for a handoff: the integrator's reply (protocol §2.2), or the customer (the phone's key 0, the chat's button or words). */
+export type HandoffRequester = 'integrator' | 'customer';
+
+/** A customer's own request for a person, carried by their message (the phone's key 0, the web chat's escalation). */
+export interface HandoffRequest {
+  kind: Handoff;
+  requestedBy: HandoffRequester;
+}
+
 export interface HandoffResult {
   kind: Handoff;
   /** A person takes over now (phone, team available). */
   connected: boolean;
-  /** What the customer is told. */
+  /** What the customer is told; '' when the reply already said it (src/sessions/handoff.ts). */
   sentence: string;
+  /** Absent in turns stored before it was recorded: those were the integrator's. */
+  requestedBy?: HandoffRequester;
 }
 
 export interface TurnState {
@@ -67,6 +78,8 @@ export interface TurnState {
   /** protocol §1.3: with handled false the reply is extra context for the AI only. */
   integratorContext: string | null;
   reply: { text: string; source: ReplySource } | null;
+  /** The customer asked for a person with this message: the turn goes straight to the handoff. */
+  requestedHandoff?: HandoffRequest | null;
   handoff: HandoffResult | null;
   /** Where the time went, in ms from the start of the turn. */
   timings: Record<string, number>;
@@ -95,7 +108,7 @@ export interface SessionInput {
 
 export type SessionEvent =
   /** A customer message (a final prompt on the phone). A message during a running turn cancels that turn (barge-in). */
-  | { type: 'message'; turnId: string; text: string; language?: string; at: number }
+  | { type: 'message'; turnId: string; text: string; language?: string; at: number; handoff?: HandoffRequest }
   /**
    * Phone: the caller spoke over the reply; `spoken` is what was heard of it. Cancels a running turn. `midTurn`: the
    * running turn had already begun to speak its reply (streaming), so `spoken` belongs to it, not to the last reply.
@@ -143,7 +156,10 @@ export interface HandoffInput {
   channel: Channel;
   language: string;
   kind: Handoff;
+  requestedBy: HandoffRequester;
   message: string;
+  /** The reply given with the handoff, so the handover is announced once (src/sessions/handoff.ts). */
+  reply: string;
 }
 
 export type { AiStep };

@@ -24,6 +24,7 @@ import {
   type BotLinkInput,
   type BotLinkSummary,
   type HandoffInput,
+  type HandoffRequest,
   type HandoffResult,
   type KnowledgeInput,
   type KnowledgeSummary,
@@ -61,6 +62,7 @@ function newTurn(context: SessionContext, event: Extract<SessionEvent, { type: '
     rounds: [],
     integratorContext: null,
     reply: null,
+    requestedHandoff: event.handoff ?? null,
     handoff: null,
     timings: {},
     errors: [],
@@ -92,7 +94,8 @@ export const sessionMachine = setup({
     wantsTools: ({ context }, params: { step: AiStep }) =>
       params.step.kind === 'tool_calls' && params.step.calls.length > 0 && (context.turn?.rounds.length ?? 0) < MAX_TOOL_ROUNDS && (context.turn?.tools.length ?? 0) > 0,
     isAnswer: (_, params: { step: AiStep }) => params.step.kind === 'answer' && params.step.text.trim().length > 0,
-    hasHandoff: ({ context }) => (context.turn?.botlink?.outcome === 'answer' ? context.turn.botlink.handoff : null) != null,
+    hasHandoff: ({ context }) => context.turn != null && handoffOf(context.turn) != null,
+    requestsHandoff: ({ context }) => context.turn?.requestedHandoff != null,
   },
   actions: {
     startTurn: assign(({ context, event }) => {
@@ -245,6 +248,8 @@ export const sessionMachine = setup({
       states: {
         routing: {
           always: [
+            // The customer asked for a person (key 0, the chat's button): no answer to look for, the handoff at once.
+            { guard: 'requestsHandoff', target: 'handingOff' },
             { guard: 'isPhone', target: 'gathering' },
             { guard: 'isWhatsApp', target: 'asking' },
             { target: 'searching' },
@@ -360,8 +365,9 @@ export const sessionMachine = setup({
               sessionId: context.sessionId,
               channel: context.channel,
               language: context.turn!.language,
-              kind: context.turn!.botlink!.handoff!,
+              ...handoffOf(context.turn!)!,
               message: context.turn!.message,
+              reply: context.turn!.reply?.text ?? '',
             }),
             onDone: { target: 'replying', actions: { type: 'recordHandoff', params: ({ event }: { event: DoneEvent<HandoffResult> }) => ({ output: event.output }) } },
             onError: { target: 'replying', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'handoff', error: event.error }) } },
@@ -376,6 +382,13 @@ export const sessionMachine = setup({
     ended: { type: 'final' },
   },
 });
+
+/** The handoff a turn asks for: the customer's own request first, else the integrator's answer's (protocol §2.2). */
+function handoffOf(turn: TurnState): HandoffRequest | null {
+  if (turn.requestedHandoff) return turn.requestedHandoff;
+  const kind = turn.botlink?.outcome === 'answer' ? turn.botlink.handoff : null;
+  return kind ? { kind, requestedBy: 'integrator' } : null;
+}
 
 function botlinkInput(context: SessionContext): BotLinkInput {
   const turn = context.turn!;

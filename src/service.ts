@@ -56,7 +56,6 @@ import { createWhatsappChannel, type WhatsappChannel, type WhatsappChannelOption
 import { whatsappRoutes } from './http/routes/whatsapp.ts';
 
 // Phone and team hours (src/channels/phone).
-import { randomUUID } from 'node:crypto';
 import { phoneRepository } from '../db/repositories/phone.repository.ts';
 import { createPhoneChannel, type PhoneChannelOptions } from './channels/phone/phone-channel.ts';
 import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
@@ -264,9 +263,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const phone = createPhoneChannel({
     runtime,
     workspaceForNumber: (number) => phoneRepo.workspaceForNumber(number),
-    teamAvailable,
-    notifyTeam: (n) => sessions.addNotification({ id: randomUUID(), workspace_id: n.workspaceId, session_id: n.sessionId, kind: 'human_followup', message: n.message }),
-    recordHandoff: (sessionId, handoff) => phoneRepo.recordHandoff(sessionId, handoff),
     metrics: createPhoneMetrics(metrics.registry),
     logger,
     auth: { twilioAuthToken: config.twilioAuthToken, bridgeToken: config.bridgeToken, publicUrl: config.publicUrl },

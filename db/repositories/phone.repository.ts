@@ -96,14 +96,6 @@ export function phoneRepository(db: Db) {
         .executeTakeFirst();
       return row && { switchOn: row.team_available, teamHours: row.team_hours ?? null };
     },
-
-    /**
-     * Records a handoff the phone channel made itself (a caller pressing 0) on the session row, where the dashboard
-     * shows handoffs; the session runtime records those the integrator asked for.
-     */
-    async recordHandoff(sessionId: string, handoff: unknown): Promise<void> {
-      await db.updateTable('sessions').set({ handoff: jsonb(handoff), updated_at: sql<Date>`now()` }).where('id', '=', sessionId).execute();
-    },
   };
 }
 

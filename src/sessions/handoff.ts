@@ -1,13 +1,15 @@
 /**
  * The handoff rule (protocol §2.2), in one place: what a `human` or `forward` handoff becomes for the customer and
  * for the team. 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
- * follow-up. 'forward': the customer is told and the team is notified.
+ * follow-up. 'forward': the customer is told and the team is notified. The handover is announced once, in the
+ * conversation's language: when the reply already says it, nothing is added (handover-announcements.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { HandoffResult } from '../../machines/session-types.ts';
+import type { HandoffRequester, HandoffResult } from '../../machines/session-types.ts';
 import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
 import type { Channel, Handoff } from '../words.ts';
+import { announces } from './handover-announcements.ts';
 
 export interface HandoffDeps {
   sessions: Pick<SessionsRepository, 'teamAvailable' | 'addNotification'>;
@@ -22,9 +24,12 @@ export interface HandoffRequest {
   workspaceId: string;
   channel: Channel;
   kind: Handoff;
+  requestedBy: HandoffRequester;
   language: string;
   /** The customer's message that led to the handoff; the team's notification quotes its start. */
   message: string;
+  /** The reply the customer is about to get with the handoff (the integrator's, usually); '' when none. */
+  reply: string;
   /** The session's row id, when the session is live in this process. */
   sessionId: string | null;
 }
@@ -36,15 +41,25 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest):
   const { workspaceId, channel, kind, language } = request;
   const teamAvailable = deps.teamAvailable ? await deps.teamAvailable(workspaceId) : await deps.sessions.teamAvailable(workspaceId);
   if (kind === 'human' && channel === 'phone' && teamAvailable) {
-    return { kind: 'human', connected: true, sentence: phrase('handoff_human', language) };
+    return { kind: 'human', connected: true, sentence: announces(request.reply, 'connect') ? '' : phrase('handoff_human', language), requestedBy: request.requestedBy };
   }
   await deps.sessions.addNotification({
     id: randomUUID(),
     workspace_id: workspaceId,
     session_id: request.sessionId,
     kind: kind === 'human' ? 'human_followup' : 'forward',
-    message: request.message.slice(0, NOTIFICATION_QUOTE_CHARS),
+    message: notificationText(request),
   });
-  const sentence = kind === 'human' && !teamAvailable ? phrase('team_unavailable', language) : phrase('handoff_forward', language);
-  return { kind, connected: false, sentence };
+  // Said once: nothing is added when the reply already promises the follow-up; a reply that promised a person the
+  // team cannot give now (or a channel without calls) gets the sentence that says what happens instead.
+  const sentence = announces(request.reply, 'follow_up') ? '' : kind === 'human' && !teamAvailable ? phrase('team_unavailable', language) : phrase('handoff_forward', language);
+  return { kind, connected: false, sentence, requestedBy: request.requestedBy };
+}
+
+/** What the team's notification says: the customer's words, and who asked when the customer did without words. */
+function notificationText(request: HandoffRequest): string {
+  const quoted = request.message.trim().slice(0, NOTIFICATION_QUOTE_CHARS);
+  if (request.requestedBy === 'integrator') return quoted;
+  const asked = request.channel === 'phone' ? 'The caller pressed 0 to speak to a person.' : 'The customer asked for a person.';
+  return quoted === '' || /^[0-9*#]+$/.test(quoted) ? asked : `${asked} ${quoted}`.slice(0, NOTIFICATION_QUOTE_CHARS);
 }

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createActor, type Actor } from 'xstate';
-import { SESSION_MACHINE_VERSION, type HandoffResult, type BotLinkSummary, type ReplySource, type SessionEmitted, type TurnState } from '../../machines/session-types.ts';
+import { SESSION_MACHINE_VERSION, type HandoffRequest, type HandoffResult, type BotLinkSummary, type ReplySource, type SessionEmitted, type TurnState } from '../../machines/session-types.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
@@ -57,6 +57,8 @@ export interface InboundMessage {
    * writes the answer sentence by sentence). The turn's result then carries the rest in `unsent`.
    */
   onText?: (text: string) => void;
+  /** The customer asked for a person (the phone's key 0, the web chat's escalation): the turn is the handoff. */
+  handoff?: HandoffRequest;
 }
 
 export type TurnResult =
@@ -292,7 +294,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
       entry.stream = message.onText ? createReplyStream(turnId, message.onText) : null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
-      entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}) });
+      entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}), ...(message.handoff ? { handoff: message.handoff } : {}) });
       return result;
     },
 

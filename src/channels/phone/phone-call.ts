@@ -22,12 +22,12 @@ import { normaliseLanguage } from '../../text/language.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import type { Logger } from '../../log.ts';
 import type { SessionRuntime, TurnResult } from '../../sessions/session-runtime.ts';
+import type { HandoffRequest } from '../../../machines/session-types.ts';
 import { parseFrame, type DropReason, type HandoffData, type InboundFrame, type OutboundFrame, type SetupFrame } from './frames.ts';
 import { PHONE_MAX_DTMF_DIGITS, PHONE_MAX_TURNS_IN_FLIGHT, PHONE_TURN_BURST, PHONE_TURNS_PER_SECOND } from './limits.ts';
 import type { PhoneMetrics } from './phone-metrics.ts';
 import { normaliseE164 } from './phone-number.ts';
 import { phonePhrase } from './phone-phrases.ts';
-import type { TeamAvailability } from './team-availability.ts';
 
 /** What a call needs of the session runtime. */
 export type PhoneRuntime = Pick<SessionRuntime, 'handleMessage' | 'open' | 'interrupt' | 'end'>;
@@ -35,10 +35,6 @@ export type PhoneRuntime = Pick<SessionRuntime, 'handleMessage' | 'open' | 'inte
 export interface PhoneCallDeps {
   runtime: PhoneRuntime;
   workspaceForNumber: (number: string) => Promise<string | undefined>;
-  teamAvailable: TeamAvailability;
-  /** A follow-up for the team (the caller asked for a person while none was available). */
-  notifyTeam: (n: { workspaceId: string; sessionId: string; message: string }) => Promise<void>;
-  recordHandoff: (sessionId: string, handoff: unknown) => Promise<void>;
   metrics: PhoneMetrics;
   logger: Logger;
   fillerMs: number;
@@ -99,7 +95,6 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   let dtmfTimer: NodeJS.Timeout | null = null;
   let endTimer: NodeJS.Timeout | null = null;
   /** A person connected because the caller pressed 0: written on the session row once the session has ended. */
-  let dtmfHandoff: unknown = null;
   const running = new Set<Promise<unknown>>();
   /**
    * A call's turns are bounded (docs/phone.md, "Floods"): at most PHONE_MAX_TURNS_IN_FLIGHT unsettled at once (a
@@ -170,8 +165,6 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
         // open() first: a call silent for longer than the idle time was passivated, and end() only ends live actors.
         await runtime.open({ workspaceId: opened.workspaceId, channel: 'phone', externalId: opened.callSid });
         await runtime.end(opened.workspaceId, 'phone', opened.callSid);
-        // After the runtime's last write, which would otherwise overwrite it with the machine's own handoff field.
-        if (dtmfHandoff) await deps.recordHandoff(opened.sessionId, dtmfHandoff);
       })
       .catch((err: unknown) => log.error({ err }, 'ending the phone session failed'))
       .finally(resolveFinished);
@@ -328,7 +321,8 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     }
   }
 
-  function startTurn(message: string): void {
+  /** `handoff`: the caller asked for a person (key 0); the session's handoff rule answers (src/sessions/handoff.ts). */
+  function startTurn(message: string, handoff?: HandoffRequest): void {
     const o = opened!;
     if (current?.streamed) {
       // The caller spoke (or keyed) while a streamed answer was going out and the bridge sent no interrupt: its talk
@@ -357,7 +351,17 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     }, deps.fillerMs);
     turnsInFlight++;
     const work = runtime
-      .handleMessage({ workspaceId: o.workspaceId, channel: 'phone', externalId: o.callSid, text: message, language, customerPhone: o.customerPhone, turnId: turn.id, onText: (text) => speakPiece(turn, text) })
+      .handleMessage({
+        workspaceId: o.workspaceId,
+        channel: 'phone',
+        externalId: o.callSid,
+        text: message,
+        language,
+        customerPhone: o.customerPhone,
+        turnId: turn.id,
+        onText: (text) => speakPiece(turn, text),
+        ...(handoff ? { handoff } : {}),
+      })
       .then(
         (result) => finishTurn(turn, result),
         (err: unknown) => failTurn(turn, err),
@@ -404,7 +408,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       { turnId: turn.id, source: result.source, replyMs: round(replyMs), firstTextMs: round(turn.firstTextMs), fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs), streamed: turn.streamed, handoff: result.handoff?.kind ?? null },
       'phone turn answered',
     );
-    if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: 'integrator' });
+    if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: result.handoff.requestedBy === 'customer' ? 'dtmf' : 'integrator' });
   }
 
   function failTurn(turn: Turn, err: unknown): void {
@@ -447,27 +451,16 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     dtmfDigits = '';
     if (closed || ending || digits === '') return;
     // "0" on its own asks for a person; a longer entry (an order or phone number, which may start with 0) is said.
-    if (digits === '0') void track(askForPerson());
+    if (digits === '0') askForPerson();
     else requestTurn(digits);
   }
 
-  async function askForPerson(): Promise<void> {
-    const o = opened!;
+  /** Key 0: a turn that asks for a person, answered by the session's one handoff rule (team available: connected). */
+  function askForPerson(): void {
     if (current) interrupt(null);
-    const available = await deps.teamAvailable(o.workspaceId);
-    if (closed || ending) return;
-    // protocol §2.2: on the phone a person is connected only while the team is available; otherwise the team follows up.
-    if (available) {
-      const sentence = phrase('handoff_human', language);
-      sendText(sentence);
-      dtmfHandoff = { kind: 'human', connected: true, sentence, requestedBy: 'dtmf' };
-      sendEnd({ reason: 'human', session_id: o.sessionId, requested_by: 'dtmf' });
-    } else {
-      const sentence = phrase('team_unavailable', language);
-      sendText(sentence);
-      await deps.notifyTeam({ workspaceId: o.workspaceId, sessionId: o.sessionId, message: 'The caller pressed 0 to speak to a person while the team was not available.' });
-    }
-    log.info({ available }, 'caller asked for a person (dtmf 0)');
+    log.info('caller asked for a person (dtmf 0)');
+    // Not rate-limited like spoken prompts: one key press is one request, and it must not wait behind a flood.
+    startTurn('0', { kind: 'human', requestedBy: 'customer' });
   }
 
   return call;

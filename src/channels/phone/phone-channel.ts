@@ -24,7 +24,6 @@ import {
 } from './limits.ts';
 import { startPhoneCall, type PhoneCall, type PhoneCallDeps, type PhoneRuntime } from './phone-call.ts';
 import type { PhoneMetrics } from './phone-metrics.ts';
-import type { TeamAvailability } from './team-availability.ts';
 import { publicRequestUrl, verifyTwilioSignature } from './twilio-signature.ts';
 
 export const PHONE_WS_PATH = '/v1/phone/ws';
@@ -54,9 +53,6 @@ export interface PhoneChannelOptions {
 export interface PhoneChannelDeps {
   runtime: PhoneRuntime;
   workspaceForNumber: (number: string) => Promise<string | undefined>;
-  teamAvailable: TeamAvailability;
-  notifyTeam: PhoneCallDeps['notifyTeam'];
-  recordHandoff: PhoneCallDeps['recordHandoff'];
   metrics: PhoneMetrics;
   logger: Logger;
   auth: { twilioAuthToken: string | null; bridgeToken: string | null; publicUrl: string };
@@ -104,9 +100,6 @@ export function createPhoneChannel(deps: PhoneChannelDeps): PhoneChannel {
   const callDeps: PhoneCallDeps = {
     runtime: deps.runtime,
     workspaceForNumber: deps.workspaceForNumber,
-    teamAvailable: deps.teamAvailable,
-    notifyTeam: deps.notifyTeam,
-    recordHandoff: deps.recordHandoff,
     metrics: deps.metrics,
     logger: log,
     fillerMs: o.fillerMs ?? PHONE_FILLER_MS,

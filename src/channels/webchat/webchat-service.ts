@@ -19,6 +19,8 @@ import { Counter } from 'prom-client';
 import type { Db } from '../../../db/database.ts';
 import { webchatRepository, type Lead } from '../../../db/repositories/webchat.repository.ts';
 import { phrase } from '../../ai/phrases.ts';
+import { DEFAULT_LANGUAGE } from '../../text/language.ts';
+import { detectLanguage } from '../../text/detect-language.ts';
 import { notFound } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
@@ -55,8 +57,22 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     ? new Counter({ name: 'webchat_events_recorded_total', help: 'Website-chat events written to the outbox, by event and escalation type.', labelNames: ['event', 'type'] as const, registers: [deps.metrics.registry] })
     : null;
 
-  /** The team sentence (protocol §2.2 'forward': the team follows up) in the conversation's language. */
-  const teamSentence = (language: string | null | undefined) => phrase('handoff_forward', language ?? 'en');
+  /**
+   * The visitor asked for a person: a session turn that is the handoff (src/sessions/handoff.ts decides what the visitor
+   * is told, in the conversation's language, and notifies the team), so it is in the conversation's history too.
+   */
+  async function handOver(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string> {
+    const result = await runtime.handleMessage({
+      workspaceId,
+      channel: 'webchat',
+      externalId: conversationId,
+      text,
+      ...(language ? { language } : {}),
+      // 'forward' (protocol §2.2): web chat has no live takeover; the team follows up and is notified now.
+      handoff: { kind: 'forward', requestedBy: 'customer' },
+    });
+    return result.cancelled ? phrase('handoff_forward', language ?? DEFAULT_LANGUAGE) : result.text;
+  }
 
   async function conversation(workspaceId: string, id: string) {
     const row = isUuid(id) ? await repo.findConversation(workspaceId, id) : undefined;
@@ -89,8 +105,9 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const at = now();
       const text = input.visitorMessage.trim();
       const person = asksForPerson(text);
+      const language = conversationLanguage(text, input.language);
       await db.transaction().execute(async (trx) => {
-        await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language: input.language, created_at: at });
+        await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language, created_at: at });
         await recordEvent(trx, workspaceId, {
           event: 'new_chat',
           conversation_id: id,
@@ -104,26 +121,22 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       counted('new_chat');
       if (person) counted('escalation', 'detected');
       log.debug({ workspaceId, conversationId: id, escalation: person }, 'website chat started');
-      if (person) {
-        // The session exists from the start, so the dashboard finds the conversation even without a turn.
-        await runtime.open({ workspaceId, channel: 'webchat', externalId: id, ...(input.language ? { language: input.language } : {}) });
-        return { conversation_id: id, reply: teamSentence(input.language) };
-      }
-      return { conversation_id: id, reply: await turn(workspaceId, id, text, input.language) };
+      if (person) return { conversation_id: id, reply: await handOver(workspaceId, id, text, language) };
+      return { conversation_id: id, reply: await turn(workspaceId, id, text, language) };
     },
 
     /** POST /v1/webchat/conversations/{id}/messages: the visitor's next message and its reply. */
     async message(workspaceId: string, conversationId: string, input: { message: string; language: string | null }): Promise<{ reply: string | null }> {
       const row = await conversation(workspaceId, conversationId);
-      if (input.language && input.language !== row.language) await repo.setLanguage(row.id, input.language);
-      const language = input.language ?? row.language;
       const text = input.message.trim();
+      const language = detectLanguage(text) ?? row.language ?? input.language;
+      if (language && language !== row.language) await repo.setLanguage(row.id, language);
       if (asksForPerson(text)) {
         const at = now();
         const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, row.id, 'detected', text, at));
         if (recorded) counted('escalation', 'detected');
         log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for a person');
-        return { reply: teamSentence(language) };
+        return { reply: await handOver(workspaceId, row.id, text, language) };
       }
       return { reply: await turn(workspaceId, row.id, text, language) };
     },
@@ -156,7 +169,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, row.id, 'requested', visitorMessage, at));
       if (recorded) counted('escalation', 'requested');
       log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for the team');
-      return { reply: teamSentence(input.language ?? row.language) };
+      const language = (given ? detectLanguage(given) : null) ?? row.language ?? input.language;
+      return { reply: await handOver(workspaceId, row.id, given ?? '', language) };
     },
 
     /** GET /v1/webchat. */
@@ -179,3 +193,12 @@ export function createWebchatService(deps: WebchatServiceDeps) {
 }
 
 export type WebchatService = ReturnType<typeof createWebchatService>;
+
+/**
+ * The language a conversation starts in: what the visitor's words are written in when that can be told (tinyld), else
+ * the page's (the body's `language` or the browser's Accept-Language). Later messages keep the conversation's language
+ * unless their words tell another one: visitors switch, pages do not.
+ */
+function conversationLanguage(text: string, page: string | null): string | null {
+  return detectLanguage(text) ?? page;
+}
