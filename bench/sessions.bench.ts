@@ -27,6 +27,7 @@ import { createToolsClient } from '../src/botlink/tools-client.ts';
 import { createKnowledgeService, type SyncUpsertItem } from '../src/knowledge/knowledge-service.ts';
 import { createLogger } from '../src/log.ts';
 import { GuardedClient } from '../src/net/guarded-client.ts';
+import { channelRenderers } from '../src/channels/renderers.ts';
 import { createSessionRuntime } from '../src/sessions/session-runtime.ts';
 import type { BenchmarkResult } from './lib/benchmark.ts';
 import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
@@ -100,6 +101,7 @@ export async function run(): Promise<BenchmarkResult> {
     };
     const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(db) });
     const runtime = createSessionRuntime({
+      renderers: channelRenderers,
       sessions: timedRepository,
       credentials: async () => ({ endpointUrl: `${integrator.origin}/botlink/channel`, key }),
       botlink: createBotLinkClient({ http }),

@@ -26,6 +26,7 @@ import { createAi } from './ai/index.ts';
 import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
 import { createStreamGuard, type StreamGuardOptions } from './auth/stream-guard.ts';
+import { channelRenderers } from './channels/renderers.ts';
 import { createSessionRuntime, type SessionRuntime } from './sessions/session-runtime.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
@@ -165,6 +166,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const runtime = createSessionRuntime({
     teamAvailable,
     sessions,
+    renderers: channelRenderers,
     credentials: (workspaceId) => integration.credentials(workspaceId),
     botlink,
     knowledge,

@@ -1,13 +1,13 @@
 /**
  * A turn whose reply is spoken while the AI is still writing it (the phone with an LLM that streams; docs/phone.md,
- * Streamed replies). The AI hands over the answer sentence by sentence; each goes out rendered for speech, within the
- * spoken length of a whole reply, and at the turn's end only the rest is said.
+ * Streamed replies). The AI hands over the answer sentence by sentence; each goes out rendered by the channel's
+ * renderer, within the spoken length of a whole reply, and at the turn's end only the rest is said.
  */
 import type { HandoffResult } from '../../machines/session-types.ts';
 import { MAX_SPOKEN_CHARS } from '../ai/limits.ts';
 import { phrase } from '../ai/phrases.ts';
-import { renderForSpeech } from '../ai/render.ts';
 import type { AiStep } from '../ai/types.ts';
+import type { ReplyRenderer } from './reply-renderer.ts';
 
 /** Less room than this left of the spoken length, and a piece or rest that does not fit is not cut to it. */
 const MIN_SPOKEN_REST_CHARS = 40;
@@ -28,7 +28,7 @@ export interface ReplyStream {
   rest(reply: { answer: string; language: string; handoff: HandoffResult | null }): string;
 }
 
-export function createReplyStream(turnId: string, onText: (text: string) => void): ReplyStream {
+export function createReplyStream(turnId: string, onText: (text: string) => void, render: ReplyRenderer): ReplyStream {
   const sent: string[] = [];
   /** The length of what was sent, a space between pieces. */
   let sentChars = 0;
@@ -41,11 +41,11 @@ export function createReplyStream(turnId: string, onText: (text: string) => void
 
   /** `text` rendered for speech if it fits the room left; cut to the room when that is enough to say something. */
   function fitted(text: string, language: string): string {
-    const whole = renderForSpeech(text, language, Number.MAX_SAFE_INTEGER);
+    const whole = render({ text, source: null, language }, Number.MAX_SAFE_INTEGER);
     const room = MAX_SPOKEN_CHARS - sentChars;
     if (whole.length <= room) return whole;
     full = true;
-    return room >= MIN_SPOKEN_REST_CHARS ? renderForSpeech(text, language, room) : '';
+    return room >= MIN_SPOKEN_REST_CHARS ? render({ text, source: null, language }, room) : '';
   }
 
   return {
@@ -74,7 +74,7 @@ export function createReplyStream(turnId: string, onText: (text: string) => void
       let rest = '';
       if (answer.trim() === '') rest = phrase('dont_know', language);
       else if (!full) rest = answer.startsWith(spokenAnswer) ? answer.slice(spokenAnswer.length).trim() : answer;
-      const parts = [rest === '' ? '' : fitted(rest, language), handoff?.sentence ? renderForSpeech(handoff.sentence, language) : ''];
+      const parts = [rest === '' ? '' : fitted(rest, language), handoff?.sentence ? render({ text: handoff.sentence, source: null, language }) : ''];
       return parts.filter((t) => t !== '').join(' ');
     },
   };

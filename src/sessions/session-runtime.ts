@@ -12,10 +12,10 @@ import { SESSION_MACHINE_VERSION, type HandoffRequest, type HandoffResult, type 
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
-import { renderForSpeech, renderForText } from '../ai/render.ts';
 import type { Channel } from '../words.ts';
 import type { Logger } from '../log.ts';
 import { createReplyStream, type ReplyStream } from './reply-stream.ts';
+import type { ReplyRenderer } from './reply-renderer.ts';
 import { provideSessionMachine, type ProvidedSessionMachine, type SessionActorDeps } from './session-actors.ts';
 import { createSessionLeases, SESSION_HELD_LEASE_MS, type LeasedSession } from './session-leases.ts';
 import { sessionRecord, turnRecord } from './turn-record.ts';
@@ -33,6 +33,8 @@ export const SESSION_ABANDONED_CALL_MS = 5 * 60_000;
 
 export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sessions'> {
   sessions: SessionsRepository;
+  /** Each channel's renderer (src/channels/renderers.ts): the runtime never branches on the channel's name. */
+  renderers: Record<Channel, ReplyRenderer>;
   logger: Logger;
   /** Names this process in the lease column; default a random id. */
   instanceId?: string;
@@ -153,10 +155,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
 
   function render(entry: Live, e: Extract<SessionEmitted, { type: 'reply' }>): string {
     const text = e.text.trim().length > 0 ? e.text : phrase('dont_know', e.language);
-    if (entry.channel === 'phone') return renderForSpeech(text, e.language);
-    // protocol §1.3: on WhatsApp a handled answer is sent as it is.
-    if (entry.channel === 'whatsapp' && e.source === 'integrator') return text;
-    return renderForText(text, entry.channel);
+    return deps.renderers[entry.channel]({ text, source: e.source, language: e.language });
   }
 
   /** One streamed piece of the answer, rendered for speech, to the channel (unless the turn is over or the room is). */
@@ -292,7 +291,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.lastActivity = now();
       const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
       // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
-      entry.stream = message.onText ? createReplyStream(turnId, message.onText) : null;
+      entry.stream = message.onText ? createReplyStream(turnId, message.onText, deps.renderers[entry.channel]) : null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
       entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}), ...(message.handoff ? { handoff: message.handoff } : {}) });
       return result;

@@ -21,6 +21,7 @@ import { createKnowledgeService } from '../../src/knowledge/knowledge-service.ts
 import { createLogger } from '../../src/log.ts';
 import { GuardedClient } from '../../src/net/guarded-client.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
+import { channelRenderers } from '../../src/channels/renderers.ts';
 import { createSessionRuntime, type Credentials, type SessionRuntime } from '../../src/sessions/session-runtime.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type Handler, type TestHttpsServer } from '../helpers/https-server.ts';
@@ -40,6 +41,7 @@ describeEachDatabase('the session runtime', (get) => {
   const makeRuntime = (overrides: Partial<Parameters<typeof createSessionRuntime>[0]> = {}) => {
     const { db } = get();
     const runtime = createSessionRuntime({
+      renderers: channelRenderers,
       sessions: sessionsRepository(db),
       credentials: async () => credentials,
       botlink: createBotLinkClient({ http }),
@@ -393,6 +395,7 @@ describe('session runtime stop', () => {
     const { openTestDatabase } = await import('../helpers/db.ts');
     const database = await openTestDatabase('pglite');
     const runtime = createSessionRuntime({
+      renderers: channelRenderers,
       sessions: sessionsRepository(database.db),
       credentials: async () => undefined,
       botlink: createBotLinkClient({ http: new GuardedClient() }),

@@ -15,6 +15,7 @@ import { MAX_TOOL_RESULT_CHARS, MAX_TOOL_ROUNDS } from '../../src/limits.ts';
 import { createLogger } from '../../src/log.ts';
 import { GuardedClient } from '../../src/net/guarded-client.ts';
 import { verifyToolsRequest } from '../../src/receiver/index.ts';
+import { channelRenderers } from '../../src/channels/renderers.ts';
 import { createSessionRuntime, type SessionRuntime } from '../../src/sessions/session-runtime.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
@@ -58,6 +59,7 @@ describeEachDatabase('tool rounds with a language model', (get) => {
     const { db } = get();
     workspaceId = (await createAccountsService({ accounts: accountsRepository(db) }).createWorkspace({ name: 'Shop', ownerEmail: 'o@shop.example' })).workspace.id;
     runtime = createSessionRuntime({
+      renderers: channelRenderers,
       sessions: sessionsRepository(db),
       credentials: async () => ({ endpointUrl: `${integrator.origin}/channel`, key }),
       botlink: createBotLinkClient({ http }),
