@@ -314,12 +314,16 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     },
 
     /**
-     * Phone: the caller spoke over the reply (`spoken`: what was heard of it). `midTurn`: the running turn had begun to
-     * speak its reply, so what was heard belongs to it (it stays in the history, cut to that).
+     * Phone: the caller spoke over the reply (`spoken`: what the bridge says was heard of it, when it says). The reply
+     * handle of the running turn (reply-stream.ts) knows whether that turn had begun to speak: then what was heard
+     * belongs to it (it stays in the history, cut to that; without the bridge's word, to what was sent).
      */
-    interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string, midTurn = false): void {
+    interrupt(workspaceId: string, channel: Channel, externalId: string, spoken?: string): void {
       const entry = live.get(key(workspaceId, channel, externalId));
-      entry?.actor.send({ type: 'interrupt', ...(spoken === undefined ? {} : { spoken }), ...(midTurn ? { midTurn } : {}) });
+      const stream = entry?.stream ?? null;
+      const midTurn = stream !== null && stream.sent.length > 0;
+      const heard = spoken ?? (midTurn ? stream.sent.join(' ') : undefined);
+      entry?.actor.send({ type: 'interrupt', ...(heard === undefined ? {} : { spoken: heard }), ...(midTurn ? { midTurn } : {}) });
       if (entry && !entry.held) void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
     },
 

@@ -1,4 +1,4 @@
-// Over 400 lines: one call's frame loop, whose state every handler shares (issue 14 moves the spoken reply and the handoff out).
+// Over 400 lines: one call's frame loop (setup, prompts and their bounds, keys, the talk cycle), whose state every handler shares.
 /**
  * One phone call on one ConversationRelay WebSocket (interfaces.md, Channels → Phone; docs/phone.md):
  *
@@ -53,8 +53,6 @@ interface Turn {
   firstTextMs: number | null;
   /** Pieces of the answer went out already (last:false); the reply ends with the rest, last:true. */
   streamed: boolean;
-  /** Those pieces. */
-  sent: string[];
 }
 
 interface Opened {
@@ -331,7 +329,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       interrupt(null);
     }
     cancelCurrent();
-    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null, streamed: false, sent: [] };
+    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null, streamed: false };
     current = turn;
     if (message === '') {
       // Nothing intelligible was heard: ask again rather than send an empty question to the integrator.
@@ -383,7 +381,6 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       metrics.firstText.observe(turn.firstTextMs / 1000);
     }
     turn.streamed = true;
-    turn.sent.push(text);
     // The bridge joins the tokens of a talk cycle as they come: the space between sentences is ours to send.
     sendText(`${text} `, { last: false });
   }
@@ -423,13 +420,9 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
 
   function interrupt(spoken: string | null): void {
     const o = opened!;
-    // What the caller heard belongs to the running turn when it had begun to speak; otherwise to the last reply.
-    const turn = current;
-    const midTurn = turn?.streamed === true;
     cancelCurrent();
-    // Without the bridge's word on it (a new prompt, a key), what was sent of the turn is the best we know.
-    const heard = spoken ?? (midTurn ? turn!.sent.join(' ') : undefined);
-    runtime.interrupt(o.workspaceId, 'phone', o.callSid, heard, midTurn);
+    // The session's reply handle knows what of the running turn went out; the bridge's `spoken`, when given, what was heard.
+    runtime.interrupt(o.workspaceId, 'phone', o.callSid, spoken ?? undefined);
   }
 
   function key(digit: string): void {
