@@ -12,12 +12,12 @@ import type { Channel, Handoff } from '../words.ts';
 import { announces } from './handover-announcements.ts';
 
 export interface HandoffDeps {
-  sessions: Pick<SessionsRepository, 'teamAvailable' | 'addNotification'>;
+  sessions: Pick<SessionsRepository, 'addNotification'>;
   /**
-   * Phone (src/channels/phone/team-availability.ts): whether the team can take a human handoff now, the manual switch
-   * and the team hours together; absent: the manual switch alone (`sessions.teamAvailable`).
+   * Whether the team can take a person now (src/channels/phone/team-availability.ts: the manual switch and the team
+   * hours together).
    */
-  teamAvailable?: (workspaceId: string) => Promise<boolean>;
+  teamAvailable: (workspaceId: string) => Promise<boolean>;
 }
 
 export interface HandoffRequest {
@@ -39,7 +39,7 @@ const NOTIFICATION_QUOTE_CHARS = 500;
 
 export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest): Promise<HandoffResult> {
   const { workspaceId, channel, kind, language } = request;
-  const teamAvailable = deps.teamAvailable ? await deps.teamAvailable(workspaceId) : await deps.sessions.teamAvailable(workspaceId);
+  const teamAvailable = await deps.teamAvailable(workspaceId);
   if (kind === 'human' && channel === 'phone' && teamAvailable) {
     return { kind: 'human', connected: true, sentence: announces(request.reply, 'connect') ? '' : phrase('handoff_human', language), requestedBy: request.requestedBy };
   }
@@ -62,4 +62,31 @@ function notificationText(request: HandoffRequest): string {
   if (request.requestedBy === 'integrator') return quoted;
   const asked = request.channel === 'phone' ? 'The caller pressed 0 to speak to a person.' : 'The customer asked for a person.';
   return quoted === '' || /^[0-9*#]+$/.test(quoted) ? asked : `${asked} ${quoted}`.slice(0, NOTIFICATION_QUOTE_CHARS);
+}
+
+/** What the telephony bridge does with a call handed to a person: dial the team, or say the follow-up and hang up. */
+export type CallConnection = { dial: string } | { sentence: string };
+
+/**
+ * The second half of a connected handoff on the phone: the call has left the relay and the bridge asks whom to dial.
+ * The team is asked again (team hours may have ended, the switch gone off, since the handoff was promised); without a
+ * person to dial the team follows up instead, as for any handoff that could not connect.
+ */
+export async function connectCall(
+  deps: HandoffDeps,
+  request: { workspaceId: string; sessionId: string | null; language: string; transferNumber: string | null },
+): Promise<CallConnection> {
+  const { workspaceId, transferNumber } = request;
+  const teamAvailable = await deps.teamAvailable(workspaceId);
+  if (transferNumber && teamAvailable) return { dial: transferNumber };
+  await deps.sessions.addNotification({
+    id: randomUUID(),
+    workspace_id: workspaceId,
+    session_id: request.sessionId,
+    kind: 'human_followup',
+    message: transferNumber
+      ? 'The caller was to be connected, but the team was no longer available.'
+      : 'The caller was to be connected, but no transfer number is set (PUT /v1/phone).',
+  });
+  return { sentence: phrase('team_unavailable', request.language) };
 }

@@ -31,7 +31,7 @@ export const SESSION_IDLE_MS = 5 * 60_000;
  */
 export const SESSION_ABANDONED_CALL_MS = 5 * 60_000;
 
-export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sessions'> {
+export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sessions' | 'teamAvailable'> {
   sessions: SessionsRepository;
   /** Each channel's renderer (src/channels/renderers.ts): the runtime never branches on the channel's name. */
   renderers: Record<Channel, ReplyRenderer>;
@@ -43,6 +43,8 @@ export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sess
   leaseWaitMs?: number;
   heldLeaseMs?: number;
   now?: () => number;
+  /** Whether the team can take a person now (src/sessions/handoff.ts); absent: the manual switch alone. */
+  teamAvailable?: (workspaceId: string) => Promise<boolean>;
 }
 
 export interface InboundMessage {
@@ -111,7 +113,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const listeners = new Map<string, Set<(event: SessionStreamEvent) => void>>();
   let stopping = false;
 
-  const machine = provideSessionMachine({ ...deps, now }, (workspaceId, channel, externalId, turnId) => {
+  const teamAvailable = deps.teamAvailable ?? ((workspaceId: string) => deps.sessions.teamAvailable(workspaceId));
+  const machine = provideSessionMachine({ ...deps, now, teamAvailable }, (workspaceId, channel, externalId, turnId) => {
     const entry = live.get(key(workspaceId, channel, externalId));
     if (!entry) return null;
     const stream = turnId !== undefined && entry.stream?.turnId === turnId ? entry.stream : null;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decideHandoff, type HandoffDeps, type HandoffRequest } from '../../src/sessions/handoff.ts';
+import { connectCall, decideHandoff, type HandoffDeps, type HandoffRequest } from '../../src/sessions/handoff.ts';
 
 function deps(teamAvailable: boolean) {
   const notes: { kind: string; message: string; session_id: string | null }[] = [];
   const d: HandoffDeps = {
+    teamAvailable: async () => teamAvailable,
     sessions: {
-      teamAvailable: async () => teamAvailable,
       addNotification: async (row) => {
         notes.push(row);
       },
@@ -48,5 +48,27 @@ describe('the handoff rule (protocol §2.2), said once in the conversation langu
     const { d, notes } = deps(false);
     await decideHandoff(d, { ...base, requestedBy: 'customer', message: '0' });
     expect(notes[0]?.message).toBe('The caller pressed 0 to speak to a person.');
+  });
+});
+
+describe('a connected call asks the handoff rule whom to dial (protocol §2.2)', () => {
+  const call = { workspaceId: 'w', sessionId: 's', language: 'nl', transferNumber: '+31201234567' };
+
+  it('the team is available and a transfer number is set: dial it, no notification', async () => {
+    const { d, notes } = deps(true);
+    expect(await connectCall(d, call)).toEqual({ dial: '+31201234567' });
+    expect(notes).toEqual([]);
+  });
+
+  it('the team went away since the promise: the follow-up sentence in the call language and a notification', async () => {
+    const { d, notes } = deps(false);
+    expect(await connectCall(d, call)).toEqual({ sentence: 'Het team is nu niet bereikbaar; zij nemen later contact met u op.' });
+    expect(notes).toMatchObject([{ kind: 'human_followup', session_id: 's', message: 'The caller was to be connected, but the team was no longer available.' }]);
+  });
+
+  it('no transfer number: the team follows up, and the notification says what to set', async () => {
+    const { d, notes } = deps(true);
+    expect(await connectCall(d, { ...call, transferNumber: null, language: 'en' })).toEqual({ sentence: expect.stringMatching(/team/i) });
+    expect(notes[0]?.message).toContain('PUT /v1/phone');
   });
 });

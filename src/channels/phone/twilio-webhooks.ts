@@ -4,10 +4,9 @@
  * transfer number after a human handoff while the team is available, reconnects a call handed back on drain, or says
  * goodbye. The HTTP route (src/http/routes/phone.ts) checks Twilio's signature and hands the form parameters here.
  */
-import { randomUUID } from 'node:crypto';
 import type { PhoneRepository } from '../../../db/repositories/phone.repository.ts';
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
-import { phrase } from '../../ai/phrases.ts';
+import { connectCall } from '../../sessions/handoff.ts';
 import type { Logger } from '../../log.ts';
 import { parseHandoffData } from './frames.ts';
 import { PHONE_DEFAULT_LANGUAGE } from './limits.ts';
@@ -70,22 +69,15 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
       const language = session?.language ?? workspaceLanguage;
       const log = deps.logger.child({ workspaceId, sessionId: session?.id ?? null });
       if (handoff.reason === 'human') {
-        const transfer = settings?.transfer_number ?? null;
-        if (transfer && (await deps.teamAvailable(workspaceId))) {
+        // The handoff rule (src/sessions/handoff.ts) decides: dial the team, or the team follows up (protocol §2.2).
+        const transferNumber = settings?.transfer_number ?? null;
+        const connection = await connectCall({ sessions, teamAvailable: deps.teamAvailable }, { workspaceId, sessionId: session?.id ?? null, language, transferNumber });
+        if ('dial' in connection) {
           log.info('handing the call to the team (Dial)');
-          return dialTwiml(transfer);
+          return dialTwiml(connection.dial);
         }
-        // Team hours ended or the switch went off since the handoff was promised, or no transfer number is set: the
-        // team follows up instead (protocol §2.2).
-        log.info({ transferNumber: transfer !== null }, 'no person to dial; the team follows up');
-        await sessions.addNotification({
-          id: randomUUID(),
-          workspace_id: workspaceId,
-          session_id: session?.id ?? null,
-          kind: 'human_followup',
-          message: transfer ? 'The caller was to be connected, but the team was no longer available.' : 'The caller was to be connected, but no transfer number is set (PUT /v1/phone).',
-        });
-        return sayAndHangUpTwiml(phrase('team_unavailable', language), sayLanguage(language, workspaceLanguage));
+        log.info({ transferNumber: transferNumber !== null }, 'no person to dial; the team follows up');
+        return sayAndHangUpTwiml(connection.sentence, sayLanguage(language, workspaceLanguage));
       }
       return sayAndHangUpTwiml(phonePhrase('goodbye', language), sayLanguage(language, workspaceLanguage));
     },
