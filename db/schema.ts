@@ -107,11 +107,14 @@ export interface SessionTurnsTable {
   ended_at: Timestamp;
 }
 
+/** What a notification is about: a handoff the team follows up, or the bot-link endpoint going down and recovering. */
+export type NotificationKind = 'forward' | 'human_followup' | 'endpoint_down' | 'endpoint_recovered';
+
 export interface NotificationsTable {
   id: string;
   workspace_id: string;
   session_id: string | null;
-  kind: 'forward' | 'human_followup';
+  kind: NotificationKind;
   message: string;
   created_at: Timestamp;
   read_at: Timestamp | null;
@@ -177,7 +180,7 @@ export interface WebhookEventsTable {
   /** The Standard Webhooks webhook-id. */
   id: string;
   workspace_id: string;
-  event: 'new_chat' | 'escalation' | 'new_lead' | 'test';
+  event: 'new_chat' | 'escalation' | 'new_lead' | 'test' | 'endpoint_down' | 'endpoint_recovered';
   payload: Json;
   created_at: Timestamp;
 }
@@ -373,7 +376,7 @@ export type WhatsappOutboundMessage = Selectable<WhatsappOutboundMessagesTable>;
 // Outgoing webhooks: endpoints, deliveries and their attempts (migration 0005; src/webhooks, docs/webhooks.md).
 // Declaration merging adds the tables to `Database`.
 
-export type WebhookSubscribableEvent = 'new_chat' | 'escalation' | 'new_lead';
+export type WebhookSubscribableEvent = 'new_chat' | 'escalation' | 'new_lead' | 'endpoint_down' | 'endpoint_recovered';
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface WebhookEndpointsTable {
@@ -443,3 +446,26 @@ export interface Database {
 export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttempt = Selectable<WebhookAttemptsTable>;
+
+// Endpoint health (migration 0012; src/botlink/endpoint-health.ts). One row per workspace, shared by every process.
+
+export interface EndpointHealthTable {
+  workspace_id: string;
+  /** The endpoint these outcomes belong to; a new URL starts healthy. */
+  endpoint_url: string;
+  state: 'healthy' | 'degraded' | 'down' | 'probing';
+  since: Timestamp;
+  consecutive_failures: number;
+  consecutive_responses: number;
+  last_failure_at: Timestamp | null;
+  /** The newest outcomes, oldest first: `[{at, kind, latencyMs}]` with `at` in ms since the epoch. */
+  recent: ColumnType<unknown, string, string>;
+  last_problem: string | null;
+  /** The last background probe (any process): probes are spaced by HEALTH_PROBE_INTERVAL_MS across processes. */
+  probed_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  endpoint_health: EndpointHealthTable;
+}

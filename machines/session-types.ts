@@ -2,6 +2,7 @@
  * The data a session actor holds and the shapes of its I/O actors. Everything here is plain JSON, so a snapshot can
  * be persisted and restored as it is.
  */
+import type { EndpointWait } from '../src/botlink/endpoint-health.ts';
 import type { AiStep, AiStepInput, ConversationTurn } from '../src/ai/types.ts';
 import type { Channel } from '../src/words.ts';
 import type { ResponseProblem } from '../src/botlink/channel-response.ts';
@@ -29,6 +30,8 @@ export interface BotLinkSummary {
   httpStatus: number | null;
   latencyMs: number;
   firstByteMs: number | null;
+  /** What the turn did about the endpoint's health (src/botlink/endpoint-health.ts); absent before health existed. */
+  endpoint?: EndpointWait;
 }
 
 export interface KnowledgeSummary {

@@ -81,7 +81,7 @@ export const sessionMachine = setup({
   actors: {
     callBotLink: fromPromise<BotLinkSummary, BotLinkInput>(provided('callBotLink')),
     searchKnowledge: fromPromise<KnowledgeSummary, KnowledgeInput>(provided('searchKnowledge')),
-    loadTools: fromPromise<ToolSpec[], { workspaceId: string }>(provided('loadTools')),
+    loadTools: fromPromise<ToolSpec[], { workspaceId: string; deadlineAt: number | null }>(provided('loadTools')),
     aiStep: fromPromise<{ step: AiStep; elapsedMs: number }, AiInput>(provided('aiStep')),
     runTools: fromPromise<ToolOutcome[], ToolsInput>(provided('runTools')),
     handoff: fromPromise<HandoffResult, HandoffInput>(provided('handoff')),
@@ -297,7 +297,7 @@ export const sessionMachine = setup({
                 loading: {
                   invoke: {
                     src: 'loadTools',
-                    input: ({ context }) => ({ workspaceId: context.workspaceId }),
+                    input: ({ context }) => ({ workspaceId: context.workspaceId, deadlineAt: context.turn!.botlinkDeadlineAt }),
                     onDone: { target: 'done', actions: { type: 'recordTools', params: ({ event }: { event: DoneEvent<ToolSpec[]> }) => ({ output: event.output }) } },
                     onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'tools manifest', error: event.error }) } },
                   },

@@ -21,6 +21,8 @@ import { syncRoutes } from './http/routes/sync.ts';
 import { createKnowledgeService, type KnowledgeService } from './knowledge/knowledge-service.ts';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import { createBotLinkClient } from './botlink/client.ts';
+import { createEndpointHealthTracker, type EndpointHealthTrackerDeps } from './botlink/endpoint-health-tracker.ts';
+import { probeEndpoint, recordHealthTransition } from './integration/endpoint-health-events.ts';
 import { createToolsClient } from './botlink/tools-client.ts';
 import { createAi } from './ai/index.ts';
 import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
@@ -93,6 +95,8 @@ export interface ServiceOptions {
   phone?: PhoneChannelOptions;
   /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
   webhooks?: Pick<DeliveryWorkerOptions, 'instanceId' | 'endpointConcurrency' | 'maxInFlight' | 'pollIntervalMs' | 'timeoutMs' | 'leaseMs'>;
+  /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
+  health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
   streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerToken' | 'maxPerWorkspace'>;
 }
@@ -140,6 +144,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
   const botlink = createBotLinkClient({ http, metrics });
   const tools = createToolsClient({ http });
+  // The endpoints' health, shared through the database (src/botlink/endpoint-health.ts): a down endpoint is not waited
+  // for; going down and recovering notify the owner (a notification, an optional webhook).
+  const health = createEndpointHealthTracker({
+    db: database.db,
+    logger,
+    onTransition: (trx, workspaceId, transition, endpoint) => recordHealthTransition(trx, { workspaceId, transition, health: endpoint, publicUrl: config.publicUrl }),
+    probe: (workspaceId, endpointUrl) => probeEndpoint({ botlink, health, credentials: (id) => integration.credentials(id) }, workspaceId, endpointUrl),
+    ...options.health,
+  });
   // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
   const signIn = createSignInService({ repository: signInRepository(database.db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
   const accounts = createAccountsService({ accounts: accountsRepository(database.db), invites: signIn });
@@ -150,6 +163,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     http,
     botlink,
     tools,
+    health,
     // protocol §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
     onChange: (workspaceId) => tools.invalidate(workspaceId),
   });
@@ -169,6 +183,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     renderers: channelRenderers,
     credentials: (workspaceId) => integration.credentials(workspaceId),
     botlink,
+    health,
     knowledge,
     ai,
     tools,
@@ -277,6 +292,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   state = 'ready';
   whatsapp.start();
+  health.start();
   // Outgoing webhooks: deliver what is due (also what a previous run left), and on real PostgreSQL listen for wake-ups.
   webhookWorker.start();
   if (config.databaseUrl && database.kind === 'postgres') {
@@ -315,6 +331,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).
         await phone.stop(drainMs);
         await runtime.stop(drainMs);
+        await health.stop();
         if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
         await ai.close();
         // Outgoing webhooks: attempts in flight finish (or are handed back) before the outbound client closes.

@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.ts';
 import { jsonb as json } from '../json.ts';
 import { prepared } from '../prepared.ts';
-import type { SessionTurnsTable } from '../schema.ts';
+import type { NotificationKind, SessionTurnsTable } from '../schema.ts';
 
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsRepository>['find']>>;
 
@@ -194,7 +194,7 @@ export function sessionsRepository(db: Db) {
       return db.selectFrom('session_turns').selectAll().where('session_id', '=', sessionId).orderBy('started_at').orderBy('ordinal').execute();
     },
 
-    async addNotification(row: { id: string; workspace_id: string; session_id: string | null; kind: 'forward' | 'human_followup'; message: string }): Promise<void> {
+    async addNotification(row: { id: string; workspace_id: string; session_id: string | null; kind: NotificationKind; message: string }): Promise<void> {
       await db.insertInto('notifications').values({ ...row, read_at: null }).execute();
     },
 

@@ -30,7 +30,12 @@ export interface SendChannelRequest {
   timeoutMs?: number;
   /** Cancels the request (a newer turn barged in). */
   signal?: AbortSignal;
+  /** A health probe (src/botlink/endpoint-health-tracker.ts): sent with `X-Service-Probe: 1` (protocol §4.1). */
+  probe?: boolean;
 }
+
+/** Marks a health probe, so an integrator can answer it without treating it as a customer's question. */
+export const PROBE_HEADER = 'X-Service-Probe';
 
 export function channelTimeoutMs(channel: Channel): number {
   return channel === 'phone' ? PHONE_CHANNEL_TIMEOUT_MS : CHANNEL_TIMEOUT_MS;
@@ -42,6 +47,7 @@ export function createBotLinkClient(deps: { http: GuardedClient; metrics?: Metri
   return {
     async send(input: SendChannelRequest): Promise<BotLinkExchange> {
       const { body, headers } = encodeChannelRequest(input.request, input.key);
+      if (input.probe) headers[PROBE_HEADER] = '1';
       const started = performance.now();
       let exchange: BotLinkExchange;
       try {

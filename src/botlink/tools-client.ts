@@ -408,10 +408,11 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
   }
 
   return {
-    async manifest(workspaceId, credentials, signal) {
+    async manifest(workspaceId, credentials, signal, waitMs) {
       try {
-        const waited = await waitFor(load(workspaceId, credentials), null, signal);
+        const waited = await waitFor(load(workspaceId, credentials), waitMs ?? null, signal);
         if (waited.kind === 'done') return waited.value.manifest;
+        if (waited.kind === 'timeout') return unavailableManifest(`The tools manifest did not arrive within the turn's ${waitMs} ms.`, now());
       } catch (err) {
         // Date.now, not `now`: the injected clock may be what failed.
         return unavailableManifest(`The tools manifest could not be loaded: ${errorText(err)}`, Date.now());

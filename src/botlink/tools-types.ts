@@ -52,8 +52,11 @@ export interface ToolOutcome {
 
 /** The port the session runtime uses; the tools client implements it. */
 export interface ToolsPort {
-  /** The manifest, from the 10-minute cache when fresh (protocol §4.3). Never throws: an unreachable manifest is status 'unavailable'. */
-  manifest(workspaceId: string, credentials: { endpointUrl: string; key: string }, signal?: AbortSignal): Promise<ToolManifest>;
+  /**
+   * The manifest, from the 10-minute cache when fresh (protocol §4.3). Never throws: an unreachable manifest is status
+   * 'unavailable'. `waitMs`: how long this caller waits for a fetch (the fetch itself goes on and fills the cache).
+   */
+  manifest(workspaceId: string, credentials: { endpointUrl: string; key: string }, signal?: AbortSignal, waitMs?: number): Promise<ToolManifest>;
   /** Checks the arguments against the tool's schema, then POSTs the signed call (protocol §4.4). Never throws. */
   call(
     workspaceId: string,

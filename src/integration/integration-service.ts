@@ -8,12 +8,15 @@ import type { Integration } from '../../db/schema.ts';
 import { buildChannelRequest } from '../botlink/channel-request.ts';
 import { bodyExcerpt } from '../botlink/channel-response.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
+import { answerP99, outcomeMix, waitBudget, type EndpointHealth, type HealthOutcomeKind, type HealthState } from '../botlink/endpoint-health.ts';
+import type { EndpointHealthTracker } from '../botlink/endpoint-health-tracker.ts';
+import { recordExchange } from '../botlink/health-aware-send.ts';
 import type { ToolsClient } from '../botlink/tools-client.ts';
 import type { ManifestProblem } from '../botlink/tools-types.ts';
 import { generateKey, keyHint } from '../botlink/signing.ts';
 import { toolsBase } from '../botlink/tools-base.ts';
 import { AppError, notFound } from '../errors.ts';
-import { MIN_OWN_KEY_CHARS } from '../limits.ts';
+import { CHANNEL_TIMEOUT_MS, MIN_OWN_KEY_CHARS, PHONE_CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { cleanJson } from '../text/outside-text.ts';
@@ -42,6 +45,22 @@ export interface IntegrationView {
   tools_base: string;
   key_hint: string;
   updated_at: string;
+  /** The endpoint's health (docs/architecture.md, "Endpoint health"); absent in a process without the tracker. */
+  health?: HealthView;
+}
+
+export interface HealthView {
+  state: HealthState;
+  since: string;
+  /** How long a turn waits for the endpoint now, ms (0: not at all). */
+  wait_ms: { phone: number; whatsapp: number };
+  consecutive_failures: number;
+  /** The last failure in words; null when none was seen. */
+  last_problem: string | null;
+  /** p99 of the recent answer times, ms; null without a recent answer. */
+  answer_p99_ms: number | null;
+  /** The recent outcomes by kind (the last 50 within 10 minutes). */
+  recent: Record<HealthOutcomeKind, number>;
 }
 
 export interface TestReport {
@@ -67,6 +86,8 @@ export function createIntegrationService(deps: {
   http: GuardedClient;
   botlink: BotLinkClient;
   tools?: ToolsClient;
+  /** The endpoints' shared health: shown by `get`, fed by the test button. */
+  health?: EndpointHealthTracker;
   /** Called after the endpoint or key changed (the tools manifest cache is dropped). */
   onChange?: (workspaceId: string) => void;
   now?: () => Date;
@@ -76,6 +97,7 @@ export function createIntegrationService(deps: {
   const opened = new Map<string, { value: { endpointUrl: string; key: string } | undefined; at: number }>();
   const changed = (workspaceId: string) => {
     opened.delete(workspaceId);
+    deps.health?.forget(workspaceId);
     deps.onChange?.(workspaceId);
   };
 
@@ -89,7 +111,8 @@ export function createIntegrationService(deps: {
     async get(workspaceId: string): Promise<IntegrationView> {
       const row = await integrations.find(workspaceId);
       if (!row) throw notFound('The integration');
-      return view(row);
+      if (!deps.health) return view(row);
+      return { ...view(row), health: healthView(await deps.health.current(workspaceId, row.endpoint_url), now().getTime()) };
     },
 
     /** First time without a key: a generated one. Later without a key: the current key is kept. */
@@ -167,6 +190,8 @@ export function createIntegrationService(deps: {
         now: now(),
       });
       const exchange = await botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request });
+      // What the owner's test shows is also what the endpoint's health learns (a fixed endpoint recovers at once).
+      if (deps.health) recordExchange(deps.health, workspaceId, credentials.endpointUrl, exchange, CHANNEL_TIMEOUT_MS);
       const { outcome } = exchange;
       return {
         outcome: outcome.outcome,
@@ -205,6 +230,18 @@ function view(row: Integration): IntegrationView {
     tools_base: toolsBase(row.endpoint_url),
     key_hint: row.key_hint,
     updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+function healthView(health: EndpointHealth, at: number): HealthView {
+  return {
+    state: health.state,
+    since: new Date(health.since).toISOString(),
+    wait_ms: { phone: waitBudget(health, PHONE_CHANNEL_TIMEOUT_MS, at).waitMs, whatsapp: waitBudget(health, CHANNEL_TIMEOUT_MS, at).waitMs },
+    consecutive_failures: health.consecutiveFailures,
+    last_problem: health.lastProblem,
+    answer_p99_ms: answerP99(health, at),
+    recent: outcomeMix(health, at),
   };
 }
 

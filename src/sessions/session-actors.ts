@@ -9,6 +9,8 @@ import type { HandoffResult, KnowledgeSummary } from '../../machines/session-typ
 import type { AiPort, AiStep } from '../ai/types.ts';
 import { buildChannelRequest } from '../botlink/channel-request.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
+import type { EndpointHealthTracker } from '../botlink/endpoint-health-tracker.ts';
+import { sendWithHealth } from '../botlink/health-aware-send.ts';
 import type { ToolsPort } from '../botlink/tools-types.ts';
 import type { KnowledgeSearch } from '../knowledge/types.ts';
 import type { Channel } from '../words.ts';
@@ -24,6 +26,8 @@ export interface SessionActorDeps extends HandoffDeps {
   /** The workspace's bot-link endpoint and opened key; undefined when it has none. */
   credentials: (workspaceId: string) => Promise<Credentials | undefined>;
   botlink: BotLinkClient;
+  /** The endpoints' shared health: a down endpoint is not waited for, a degraded one for its own p99 (absent: always wait). */
+  health?: EndpointHealthTracker;
   knowledge: KnowledgeSearch;
   ai: AiPort;
   tools: ToolsPort;
@@ -57,7 +61,18 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
           customerPhone: input.customerPhone,
           now: new Date(now()),
         });
-        const exchange = await deps.botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal });
+        const send = { endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal };
+        const result = deps.health
+          ? await sendWithHealth({ botlink: deps.botlink, health: deps.health, now }, input.workspaceId, send)
+          : { exchange: await deps.botlink.send(send), wait: undefined };
+        const endpoint = result.wait ? { endpoint: result.wait } : {};
+        if (result.exchange === null) {
+          // docs/architecture.md, "Endpoint health": the turn did not wait (down) or stopped waiting (degraded, past
+          // the endpoint's own p99); the request still runs and its outcome feeds the health.
+          const reason = result.wait.state === 'down' ? 'endpoint_down' : 'endpoint_slow';
+          return summary({ outcome: 'no_answer', reason, latencyMs: result.waitedMs, ...endpoint });
+        }
+        const { exchange } = result;
         const o = exchange.outcome;
         return summary({
           outcome: o.outcome,
@@ -67,6 +82,7 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
           httpStatus: exchange.httpStatus,
           latencyMs: exchange.latencyMs,
           firstByteMs: exchange.firstByteMs,
+          ...endpoint,
         });
       }),
       searchKnowledge: fromPromise(async ({ input, signal }): Promise<KnowledgeSummary> => {
@@ -76,7 +92,11 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
       loadTools: fromPromise(async ({ input, signal }) => {
         const credentials = await deps.credentials(input.workspaceId);
         if (!credentials) return [];
-        const manifest = await deps.tools.manifest(input.workspaceId, credentials, signal);
+        // Never past the turn's own deadline (protocol §8); a down endpoint's tools are offered only from the cache
+        // (its manifest fetch goes on in the background and fills the cache if the endpoint answers).
+        const down = deps.health ? (await deps.health.current(input.workspaceId, credentials.endpointUrl)).state === 'down' : false;
+        const waitMs = down ? 0 : input.deadlineAt === null ? undefined : Math.max(0, input.deadlineAt - now());
+        const manifest = await deps.tools.manifest(input.workspaceId, credentials, signal, waitMs);
         return manifest.tools;
       }),
       aiStep: fromPromise(async ({ input, signal }) => {

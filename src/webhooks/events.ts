@@ -3,9 +3,13 @@
  * (`Date.prototype.toISOString`).
  */
 
-export type WebhookEventName = 'new_chat' | 'escalation' | 'new_lead' | 'test';
-/** The events an endpoint can be set for (the `test` event goes to whichever URL is being tested). */
-export const subscribableEvents = ['new_chat', 'escalation', 'new_lead'] as const;
+export type WebhookEventName = 'new_chat' | 'escalation' | 'new_lead' | 'test' | 'endpoint_down' | 'endpoint_recovered';
+/**
+ * The events an endpoint can be set for (the `test` event goes to whichever URL is being tested). `endpoint_down` and
+ * `endpoint_recovered` are ours, not protocol §6's: the workspace's own bot-link endpoint went down or came back
+ * (docs/webhooks.md).
+ */
+export const subscribableEvents = ['new_chat', 'escalation', 'new_lead', 'endpoint_down', 'endpoint_recovered'] as const;
 export type SubscribableEvent = (typeof subscribableEvents)[number];
 
 /**
@@ -45,9 +49,34 @@ export interface TestPayload {
   event: 'test';
 }
 
-export type WebhookPayload = NewChatPayload | EscalationPayload | NewLeadPayload | TestPayload;
+/** The bot-link endpoint stopped answering: turns no longer wait for it (docs/architecture.md, "Endpoint health"). */
+export interface EndpointDownPayload {
+  event: 'endpoint_down';
+  endpoint_url: string;
+  /** The last failure in words (`no answer within 3500 ms`, `HTTP 502`, `connection: …`). */
+  problem: string;
+  /** Failures in a row that took it down. */
+  failures: number;
+  timestamp: string;
+  dashboard_url: string;
+}
+
+/** The bot-link endpoint answers again: turns wait for it as before. */
+export interface EndpointRecoveredPayload {
+  event: 'endpoint_recovered';
+  endpoint_url: string;
+  timestamp: string;
+  dashboard_url: string;
+}
+
+export type WebhookPayload = NewChatPayload | EscalationPayload | NewLeadPayload | TestPayload | EndpointDownPayload | EndpointRecoveredPayload;
 
 export const timestamp = (at: Date): string => at.toISOString();
+
+/** `dashboard_url` of the endpoint events: the integration page. */
+export function integrationPageUrl(publicUrl: string): string {
+  return `${publicUrl}/dashboard/integration`;
+}
 
 /** `dashboard_url` of new_chat: the conversation in the dashboard under PUBLIC_URL. */
 export function dashboardUrl(publicUrl: string, conversationId: string): string {

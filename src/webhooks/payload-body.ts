@@ -10,6 +10,8 @@ const fieldOrder: Record<WebhookEventName, readonly string[]> = {
   escalation: ['event', 'conversation_id', 'type', 'visitor_message', 'timestamp'],
   new_lead: ['event', 'conversation_id', 'name', 'email', 'phone', 'timestamp'],
   test: ['event'],
+  endpoint_down: ['event', 'endpoint_url', 'problem', 'failures', 'timestamp', 'dashboard_url'],
+  endpoint_recovered: ['event', 'endpoint_url', 'timestamp', 'dashboard_url'],
 };
 
 /** Compact JSON of a payload, keys in spec order (any key the table does not name follows, in its own order). */

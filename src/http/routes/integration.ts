@@ -11,6 +11,22 @@ const integrationSchema = {
     key_hint: { type: 'string' },
     updated_at: { type: 'string', format: 'date-time' },
     key: { type: 'string', description: 'Only when a new key was made or given: shown this once.' },
+    health: {
+      type: 'object',
+      description: 'The endpoint health (docs/architecture.md, "Endpoint health"): healthy, degraded (slow or failing now and then: turns wait for its own p99), down (turns do not wait; requests are still sent and probed), probing (answering again).',
+      properties: {
+        state: { type: 'string', enum: ['healthy', 'degraded', 'down', 'probing'] },
+        since: { type: 'string', format: 'date-time' },
+        wait_ms: { type: 'object', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
+        consecutive_failures: { type: 'integer' },
+        last_problem: { type: ['string', 'null'] },
+        answer_p99_ms: { type: ['integer', 'null'] },
+        recent: {
+          type: 'object',
+          properties: { answer: { type: 'integer' }, invalid: { type: 'integer' }, timeout: { type: 'integer' }, connection: { type: 'integer' }, status_5xx: { type: 'integer' } },
+        },
+      },
+    },
   },
 };
 const keySchema = { type: 'string', description: 'Own key, at least 32 characters, used as text.' };
@@ -21,7 +37,7 @@ export function integrationRoutes(integration: IntegrationService): RouteDefinit
       method: 'get',
       path: '/v1/integration',
       tag: 'integration',
-      summary: 'The endpoint URL, the derived tools base and a hint of the key (never the key).',
+      summary: 'The endpoint URL, the derived tools base, a hint of the key (never the key) and the endpoint health.',
       access: 'manager',
       responses: { 200: { description: 'The integration.', schema: integrationSchema }, 404: { description: 'Not configured.' } },
       async handler({ principal }) {
