@@ -35,8 +35,19 @@ export const MAX_LLM_RESPONSE_BYTES = 1024 * 1024;
 export const LLM_TEMPERATURE = 0.2;
 /** Most tool calls of one step that are honoured; further ones are dropped (each costs a round trip of up to 4 s). */
 export const MAX_TOOL_CALLS_PER_ROUND = 5;
-/** Most earlier turns put into the prompt (the session already cuts history; this bounds the request regardless). */
+/**
+ * Most earlier messages (a customer's message or a reply: 20 is the session's ten exchanges, MAX_HISTORY_TURNS in
+ * machines/session-types.ts) put into the prompt; the session already cuts its history, this bounds the request
+ * regardless.
+ */
 export const MAX_PROMPT_HISTORY_TURNS = 20;
+/**
+ * The conversation memory's budget (docs/architecture.md, "Conversation memory"): at most this many characters
+ * (Unicode code points) of earlier messages go into the prompt, the newest kept and the oldest dropped whole. 8,000
+ * (about 2,000 tokens) always holds the latest exchange whole (a message of at most 2,000 characters, protocol §8, and
+ * a reply of at most 4,096) and typically the last four or five of a chat.
+ */
+export const MAX_PROMPT_HISTORY_CHARS = 8_000;
 /** Most knowledge passages put into the prompt. */
 export const MAX_PROMPT_PASSAGES = 6;
 /** Most characters of the integrator's context put into the prompt (protocol §2.2, §8: a reply has at most 2000). */

@@ -21,10 +21,10 @@ import {
   LLM_TIMEOUT_MS,
   MAX_LLM_RESPONSE_BYTES,
   MAX_PROMPT_CONTEXT_CHARS,
-  MAX_PROMPT_HISTORY_TURNS,
   MAX_PROMPT_PASSAGES,
 } from './limits.ts';
 import { AiError } from './ai-error.ts';
+import { promptHistory } from './history.ts';
 import { readChatCompletion } from './chat-completion.ts';
 import { isObject } from '../json-value.ts';
 import { createChatStreamReader } from './chat-stream.ts';
@@ -172,8 +172,7 @@ export function buildChatRequest(
   ];
   const context = input.integratorContext?.trim();
   if (context) messages.push({ role: 'system', content: contextMessage(context) });
-  for (const turn of input.history.slice(-MAX_PROMPT_HISTORY_TURNS)) {
-    if (turn.text.trim() === '') continue;
+  for (const turn of promptHistory(input.history)) {
     messages.push({ role: turn.role === 'customer' ? 'user' : 'assistant', content: turn.text });
   }
   messages.push({ role: 'user', content: input.message });

@@ -1,10 +1,10 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedAnswerer } from '../../src/ai/embedded-answerer.ts';
 import { createAi, withFallback } from '../../src/ai/index.ts';
-import { MAX_TOOL_CALLS_PER_ROUND } from '../../src/ai/limits.ts';
+import { MAX_PROMPT_HISTORY_CHARS, MAX_TOOL_CALLS_PER_ROUND } from '../../src/ai/limits.ts';
 import type { OpenAiAdapter} from '../../src/ai/openai-adapter.ts';
 import { AiError, parseChatCompletion, type ChatCompletionRequest } from '../../src/ai/openai-adapter.ts';
-import type { AiPort, AiStepInput } from '../../src/ai/types.ts';
+import type { AiPort, AiStepInput, ConversationTurn } from '../../src/ai/types.ts';
 import type { ToolSpec } from '../../src/botlink/tools-types.ts';
 import { MAX_TOOL_RESULT_CHARS } from '../../src/limits.ts';
 import type { KnowledgePassage } from '../../src/knowledge/types.ts';
@@ -193,6 +193,54 @@ describe('the OpenAI-compatible adapter', () => {
       expect(tools.map((m) => m.tool_call_id)).toEqual(['call_x', 'call_y']);
       expect(tools[0]!.content).toHaveLength(MAX_TOOL_RESULT_CHARS);
       expect(tools[1]!.content).toMatch(/No result/);
+    });
+  });
+
+  describe('conversation memory (MAX_PROMPT_HISTORY_CHARS)', () => {
+    /** Exchange n: a question of `q` characters and an answer of `a` characters, told apart by their number. */
+    const exchange = (n: number, q: number, a: number): ConversationTurn[] => [
+      { role: 'customer', text: `Q${n} `.padEnd(q, 'q') },
+      { role: 'assistant', text: `A${n} `.padEnd(a, 'a') },
+    ];
+    const dialogue = () => lastRequest().json.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => (m.content as string).split(' ')[0]);
+
+    it('the recent turns of the conversation reach the model before the new question', async () => {
+      await adapter.step(
+        input({
+          message: 'En de andere?',
+          history: [
+            { role: 'customer', text: 'Wat kost de rode fiets?' },
+            { role: 'assistant', text: 'De rode fiets kost 499 euro.' },
+          ],
+        }),
+      );
+      const { messages } = lastRequest().json;
+      expect(messages.slice(-3)).toEqual([
+        { role: 'user', content: 'Wat kost de rode fiets?' },
+        { role: 'assistant', content: 'De rode fiets kost 499 euro.' },
+        { role: 'user', content: 'En de andere?' },
+      ]);
+    });
+
+    it('a history over the budget is cut to it: the newest exchanges kept whole, the oldest dropped', async () => {
+      // Ten exchanges of 1,600 characters: exactly five fit in 8,000.
+      expect(MAX_PROMPT_HISTORY_CHARS).toBe(8_000);
+      const history = Array.from({ length: 10 }, (_, i) => exchange(i + 1, 600, 1_000)).flat();
+      await adapter.step(input({ message: 'And the other one?', history }));
+      expect(dialogue()).toEqual(['Q6', 'A6', 'Q7', 'A7', 'Q8', 'A8', 'Q9', 'A9', 'Q10', 'A10', 'And']);
+      const remembered = lastRequest().json.messages.slice(2, -1).reduce((sum, m) => sum + Array.from(m.content as string).length, 0);
+      expect(remembered).toBe(8_000);
+    });
+
+    it('characters are code points, and a reply whose question did not fit is dropped with it', async () => {
+      // The newest exchange takes 7,000 of the 8,000 (an emoji counts one); the answer before it would fit, its question not.
+      const history: ConversationTurn[] = [
+        ...exchange(1, 900, 900),
+        { role: 'customer', text: `Q2 ${'😊'.repeat(2_997)}` },
+        { role: 'assistant', text: 'A2 '.padEnd(4_000, 'a') },
+      ];
+      await adapter.step(input({ message: 'And the other one?', history }));
+      expect(dialogue()).toEqual(['Q2', 'A2', 'And']);
     });
   });
 

@@ -18,6 +18,7 @@ import type { NewInbound, StatusChange, WhatsappRepository } from '../../../db/r
 import type { WhatsappInboundMessage, WhatsappInboundOutcome, WhatsappOutboundMessage } from '../../../db/schema.ts';
 import type { Logger } from '../../log.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
+import { detectLanguage } from '../../text/detect-language.ts';
 import type { GraphClient } from './graph-client.ts';
 import {
   CONVERSATION_IDLE_MS,
@@ -258,11 +259,15 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         if (row.type === 'text') {
           if (!row.text || row.text.trim() === '') outcome = 'empty';
           else {
+            // WhatsApp carries no language: the customer's words tell it (docs/whatsapp.md, "Languages"). A message too
+            // short to tell ("ok", "Hallo") sends none, and the session keeps the language it had (English at first).
+            const language = detectLanguage(row.text);
             const result = await runtime.handleMessage({
               workspaceId: row.workspace_id,
               channel: 'whatsapp',
               externalId: conversation,
               text: row.text,
+              ...(language ? { language } : {}),
               customerPhone: e164(row.wa_id),
               // The turn is named after Meta's message id, so a retried message cannot write a second turn.
               turnId: row.message_id,

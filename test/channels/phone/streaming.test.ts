@@ -198,6 +198,28 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
     });
   });
 
+  describe('conversation memory', () => {
+    it('"And the other one?" reaches the model together with the previous exchange of the call', async () => {
+      const { caller } = await call();
+      caller.say('How much is the red bike?');
+      const first = await nextCompletion();
+      expect(dialogue(first)).toEqual([['user', 'How much is the red bike?']]);
+      first.write('The red bike costs 499 euro.');
+      first.end();
+      expect(await caller.next((f) => f.type === 'text')).toMatchObject({ token: 'The red bike costs 499 euro.', last: true });
+      caller.say('And the other one?');
+      const second = await nextCompletion();
+      expect(dialogue(second)).toEqual([
+        ['user', 'How much is the red bike?'],
+        ['assistant', 'The red bike costs 499 euro.'],
+        ['user', 'And the other one?'],
+      ]);
+      second.write('The blue bike costs 549 euro.');
+      second.end();
+      expect(await caller.next((f) => f.type === 'text')).toMatchObject({ token: 'The blue bike costs 549 euro.', last: true });
+    });
+  });
+
   describe('when the caller speaks over a streamed answer', () => {
     it('the rest is never sent, and the history keeps this turn with what was heard of it', async () => {
       const { caller, sid, completion: first } = await answering('What does shipping cost?', 'Shipping costs 5 euro in the Netherlands. Abroad ');
