@@ -14,14 +14,20 @@ import { loadConfig } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { AppError, errorText } from './errors.ts';
 import { isUuid } from './ids.ts';
+import { loadOrCreateMasterKey } from './secrets/master-key.ts';
+import { resealAll } from './secrets/reseal.ts';
+import { createSecretBox } from './secrets/secret-box.ts';
 
 const usage = `Usage:
   npm run cli -- workspace create --name <name> --owner <email>
   npm run cli -- workspace restore-owner --workspace <workspace id> --email <email>
+  npm run cli -- secrets reseal
 
 create: makes a workspace and its owner, and prints the owner's token and invite link once (JSON).
 restore-owner: the user with that email becomes an owner (or is added as one) with a new token and invite link,
-printed once (JSON). Invite links start with PUBLIC_URL.`;
+printed once (JSON). Invite links start with PUBLIC_URL.
+secrets reseal: after a master-key rotation (MASTER_KEY the new key, MASTER_KEY_PREVIOUS the old one), seals every
+stored secret under the new key and prints what it did (JSON); exit 1 when a secret opened with neither key.`;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -38,11 +44,12 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const command = positionals.join(' ');
-  if (values.help || (command !== 'workspace create' && command !== 'workspace restore-owner')) {
+  if (values.help || (command !== 'workspace create' && command !== 'workspace restore-owner' && command !== 'secrets reseal')) {
     console.log(usage);
     return values.help ? 0 : 2;
   }
   let run: (accounts: ReturnType<typeof createAccountsService>) => Promise<unknown>;
+  if (command === 'secrets reseal') return reseal();
   if (command === 'workspace create') {
     const name = values.name?.trim();
     const owner = values.owner?.trim();
@@ -72,6 +79,24 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof AppError) return fail(err.message, 1);
     throw err;
+  } finally {
+    await close();
+    release();
+  }
+}
+
+/** `secrets reseal` (src/secrets/reseal.ts): the second half of a master-key rotation. */
+async function reseal(): Promise<number> {
+  const config = loadConfig();
+  if (!config.masterKeyPrevious) return fail('secrets reseal needs MASTER_KEY_PREVIOUS (the old key) beside MASTER_KEY (the new one).', 1);
+  const release = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
+  const { db, close } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  try {
+    await migrate(db);
+    const { key } = loadOrCreateMasterKey(config.masterKey, config.dataDir);
+    const report = await resealAll(db, createSecretBox(key, [config.masterKeyPrevious]));
+    console.log(JSON.stringify(report, null, 2));
+    return report.unreadable.length === 0 ? 0 : 1;
   } finally {
     await close();
     release();

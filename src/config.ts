@@ -13,6 +13,7 @@ const settings = {
   DATA_DIR: { schema: { type: 'string', minLength: 1 }, must: 'be a directory path' },
   PUBLIC_URL: { schema: { type: 'string', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' }, must: 'be the service\'s own base URL, like https://botlink.example.com' },
   MASTER_KEY: { schema: { type: 'string', pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$' }, must: 'be 32 random bytes as 64 hex characters or base64 (openssl rand -base64 32)' },
+  MASTER_KEY_PREVIOUS: { schema: { type: 'string', pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$' }, must: 'be the master key being replaced, 32 bytes as 64 hex characters or base64' },
   ADMIN_TOKEN: { schema: { type: 'string', minLength: 32 }, must: 'be at least 32 characters' },
   LLM_BASE_URL: { schema: { type: 'string', pattern: '^https?://' }, must: 'be an http(s) URL of an OpenAI-compatible API' },
   LLM_API_KEY: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
@@ -41,6 +42,8 @@ export interface Config {
   readonly publicUrl: string;
   /** 32 bytes that encrypt stored secrets; null: generated into `dataDir` (embedded mode only). */
   readonly masterKey: Buffer | null;
+  /** During a rotation (docs/operations.md): the old master key, still accepted for reading until `secrets reseal` ran. */
+  readonly masterKeyPrevious: Buffer | null;
   readonly adminToken: string | null;
   readonly llm: { readonly baseUrl: string; readonly apiKey: string | null; readonly model: string } | null;
   readonly whatsapp: { readonly appSecret: string | null; readonly verifyToken: string | null; readonly graphUrl: string };
@@ -78,6 +81,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (port > 65535) throw new ConfigError(`PORT must ${settings.PORT.must} (got ${JSON.stringify(raw.PORT)}).`);
   const databaseUrl = raw.DATABASE_URL ?? null;
   const masterKey = raw.MASTER_KEY === undefined ? null : decodeMasterKey(raw.MASTER_KEY);
+  const masterKeyPrevious = raw.MASTER_KEY_PREVIOUS === undefined ? null : decodeMasterKey(raw.MASTER_KEY_PREVIOUS, 'MASTER_KEY_PREVIOUS');
+  if (masterKeyPrevious && !masterKey) throw new ConfigError('MASTER_KEY_PREVIOUS needs MASTER_KEY: the new key that replaces it.');
   if (databaseUrl && !masterKey) {
     throw new ConfigError('MASTER_KEY must be set when DATABASE_URL is set, so stored secrets stay readable across hosts.');
   }
@@ -92,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: raw.DATA_DIR ?? './data',
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     masterKey,
+    masterKeyPrevious,
     adminToken: raw.ADMIN_TOKEN ?? null,
     llm: raw.LLM_BASE_URL
       ? Object.freeze({ baseUrl: raw.LLM_BASE_URL.replace(/\/+$/, ''), apiKey: raw.LLM_API_KEY ?? null, model: raw.LLM_MODEL ?? 'gpt-4o-mini' })
@@ -110,16 +116,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
-function decodeMasterKey(value: string): Buffer {
+function decodeMasterKey(value: string, name: 'MASTER_KEY' | 'MASTER_KEY_PREVIOUS' = 'MASTER_KEY'): Buffer {
   const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (bytes.length !== 32) {
-    throw new ConfigError(`MASTER_KEY must ${settings.MASTER_KEY.must} (it decodes to ${bytes.length} bytes).`);
+    throw new ConfigError(`${name} must ${settings[name].must} (it decodes to ${bytes.length} bytes).`);
   }
   return bytes;
 }
 
 /** Secrets are never echoed back, not even in a start-up error. */
-const secretSettings = new Set<SettingName>(['MASTER_KEY', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL']);
+const secretSettings = new Set<SettingName>(['MASTER_KEY', 'MASTER_KEY_PREVIOUS', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL']);
 function shown(name: SettingName, value: string | undefined): string {
   if (value === undefined) return '';
   return secretSettings.has(name) ? `${value.length} characters` : value;

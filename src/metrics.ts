@@ -20,6 +20,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['channel', 'reason'] as const,
       registers: [registry],
     }),
+    // Endpoint health (src/botlink/endpoint-health.ts): changes of state this process wrote, turns that did not wait.
+    endpointTransitions: new Counter({
+      name: 'botlink_endpoint_transitions_total',
+      help: 'Changes of an endpoint health state written by this process, by the state entered.',
+      labelNames: ['to'] as const,
+      registers: [registry],
+    }),
+    endpointWaits: new Counter({
+      name: 'botlink_endpoint_waits_total',
+      help: 'Turns by what they did about the endpoint health: wait, shortened, not_waited, not_sent.',
+      labelNames: ['decision'] as const,
+      registers: [registry],
+    }),
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time spent answering our own HTTP API, by route and status.',

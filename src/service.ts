@@ -137,7 +137,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { key: masterKey, created } = loadOrCreateMasterKey(config.masterKey, config.dataDir);
   if (created) logger.warn({ dataDir: config.dataDir }, 'generated a master key in DATA_DIR; back it up, stored secrets cannot be read without it');
   // One box seals every stored secret (integration keys, webhook secrets, WhatsApp tokens).
-  const secrets = createSecretBox(masterKey);
+  const secrets = createSecretBox(masterKey, config.masterKeyPrevious ? [config.masterKeyPrevious] : []);
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
 
   const metrics = createMetrics();
@@ -149,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const health = createEndpointHealthTracker({
     db: database.db,
     logger,
+    metrics,
     onTransition: (trx, workspaceId, transition, endpoint) => recordHealthTransition(trx, { workspaceId, transition, health: endpoint, publicUrl: config.publicUrl }),
     probe: (workspaceId, endpointUrl) => probeEndpoint({ botlink, health, credentials: (id) => integration.credentials(id) }, workspaceId, endpointUrl),
     ...options.health,

@@ -14,6 +14,7 @@ import type { Db } from '../../db/database.ts';
 import { endpointHealthRepository, type EndpointHealthRow } from '../../db/repositories/endpoint-health.repository.ts';
 import { errorText } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import {
   applyOutcome,
   applyOutcomes,
@@ -43,6 +44,7 @@ type Executor = Db;
 export interface EndpointHealthTrackerDeps {
   db: Db;
   logger: Logger;
+  metrics?: Pick<Metrics, 'endpointTransitions' | 'endpointWaits'>;
   now?: () => number;
   /** Written in the transaction of the state change: the notification and the webhook event. */
   onTransition?: (trx: Executor, workspaceId: string, transition: HealthTransition, health: EndpointHealth) => Promise<void>;
@@ -162,6 +164,7 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
       return { health, transitions };
     });
     for (const t of written.transitions) {
+      deps.metrics?.endpointTransitions.inc({ to: t.to });
       const fields = { workspaceId, endpointUrl, from: t.from, to: t.to, problem: written.health.lastProblem };
       if (t.to === 'down') logger.warn(fields, 'the bot-link endpoint is down: turns no longer wait for it');
       else logger.info(fields, `the bot-link endpoint is ${t.to}`);
@@ -239,6 +242,11 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
       entry.health = step.health;
       if (isFailure(kind)) logFailures(workspaceId, entry, kind, problem);
       scheduleFlush(step.transition !== null);
+    },
+
+    /** Counts what a turn did about the health (botlink_endpoint_waits_total). */
+    counted(decision: string): void {
+      deps.metrics?.endpointWaits.inc({ decision });
     },
 
     /** A request whose turn stopped waiting keeps running (bounded per endpoint); false: too many already, not sent. */

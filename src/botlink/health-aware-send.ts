@@ -34,7 +34,11 @@ export async function sendWithHealth(
   const current = await health.current(workspaceId, input.endpointUrl);
   const budget = waitBudget(current, input.timeoutMs, deps.now());
   const wait: EndpointWait = { state: current.state, decision: budget.decision, waitMs: budget.waitMs };
-  if (budget.decision === 'not_waited' && !health.mayDetach(workspaceId)) return { exchange: null, wait: { ...wait, decision: 'not_sent' }, waitedMs: 0 };
+  if (budget.decision === 'not_waited' && !health.mayDetach(workspaceId)) {
+    health.counted('not_sent');
+    return { exchange: null, wait: { ...wait, decision: 'not_sent' }, waitedMs: 0 };
+  }
+  health.counted(budget.decision);
 
   // The turn's signal cancels the request only while the turn still waits for it.
   const controller = new AbortController();

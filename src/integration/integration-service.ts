@@ -78,7 +78,8 @@ export interface TestReport {
   request: { channel: 'webchat'; session_id: string; message: string; language: string };
 }
 
-const sealContext = (workspaceId: string) => `integration-key:${workspaceId}`;
+/** What an integration key is sealed for (bound to its workspace). */
+export const sealContext = (workspaceId: string) => `integration-key:${workspaceId}`;
 
 export function createIntegrationService(deps: {
   integrations: IntegrationsRepository;
