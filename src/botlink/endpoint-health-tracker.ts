@@ -85,6 +85,7 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
   const now = deps.now ?? Date.now;
   const refreshMs = deps.refreshMs ?? HEALTH_REFRESH_MS;
   const flushMs = deps.flushMs ?? HEALTH_FLUSH_MS;
+  const probeIntervalMs = deps.probeIntervalMs ?? HEALTH_PROBE_INTERVAL_MS;
   const entries = new Map<string, Entry>();
   let flushTimer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> = Promise.resolve();
@@ -202,7 +203,7 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
 
   async function probeDue(): Promise<void> {
     if (!deps.probe) return;
-    const claimed = await endpointHealthRepository(db).claimProbes(new Date(now()), deps.probeIntervalMs ?? HEALTH_PROBE_INTERVAL_MS, 20);
+    const claimed = await endpointHealthRepository(db).claimProbes(new Date(now()), probeIntervalMs, 20);
     await Promise.all(
       claimed.map((c) =>
         deps.probe!(c.workspace_id, c.endpoint_url).catch((err: unknown) => logger.warn({ workspaceId: c.workspace_id, err: errorText(err) }, 'endpoint probe failed to start')),
@@ -211,6 +212,9 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
   }
 
   return {
+    /** While an endpoint is down, a probe at most this often, ms (the integration page says how often it is tried). */
+    probeIntervalMs,
+
     /** The endpoint's health as this process knows it (read again in the background when older than a second). */
     async current(workspaceId: string, endpointUrl: string): Promise<EndpointHealth> {
       const entry = entries.get(workspaceId);
@@ -273,7 +277,7 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
     /** Starts the probe sweep (down endpoints, one probe per interval across processes). */
     start(): void {
       if (!deps.probe || probeTimer) return;
-      const every = Math.max(250, Math.floor((deps.probeIntervalMs ?? HEALTH_PROBE_INTERVAL_MS) / 3));
+      const every = Math.max(250, Math.floor(probeIntervalMs / 3));
       probeTimer = setInterval(() => {
         void probeDue().catch((err: unknown) => logger.warn({ err: errorText(err) }, 'endpoint probe sweep failed'));
       }, every);

@@ -1,7 +1,13 @@
 // @ts-check
-/** Integration: the endpoint of the integrator's system, its key (own or generated, shown once), and the test buttons. */
+/**
+ * Integration: the endpoint of the integrator's system, how it is doing (its health, read again every
+ * HEALTH_POLL_MS while the page is open), its key (own or generated, shown once), and the test buttons.
+ */
 import { ApiError, api } from './api.js';
 import { busy, errorBox, field, h, loading, replace, shownOnce, when } from './dom.js';
+
+/** How often the endpoint's health is read again while the page is open, ms. */
+const HEALTH_POLL_MS = 10_000;
 
 /** @param {HTMLElement} main */
 export function renderIntegration(main) {
@@ -35,7 +41,9 @@ export function renderIntegration(main) {
   const toolsResult = h('div', { 'aria-live': 'polite', 'data-testid': 'tools-result' });
   const toolsError = errorBox();
 
-  replace(main, h('h1', {}, 'Integration'), current, form, secret,
+  const health = healthSection();
+
+  replace(main, h('h1', {}, 'Integration'), current, health.el, form, secret,
     h('section', { class: 'card', 'aria-labelledby': 'key' }, h('h2', { id: 'key' }, 'Key'),
       h('p', {}, 'Botlink signs every request with this key; your endpoint checks the signature with it. A new key replaces the old one at once.'),
       keyError.el, newKey),
@@ -55,7 +63,6 @@ export function renderIntegration(main) {
       h('div', {}, h('dt', {}, 'Endpoint'), h('dd', { 'data-testid': 'endpoint' }, String(i.endpoint_url))),
       h('div', {}, h('dt', {}, 'Tools base'), h('dd', {}, String(i.tools_base))),
       h('div', {}, h('dt', {}, 'Key'), h('dd', {}, String(i.key_hint))),
-      i.health ? h('div', {}, h('dt', {}, 'Health'), h('dd', {}, `${String(i.health.state)} since ${when(i.health.since)}`)) : null,
       h('div', {}, h('dt', {}, 'Saved'), h('dd', {}, when(i.updated_at)))));
   };
   /** @param {any} answer */
@@ -65,14 +72,42 @@ export function renderIntegration(main) {
   };
 
   let stopped = false;
-  api('GET', '/v1/integration').then((i) => !stopped && showCurrent(i), (err) => {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  api('GET', '/v1/integration').then((i) => {
     if (stopped) return;
-    if (err instanceof ApiError && err.status === 404) showCurrent(null);
-    else {
+    showCurrent(i);
+    health.show(i.health);
+  }, (err) => {
+    if (stopped) return;
+    if (err instanceof ApiError && err.status === 404) {
+      showCurrent(null);
+      health.show(null);
+    } else {
       replace(current);
       saveError.show(err);
     }
-  });
+  }).finally(() => !stopped && schedule());
+
+  // Only the health is read again: the form keeps whatever the owner is typing.
+  async function refreshHealth() {
+    try {
+      const i = await api('GET', '/v1/integration');
+      if (!stopped) health.show(i.health);
+    } catch (err) {
+      if (stopped) return;
+      if (err instanceof ApiError && err.status === 404) health.show(null);
+      else health.failed(err);
+    }
+  }
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      // A tab in the background is not read; the next visible tick catches up.
+      if (!document.hidden) await refreshHealth();
+      if (!stopped) schedule();
+    }, HEALTH_POLL_MS);
+  }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -84,6 +119,7 @@ export function renderIntegration(main) {
         ownKey.value = '';
         showCurrent(answer);
         showKey(answer);
+        await refreshHealth();
       } catch (err) {
         // 422 says why the URL (or key) is refused: shown beside the form.
         url.setAttribute('aria-invalid', 'true');
@@ -116,6 +152,8 @@ export function renderIntegration(main) {
         replace(testResult);
         testError.show(err);
       }
+      // What the test saw is also what the endpoint's health learnt.
+      await refreshHealth();
     });
   });
   toolsButton.addEventListener('click', () => {
@@ -132,7 +170,122 @@ export function renderIntegration(main) {
   });
   return () => {
     stopped = true;
+    clearTimeout(timer);
   };
+}
+
+/**
+ * @typedef {object} HealthView GET /v1/integration `health` (src/integration/integration-service.ts)
+ * @property {'healthy' | 'degraded' | 'down' | 'probing'} state
+ * @property {string} since
+ * @property {{ phone: number, whatsapp: number }} wait_ms
+ * @property {number} consecutive_failures
+ * @property {string | null} last_problem
+ * @property {number | null} answer_p99_ms
+ * @property {{ answer: number, invalid: number, timeout: number, connection: number, status_5xx: number }} recent
+ * @property {number} [probe_interval_ms]
+ */
+
+/** The words, icon and colour of each state: the words carry the meaning, the icon and colour repeat it. */
+const STATES = {
+  healthy: { word: 'Healthy', icon: '✓', tone: 'ok' },
+  degraded: { word: 'Slow', icon: '!', tone: 'warn' },
+  down: { word: 'Down', icon: '✕', tone: 'bad' },
+  probing: { word: 'Recovering', icon: '↻', tone: 'info' },
+};
+
+/** The recent outcomes, in the owner's words: [key, one, many]. */
+const OUTCOMES = /** @type {const} */ ([
+  ['answer', 'answer', 'answers'],
+  ['invalid', 'invalid answer', 'invalid answers'],
+  ['timeout', 'timeout', 'timeouts'],
+  ['connection', 'connection failure', 'connection failures'],
+  ['status_5xx', 'server error', 'server errors'],
+]);
+
+/**
+ * The endpoint's health: a status line (a live region, changed only when what it says changes, so a poll that finds
+ * nothing new announces nothing) and the facts under it.
+ */
+function healthSection() {
+  const status = h('p', { class: 'health-status', role: 'status', 'aria-atomic': 'true', 'data-testid': 'health-status' });
+  const facts = h('div', {}, loading('Reading the health…'));
+  const note = h('p', { class: 'hint' });
+  const el = h('section', { class: 'card', 'aria-labelledby': 'health', hidden: true },
+    h('h2', { id: 'health' }, 'Endpoint health'), status, facts, note);
+  let said = '';
+  return {
+    el,
+    /** @param {HealthView | null | undefined} v */
+    show(v) {
+      // Not connected, or a service without the health: nothing to show.
+      el.hidden = !v;
+      if (!v) return;
+      const state = STATES[v.state] ?? { word: String(v.state), icon: '?', tone: 'info' };
+      const headline = v.state === 'down' ? `${state.word} since ${clock(v.since)}` : state.word;
+      const sentence = stateSentence(v);
+      if (`${headline}: ${sentence}` !== said) {
+        said = `${headline}: ${sentence}`;
+        replace(status, h('span', { class: 'health-icon', 'aria-hidden': 'true' }, state.icon), ' ', h('strong', {}, headline), sentence ? `: ${sentence}` : '');
+        status.className = `health-status ${state.tone}`;
+      }
+      /** @param {string} k */
+      const count = (k) => Number(/** @type {Record<string, unknown>} */ (v.recent ?? {})[k]) || 0;
+      const total = OUTCOMES.reduce((n, [k]) => n + count(k), 0);
+      replace(facts, h('dl', { class: 'facts' },
+        h('div', {}, h('dt', {}, 'Since'), h('dd', { 'data-testid': 'health-since' }, when(v.since))),
+        h('div', {}, h('dt', {}, 'Last problem'), h('dd', { 'data-testid': 'health-problem' }, v.last_problem == null ? 'None seen' : String(v.last_problem))),
+        h('div', {}, h('dt', {}, 'Answer time (p99)'), h('dd', { 'data-testid': 'health-p99' }, v.answer_p99_ms == null ? 'No answer lately' : duration(v.answer_p99_ms))),
+        h('div', { class: 'wide' }, h('dt', {}, 'Recent requests'), h('dd', { 'data-testid': 'health-recent' }, total === 0
+          ? 'None lately'
+          : h('ul', { class: 'mix' }, OUTCOMES.map(([k, one, many]) => {
+            const n = count(k);
+            return h('li', { class: n > 0 && k !== 'answer' ? 'problem' : null }, h('strong', {}, n), ` ${n === 1 ? one : many}`);
+          }))))));
+      note.textContent = `Checked ${new Date().toLocaleTimeString()}; read again every ${HEALTH_POLL_MS / 1000} s while this page is open.`;
+    },
+    /** A poll that failed: the last known health stays, with why it may be old. @param {unknown} err */
+    failed(err) {
+      note.textContent = `Could not read the health just now (${err instanceof Error ? err.message : String(err)}); showing what was known before.`;
+    },
+  };
+}
+
+/** What the state means for the customers, in a sentence. @param {HealthView} v */
+function stateSentence(v) {
+  switch (v.state) {
+    case 'healthy':
+      return 'customers’ questions go to your endpoint and wait for its answer as usual.';
+    case 'degraded':
+      return `your endpoint was slow or failed lately, so customers wait at most ${waits(v.wait_ms)} for it; then the built-in AI answers.`;
+    case 'down':
+      return `customers are answered by the built-in AI without waiting for your endpoint; we keep trying it${v.probe_interval_ms ? ` every ${duration(v.probe_interval_ms)}` : ''}.`;
+    case 'probing':
+      return `your endpoint answers again since ${clock(v.since)}; customers wait at most ${waits(v.wait_ms)} for it until it has answered a few times in a row.`;
+    default:
+      return '';
+  }
+}
+
+/** The waits of the two channels, said once when they are the same. @param {{ phone: number, whatsapp: number }} w */
+function waits(w) {
+  if (w.phone === w.whatsapp) return duration(w.phone);
+  return `${duration(w.phone)} on the phone and ${duration(w.whatsapp)} on WhatsApp`;
+}
+
+/** 850 ms, 1.2 s, 15 s. @param {number} ms */
+function duration(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+/** The time of day of an ISO string; with the date when it is not today. @param {string} iso */
+function clock(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
 }
 
 /** @param {any} r */

@@ -1,7 +1,22 @@
 // @ts-check
 /** Team: the availability switch (whether a phone handoff connects a person) and the follow-ups for the team. */
-import { api } from './api.js';
+import { api, currentSession, isManager } from './api.js';
 import { busy, errorBox, h, loading, replace, when } from './dom.js';
+
+/** What each kind of notification is called (GET /v1/notifications `kind`). */
+const KINDS = /** @type {Record<string, string>} */ ({
+  forward: 'Forwarded question',
+  human_followup: 'Call back',
+  endpoint_down: 'Endpoint down',
+  endpoint_recovered: 'Endpoint recovered',
+});
+const ENDPOINT_KINDS = new Set(['endpoint_down', 'endpoint_recovered']);
+
+/** A kind's name; a kind this page does not know yet reads as its words. @param {unknown} kind */
+function kindName(kind) {
+  const k = String(kind);
+  return KINDS[k] ?? (k.charAt(0).toUpperCase() + k.slice(1)).replaceAll('_', ' ');
+}
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} _ctx */
 export function renderTeam(main, _ctx) {
@@ -45,11 +60,13 @@ export function renderTeam(main, _ctx) {
       if (stopped) return;
       notifications.setAttribute('aria-busy', 'false');
       replace(notifications, answer.notifications.length === 0
-        ? h('p', { class: 'empty' }, 'No notifications. Forwarded questions and handoffs that could not reach a person appear here for a follow-up.')
+        ? h('p', { class: 'empty' }, 'No notifications. Forwarded questions, handoffs that could not reach a person, and your endpoint going down or coming back appear here.')
         : h('ul', { class: 'notes' }, answer.notifications.map((/** @type {any} */ n) => h('li', { class: n.read_at ? '' : 'unread' },
-          h('p', { class: 'meta' }, `${String(n.kind).replaceAll('_', ' ')} · ${when(n.created_at)}`),
+          h('p', { class: 'meta' }, h('strong', {}, kindName(n.kind)), ` · ${when(n.created_at)}`),
           h('p', {}, String(n.message)),
           n.session_id ? h('a', { href: `/dashboard/conversations/${encodeURIComponent(n.session_id)}`, 'data-link': true }, 'Open the conversation') : null,
+          // The endpoint's own notifications belong to no conversation: they lead to its health (owners and admins).
+          ENDPOINT_KINDS.has(n.kind) && isManager(currentSession()) ? h('p', {}, h('a', { href: '/dashboard/integration', 'data-link': true }, 'See the endpoint’s health')) : null,
           n.read_at ? h('p', { class: 'hint' }, `Done ${when(n.read_at)}`) : markDone(n)))));
     },
     (err) => {

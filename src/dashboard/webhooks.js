@@ -5,7 +5,14 @@ import { busy, errorBox, field, h, loading, replace, shownOnce, when } from './d
 
 /** How long after a manual retry the log is read again (the attempt is queued, then sent at once). */
 const RETRY_SETTLE_MS = 1_500;
-const EVENTS = { new_chat: 'New chat', escalation: 'Escalation', new_lead: 'New lead' };
+/** The events a URL can be set for (PUT /v1/webhooks/{event}; docs/webhooks.md): title and what it is sent for. */
+const EVENTS = {
+  new_chat: { title: 'New chat', about: 'A visitor starts a conversation in the website chat.' },
+  escalation: { title: 'Escalation', about: 'A website-chat visitor asks for a person, with the button or in their own words.' },
+  new_lead: { title: 'New lead', about: 'A website-chat visitor leaves their name and contact details.' },
+  endpoint_down: { title: 'Endpoint down', about: 'Your bot-link endpoint stopped answering: customers get the built-in AI without waiting for it.' },
+  endpoint_recovered: { title: 'Endpoint recovered', about: 'Your bot-link endpoint answers again after being down.' },
+};
 
 /** @param {HTMLElement} main */
 export function renderWebhooks(main) {
@@ -14,7 +21,7 @@ export function renderWebhooks(main) {
   const error = errorBox();
   const refresh = h('button', { type: 'button', class: 'quiet' }, 'Refresh the log');
   replace(main, h('h1', {}, 'Webhooks'),
-    h('p', {}, 'Botlink calls your URLs, signed (Standard Webhooks), when something happens in a conversation.'),
+    h('p', {}, 'Botlink calls your URLs, signed (Standard Webhooks), when something happens in a conversation or to your endpoint.'),
     error.el, endpoints,
     h('section', { 'aria-labelledby': 'log' }, h('h2', { id: 'log' }, 'Deliveries'), refresh, log));
   let stopped = false;
@@ -25,7 +32,7 @@ export function renderWebhooks(main) {
       if (stopped) return;
       /** @type {Map<string, any>} */
       const byEvent = new Map(answer.webhooks.map((/** @type {any} */ w) => [w.event, w]));
-      replace(endpoints, Object.entries(EVENTS).map(([event, title]) => endpointCard(event, title, byEvent.get(event), loadLog)));
+      replace(endpoints, Object.entries(EVENTS).map(([event, { title, about }]) => endpointCard(event, title, about, byEvent.get(event), loadLog)));
     } catch (err) {
       if (!stopped) {
         replace(endpoints);
@@ -52,8 +59,8 @@ export function renderWebhooks(main) {
   };
 }
 
-/** @param {string} event @param {string} title @param {any} w @param {() => Promise<void>} reloadLog */
-function endpointCard(event, title, w, reloadLog) {
+/** @param {string} event @param {string} title @param {string} about @param {any} w @param {() => Promise<void>} reloadLog */
+function endpointCard(event, title, about, w, reloadLog) {
   const url = h('input', { type: 'url', required: true, value: w?.url ?? '', placeholder: 'https://your-system.example.com/hooks', autocomplete: 'off' });
   const error = errorBox();
   const secret = h('div', { 'aria-live': 'polite' });
@@ -64,7 +71,7 @@ function endpointCard(event, title, w, reloadLog) {
   const rotate = h('button', { type: 'button', class: 'quiet', disabled: !w }, 'Rotate the secret');
   const test = h('button', { type: 'button', class: 'quiet', disabled: !w }, 'Test');
   const result = h('p', { class: 'hint', role: 'status' });
-  const form = h('form', { class: 'card', 'aria-label': `${title} webhook` }, h('h2', {}, title), status, field('URL', url), error.el, h('div', { class: 'row' }, save, rotate, test), result, secret);
+  const form = h('form', { class: 'card', 'aria-label': `${title} webhook` }, h('h2', {}, title), h('p', {}, about), status, field('URL', url), error.el, h('div', { class: 'row' }, save, rotate, test), result, secret);
   /** @param {any} answer */
   const showSecret = (answer) => typeof answer.secret === 'string' && replace(secret, shownOnce('Signing secret', answer.secret, 'Copy it into your receiver now: it is not shown again.'));
   form.addEventListener('submit', (e) => {

@@ -61,6 +61,8 @@ export interface HealthView {
   answer_p99_ms: number | null;
   /** The recent outcomes by kind (the last 50 within 10 minutes). */
   recent: Record<HealthOutcomeKind, number>;
+  /** While down, how often the endpoint is tried again (a probe), ms. */
+  probe_interval_ms: number;
 }
 
 export interface TestReport {
@@ -113,7 +115,7 @@ export function createIntegrationService(deps: {
       const row = await integrations.find(workspaceId);
       if (!row) throw notFound('The integration');
       if (!deps.health) return view(row);
-      return { ...view(row), health: healthView(await deps.health.current(workspaceId, row.endpoint_url), now().getTime()) };
+      return { ...view(row), health: healthView(await deps.health.current(workspaceId, row.endpoint_url), now().getTime(), deps.health.probeIntervalMs) };
     },
 
     /** First time without a key: a generated one. Later without a key: the current key is kept. */
@@ -234,7 +236,7 @@ function view(row: Integration): IntegrationView {
   };
 }
 
-function healthView(health: EndpointHealth, at: number): HealthView {
+function healthView(health: EndpointHealth, at: number, probeIntervalMs: number): HealthView {
   return {
     state: health.state,
     since: new Date(health.since).toISOString(),
@@ -243,6 +245,7 @@ function healthView(health: EndpointHealth, at: number): HealthView {
     last_problem: health.lastProblem,
     answer_p99_ms: answerP99(health, at),
     recent: outcomeMix(health, at),
+    probe_interval_ms: probeIntervalMs,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The dashboard in a real browser (Debian's Chromium, headless) against the real service: signing in and out, the
  * integration settings against a loopback integrator that checks our signature, the live conversation list and one
- * conversation, what an agent sees, and the page's own guarantees (CSP, no other origin, customer text never markup).
+ * conversation, what an agent sees, an endpoint that goes down and comes back (its health, notifications and webhook
+ * events), and the page's own guarantees (CSP, no other origin, customer text never markup).
  * Screenshots of each screen go to docs/screenshots/dashboard-*.png.
  */
 import { randomUUID } from 'node:crypto';
@@ -512,6 +513,137 @@ describe('the dashboard web app', () => {
       const token = (await page.evaluate(() => Object.values(sessionStorage).find((v) => typeof v === 'string' && v.includes('blt_')))) as string | undefined;
       expect(token).toBeDefined();
       await context.close();
+    });
+  });
+
+  describe('an owner whose endpoint goes down', () => {
+    // A workspace of its own, so the other cases keep a healthy integrator. Its endpoint is a real loopback HTTPS
+    // server that, while broken, drops every connection it gets: the service sees connection failures.
+    let downco: Awaited<ReturnType<typeof seedWorkspace>>;
+    let endpoint: TestHttpsServer;
+    let broken = true;
+    let context: BrowserContext;
+    let page: Page;
+    /** This browser's calls for the integration, with when they were made. */
+    const reads: { at: number; url: string }[] = [];
+    let leftAt = 0;
+    const status = () => page.getByTestId('health-status');
+    /** The number before `what` in the recent requests' text ('3 answers0 invalid answers…'). */
+    const count = (text: string | null, what: string) => Number(new RegExp(`(\\d+) ${what}`).exec(text ?? '')?.[1] ?? NaN);
+    /** The Test button of the Integration page, pressed and waited for (the health is read again after it). */
+    async function pressTest(): Promise<void> {
+      const form = page.getByRole('form', { name: 'Test the endpoint' });
+      await form.getByRole('button', { name: 'Test', exact: true }).click();
+      await form.locator('button[aria-busy="true"]').waitFor({ state: 'detached', timeout: 10_000 });
+    }
+
+    beforeAll(async () => {
+      downco = await seedWorkspace(service, 'Downco');
+      endpoint = await startHttpsServer((req, res) => {
+        if (broken) req.socket.destroy();
+        else sendJson(res, 200, { reply: 'We are back.', handled: true });
+      });
+      ({ context, page } = await open());
+      context.on('request', (r) => {
+        if (new URL(r.url()).pathname === '/v1/integration' && r.method() === 'GET') reads.push({ at: Date.now(), url: r.url() });
+      });
+      await signInWithToken(page, downco.owner);
+    });
+    afterAll(async () => {
+      await context?.close();
+      await endpoint?.close();
+    });
+
+    it('finds the endpoint events on the Webhooks page, each explained, and sets a URL for "Endpoint down"', async () => {
+      await menu(page, 'Webhooks').click();
+      const down = page.getByRole('form', { name: 'Endpoint down webhook' });
+      const recovered = page.getByRole('form', { name: 'Endpoint recovered webhook' });
+      await down.getByText('Your bot-link endpoint stopped answering', { exact: false }).waitFor();
+      await recovered.getByText('Your bot-link endpoint answers again', { exact: false }).waitFor();
+      await expect(page.getByRole('form', { name: 'New chat webhook' }).getByText('A visitor starts a conversation', { exact: false }).count()).resolves.toBe(1);
+      await down.getByLabel('URL').fill(`${receiver.origin}/hooks/endpoint-down`);
+      await down.getByRole('button', { name: 'Save' }).click();
+      await expect(down.getByLabel('Signing secret').inputValue()).resolves.toMatch(/^whsec_/);
+      expect((await service.api('GET', '/v1/webhooks', { token: downco.owner })).body.webhooks.map((w: { event: string }) => w.event)).toEqual(['endpoint_down']);
+    });
+
+    it('sees "Down" with the problem on the Integration page after three failed requests, said in a live region', async () => {
+      await menu(page, 'Integration').click();
+      await page.getByText('Not connected yet').waitFor();
+      await page.getByLabel('Endpoint URL').fill(`${endpoint.origin}/botlink/channel`);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByLabel('New key').waitFor();
+      await status().getByText('Healthy', { exact: true }).waitFor();
+      await expect(status().getAttribute('role')).resolves.toBe('status');
+
+      // Three failed channel requests in a row take it down (src/botlink/endpoint-health.ts).
+      for (let i = 0; i < 3; i++) await pressTest();
+      await expect(page.getByTestId('test-result').getByText('No answer', { exact: true }).isVisible()).resolves.toBe(true);
+      await status().getByText(/^Down since \d{1,2}[:.]\d{2}/).waitFor();
+      const said = (await status().innerText()).replace(/\s+/g, ' ');
+      expect(said).toMatch(/Down since \d{1,2}[:.]\d{2}( [AP]M)?: customers are answered by the built-in AI without waiting for your endpoint; we keep trying it every 15 s\.$/);
+      // The colour is not the only sign: the words say it, and the icon is not read out twice.
+      await expect(status().locator('.health-icon').getAttribute('aria-hidden')).resolves.toBe('true');
+      await expect(page.getByTestId('health-problem').textContent()).resolves.toMatch(/^connection/);
+      // The service's own probe of a down endpoint may already have failed once more.
+      expect(count(await page.getByTestId('health-recent').textContent(), 'connection failures')).toBeGreaterThanOrEqual(3);
+      await expect(page.getByTestId('health-p99').textContent()).resolves.toBe('No answer lately');
+      const health = (await service.api('GET', '/v1/integration', { token: downco.owner })).body.health;
+      expect(health).toMatchObject({ state: 'down', wait_ms: { phone: 0, whatsapp: 0 } });
+      expect(health.consecutive_failures).toBeGreaterThanOrEqual(3);
+      await shot(page, 'integration-down');
+
+      // The webhook set above was called, once, with the problem.
+      const deadline = Date.now() + 10_000;
+      while (!receiver.requests.some((r) => r.url === '/hooks/endpoint-down') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const hooks = receiver.requests.filter((r) => r.url === '/hooks/endpoint-down').map((r) => JSON.parse(r.body.toString()) as Record<string, unknown>);
+      expect(hooks).toHaveLength(1);
+      expect(hooks[0]).toMatchObject({ event: 'endpoint_down', endpoint_url: `${endpoint.origin}/botlink/channel`, failures: 3 });
+
+      await page.setViewportSize({ width: 375, height: 800 });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await shot(page, 'mobile-integration-down');
+      await page.setViewportSize({ width: 1100, height: 900 });
+    });
+
+    it('reads "Endpoint down" on the Team page, with a way to the health and no conversation link', async () => {
+      await menu(page, 'Team').click();
+      const note = page.getByRole('listitem').filter({ hasText: 'Endpoint down' });
+      await note.waitFor();
+      await expect(note.textContent()).resolves.toContain(`Your endpoint ${endpoint.origin}/botlink/channel stopped answering (connection`);
+      expect(await note.getByRole('link', { name: 'Open the conversation' }).count()).toBe(0);
+      await expect(note.getByRole('link', { name: 'See the endpoint’s health' }).getAttribute('href')).resolves.toBe('/dashboard/integration');
+      await shot(page, 'team-endpoint-down');
+    });
+
+    it('sees "Recovering" once the endpoint answers, then "Healthy" without a reload (the page reads it again); the Team page says so', async () => {
+      broken = false;
+      await menu(page, 'Integration').click();
+      await status().getByText(/^Down since/).waitFor();
+      await pressTest();
+      await status().getByText('Recovering', { exact: true }).waitFor();
+      await expect(status().innerText()).resolves.toMatch(/your endpoint answers again since/);
+      // Two more answers, asked for elsewhere: the open page learns of them by itself.
+      for (let i = 0; i < 2; i++) expect((await service.api('POST', '/v1/integration/test', { token: downco.owner, body: {} })).body.outcome).toBe('answer');
+      await status().getByText('Healthy', { exact: true }).waitFor({ timeout: 12_000 });
+      const recent = await page.getByTestId('health-recent').textContent();
+      expect(count(recent, 'answers')).toBeGreaterThanOrEqual(3);
+      expect(count(recent, 'connection failures')).toBeGreaterThanOrEqual(3);
+      await expect(page.getByTestId('health-p99').textContent()).resolves.toMatch(/^\d+ ms$/);
+
+      await menu(page, 'Team').click();
+      leftAt = Date.now();
+      const note = page.getByRole('listitem').filter({ hasText: 'Endpoint recovered' });
+      await note.waitFor();
+      await expect(note.textContent()).resolves.toContain('answers again');
+      expect(await note.getByRole('link', { name: 'Open the conversation' }).count()).toBe(0);
+    });
+
+    it('stops reading the health once the owner has left the page', async () => {
+      expect(leftAt).toBeGreaterThan(0);
+      // One poll period and a bit: an Integration page still open would have asked again by now.
+      await new Promise((r) => setTimeout(r, Math.max(0, leftAt + 11_000 - Date.now())));
+      expect(reads.filter((r) => r.at > leftAt + 500)).toEqual([]);
     });
   });
 

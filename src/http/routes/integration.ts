@@ -25,6 +25,7 @@ const integrationSchema = {
           type: 'object',
           properties: { answer: { type: 'integer' }, invalid: { type: 'integer' }, timeout: { type: 'integer' }, connection: { type: 'integer' }, status_5xx: { type: 'integer' } },
         },
+        probe_interval_ms: { type: 'integer', description: 'While down, how often the endpoint is tried again (a probe), ms.' },
       },
     },
   },
