@@ -221,6 +221,20 @@ function describe(value) {
   return JSON.stringify(value);
 }
 
+/**
+ * What the turn did about the endpoint's health (docs/architecture.md, "Endpoint health"), in words.
+ * @param {{ state?: string, decision?: string, waitMs?: number }} e
+ */
+function endpointWait(e) {
+  const state = String(e.state ?? 'unknown');
+  switch (e.decision) {
+    case 'not_waited': return `${state}: not waited for (the request was still sent)`;
+    case 'not_sent': return `${state}: not waited for, and not sent (too many requests to it still running)`;
+    case 'shortened': return `${state}: waited at most ${e.waitMs} ms, its own recent answer time`;
+    default: return `${state}: waited up to ${e.waitMs} ms`;
+  }
+}
+
 /** @param {any} t a stored turn */
 function turn(t) {
   const b = t.botlink;
@@ -238,6 +252,7 @@ function turn(t) {
         fact('Reason', b.reason),
         fact('HTTP status', b.httpStatus ?? '—'),
         fact('Latency', `${b.latencyMs} ms`),
+        b.endpoint ? fact('Endpoint health', endpointWait(b.endpoint)) : null,
         b.reply != null ? fact('Its reply', String(b.reply)) : null),
       problems(b.problems)) : null,
     t.knowledge ? knowledge(t.knowledge) : null,
