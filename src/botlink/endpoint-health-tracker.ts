@@ -35,7 +35,7 @@ export const HEALTH_FLUSH_MS = 250;
 /** While an endpoint is down, a probe at most this often (across all processes), ms. */
 export const HEALTH_PROBE_INTERVAL_MS = 15_000;
 /** Requests this process keeps running for one endpoint after their turns stopped waiting; beyond it, not sent. */
-export const MAX_DETACHED_PER_ENDPOINT = 32;
+export const MAX_DETACHED_PER_ENDPOINT = 256;
 /** One `warn` line per endpoint at most this often while its requests fail, ms (with the count since the last one). */
 export const HEALTH_LOG_INTERVAL_MS = 60_000;
 

@@ -83,6 +83,11 @@ export const isFailure = (kind: HealthOutcomeKind): boolean => kind === 'timeout
 export function applyOutcome(health: EndpointHealth, outcome: HealthOutcome, problem?: string): { health: EndpointHealth; transition: HealthTransition | null } {
   const recent = [...health.recent, outcome].slice(-HEALTH_WINDOW);
   let next: EndpointHealth;
+  if (isFailure(outcome.kind) && isStale(health, outcome)) {
+    // Sent before the endpoint was last seen answering: it tells nothing new (the timeouts of requests sent in the
+    // last seconds of an outage arrive after the recovery). Kept for the mix, no effect on the state.
+    return { health: { ...health, recent }, transition: null };
+  }
   if (isFailure(outcome.kind)) {
     const streak = health.lastFailureAt !== null && outcome.at - health.lastFailureAt <= FAILURE_STREAK_MS ? health.consecutiveFailures : 0;
     const consecutiveFailures = streak + 1;
@@ -99,6 +104,16 @@ export function applyOutcome(health: EndpointHealth, outcome: HealthOutcome, pro
   }
   if (next.state === health.state) return { health: next, transition: null };
   return { health: { ...next, since: outcome.at }, transition: { from: health.state, to: next.state, at: outcome.at } };
+}
+
+/** A failure whose request was sent before the newest response known arrived. */
+function isStale(health: EndpointHealth, failure: HealthOutcome): boolean {
+  const sentAt = failure.at - failure.latencyMs;
+  for (let i = health.recent.length - 1; i >= 0; i--) {
+    const o = health.recent[i]!;
+    if (!isFailure(o.kind)) return sentAt < o.at;
+  }
+  return false;
 }
 
 /** Outcomes in order; every transition they caused, in order. */

@@ -17,9 +17,10 @@ import {
 const URL = 'https://shop.example/botlink/channel';
 const T0 = 1_700_000_000_000;
 
-/** Outcomes one second apart, starting at T0 + offset. */
+/** Outcomes five seconds apart (each request sent after the previous outcome), starting at T0 + offset. */
+const STEP = 5_000;
 function outcomes(kinds: HealthOutcomeKind[], latencyMs = 200, offset = 0): HealthOutcome[] {
-  return kinds.map((kind, i) => ({ at: T0 + offset + i * 1000, kind, latencyMs }));
+  return kinds.map((kind, i) => ({ at: T0 + offset + i * STEP, kind, latencyMs }));
 }
 
 const repeat = <T,>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
@@ -32,10 +33,10 @@ describe('endpoint health: the breaker over channel request outcomes', () => {
   it('one failure makes it degraded; three in a row take it down, and a down endpoint is not waited for', () => {
     const one = applyOutcomes(initialHealth(URL, T0), outcomes(['answer', 'timeout']));
     expect(one.health.state).toBe('degraded');
-    const down = applyOutcomes(one.health, outcomes(repeat(DOWN_AFTER_FAILURES - 1, 'timeout' as const), 3500, 2000));
+    const down = applyOutcomes(one.health, outcomes(repeat(DOWN_AFTER_FAILURES - 1, 'timeout' as const), 3500, 2 * STEP));
     expect(down.health.state).toBe('down');
     expect(down.transitions.map((t) => `${t.from}>${t.to}`)).toEqual(['degraded>down']);
-    expect(waitBudget(down.health, 3500, T0 + 10_000)).toEqual({ decision: 'not_waited', waitMs: 0 });
+    expect(waitBudget(down.health, 3500, T0 + 5 * STEP)).toEqual({ decision: 'not_waited', waitMs: 0 });
   });
 
   it('connection failures and 5xx count like timeouts; invalid answers and 4xx do not', () => {
@@ -57,38 +58,57 @@ describe('endpoint health: the breaker over channel request outcomes', () => {
 
   it('a response after down starts probing; three responses make it healthy; a failure while probing is down again', () => {
     const down = applyOutcomes(initialHealth(URL, T0), outcomes(['timeout', 'timeout', 'timeout'], 3500)).health;
-    const probing = applyOutcomes(down, outcomes(['answer'], 300, 10_000));
+    const probing = applyOutcomes(down, outcomes(['answer'], 300, 20_000));
     expect(probing.health.state).toBe('probing');
-    const again = applyOutcomes(probing.health, outcomes(['timeout'], 3500, 20_000));
+    const again = applyOutcomes(probing.health, outcomes(['timeout'], 3500, 30_000));
     expect(again.health.state).toBe('down');
-    const recovered = applyOutcomes(again.health, outcomes(repeat(RECOVERED_AFTER_RESPONSES, 'answer' as const), 300, 30_000));
+    const recovered = applyOutcomes(again.health, outcomes(repeat(RECOVERED_AFTER_RESPONSES, 'answer' as const), 300, 40_000));
     expect(recovered.health.state).toBe('healthy');
     expect(recovered.transitions.map((t) => `${t.from}>${t.to}`)).toEqual(['down>probing', 'probing>healthy']);
-    expect(recovered.health.since).toBe(T0 + 30_000 + (RECOVERED_AFTER_RESPONSES - 1) * 1000);
+    expect(recovered.health.since).toBe(T0 + 40_000 + (RECOVERED_AFTER_RESPONSES - 1) * STEP);
   });
 
   it('a degraded endpoint is healthy again after a run of responses', () => {
     const degraded = applyOutcomes(initialHealth(URL, T0), outcomes(['timeout'])).health;
-    expect(applyOutcomes(degraded, outcomes(repeat(HEALTHY_AFTER_RESPONSES - 1, 'answer' as const), 200, 1000)).health.state).toBe('degraded');
-    expect(applyOutcomes(degraded, outcomes(repeat(HEALTHY_AFTER_RESPONSES, 'answer' as const), 200, 1000)).health.state).toBe('healthy');
+    expect(applyOutcomes(degraded, outcomes(repeat(HEALTHY_AFTER_RESPONSES - 1, 'answer' as const), 200, STEP)).health.state).toBe('degraded');
+    expect(applyOutcomes(degraded, outcomes(repeat(HEALTHY_AFTER_RESPONSES, 'answer' as const), 200, STEP)).health.state).toBe('healthy');
   });
 
   it('degraded: the wait follows the endpoint’s own p99 with a margin, never above the deadline', () => {
-    const fast = applyOutcomes(initialHealth(URL, T0), [...outcomes(repeat(10, 'answer' as const), 200), ...outcomes(['timeout'], 3500, 10_000)]).health;
+    const fast = applyOutcomes(initialHealth(URL, T0), [...outcomes(repeat(10, 'answer' as const), 200), ...outcomes(['timeout'], 3500, 10 * STEP)]).health;
     expect(fast.state).toBe('degraded');
-    expect(answerP99(fast, T0 + 11_000)).toBe(200);
+    const later = T0 + 11 * STEP;
+    expect(answerP99(fast, later)).toBe(200);
     // 200 ms × 1.5 + 250 = 550 ms, raised to the 1 s floor.
-    expect(waitBudget(fast, 3500, T0 + 11_000)).toEqual({ decision: 'shortened', waitMs: 1000 });
-    const slow = applyOutcomes(initialHealth(URL, T0), [...outcomes(repeat(10, 'answer' as const), 2500), ...outcomes(['timeout'], 3500, 10_000)]).health;
+    expect(waitBudget(fast, 3500, later)).toEqual({ decision: 'shortened', waitMs: 1000 });
+    const slow = applyOutcomes(initialHealth(URL, T0), [...outcomes(repeat(10, 'answer' as const), 2500), ...outcomes(['timeout'], 3500, 10 * STEP)]).health;
     // A slow but answering endpoint (2.5 s) keeps the whole deadline: 2.5 s × 1.5 + 250 ms is past 3.5 s.
-    expect(waitBudget(slow, 3500, T0 + 11_000)).toEqual({ decision: 'wait', waitMs: 3500 });
-    expect(waitBudget(slow, 6000, T0 + 11_000)).toEqual({ decision: 'shortened', waitMs: 4000 });
+    expect(waitBudget(slow, 3500, later)).toEqual({ decision: 'wait', waitMs: 3500 });
+    expect(waitBudget(slow, 6000, later)).toEqual({ decision: 'shortened', waitMs: 4000 });
   });
 
   it('the error mix counts the recent outcomes by kind, every kind named', () => {
     const h = applyOutcomes(initialHealth(URL, T0), outcomes(['answer', 'answer', 'timeout', 'status_5xx', 'invalid'])).health;
-    expect(outcomeMix(h, T0 + 5000)).toEqual({ answer: 2, invalid: 1, timeout: 1, connection: 0, status_5xx: 1 });
+    expect(outcomeMix(h, T0 + 5 * STEP)).toEqual({ answer: 2, invalid: 1, timeout: 1, connection: 0, status_5xx: 1 });
     // Ten minutes later the window is empty.
     expect(outcomeMix(h, T0 + 11 * 60_000)).toEqual({ answer: 0, invalid: 0, timeout: 0, connection: 0, status_5xx: 0 });
+  });
+
+  it('a timeout of a request sent before the endpoint was last seen answering changes nothing (the end of an outage)', () => {
+    const down = applyOutcomes(initialHealth(URL, T0), outcomes(['timeout', 'timeout', 'timeout'], 3500)).health;
+    // The endpoint answers again at +20 s; requests sent at +19 s (during the outage) time out at +22.5 s.
+    const answered = applyOutcomes(down, [{ at: T0 + 20_000, kind: 'answer', latencyMs: 50 }]).health;
+    expect(answered.state).toBe('probing');
+    const late = applyOutcomes(answered, [
+      { at: T0 + 22_500, kind: 'timeout', latencyMs: 3_500 },
+      { at: T0 + 22_510, kind: 'timeout', latencyMs: 3_500 },
+      { at: T0 + 22_520, kind: 'timeout', latencyMs: 3_500 },
+    ]);
+    expect(late.transitions).toEqual([]);
+    expect(late.health).toMatchObject({ state: 'probing', consecutiveResponses: 1 });
+    expect(outcomeMix(late.health, T0 + 23_000).timeout).toBe(6);
+    // A timeout of a request sent after that answer still counts.
+    const fresh = applyOutcomes(late.health, [{ at: T0 + 26_000, kind: 'timeout', latencyMs: 3_500 }]);
+    expect(fresh.health.state).toBe('down');
   });
 });
