@@ -22,6 +22,7 @@ console.log(`Dashboard:  ${result.dashboardUrl}${keep ? '' : '  (up while the de
 console.log('Sign in:    choose "Sign in with a token" and paste the owner token');
 console.log(`            ${result.ownerToken}`);
 if (result.inviteUrl) console.log(`            or open ${result.inviteUrl} and choose a password`);
+if (keep) console.log(`Widget:     ${result.widgetDemoUrl}  (the chat widget on a sample shop page)`);
 console.log(`Demo took ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 
 if (keep) {

@@ -46,6 +46,8 @@ export interface DemoResult {
   /** The workspace owner's token, for "Sign in with a token". */
   ownerToken: string;
   inviteUrl: string | undefined;
+  /** The sample shop page with the chat widget: {PUBLIC_URL}/widget/demo?key=<widget key>. */
+  widgetDemoUrl: string;
   /** Stops the service and the demo's servers, and removes the temporary DATA_DIR. */
   stop(): Promise<void>;
 }
@@ -180,7 +182,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     log('');
     if (failures.length === 0) transcript.line('result', 'every channel answered, the barge-in cancelled a turn, the handoff happened, the webhooks verified');
     for (const failure of failures) transcript.line('result', `FAILED: ${failure}`);
-    return { ok: failures.length === 0, failures, lines: transcript.lines, serviceUrl: service.url, dashboardUrl, ownerToken: token, inviteUrl: created.owner.invite_url, stop };
+    return { ok: failures.length === 0, failures, lines: transcript.lines, serviceUrl: service.url, dashboardUrl, ownerToken: token, inviteUrl: created.owner.invite_url, widgetDemoUrl: `${config.publicUrl}/widget/demo?key=${widgetKey}`, stop };
   } catch (err) {
     await stop();
     throw err;
