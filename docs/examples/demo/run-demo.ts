@@ -161,11 +161,20 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     log('');
 
     const failures: string[] = [];
-    const phone = await playPhoneCall(transcript, api, { serviceUrl: service.url, bridgeToken, number: PHONE_NUMBER, quick });
-    log('');
-    const whatsapp = await playWhatsappChat(transcript, { serviceUrl: service.url, appSecret, phoneNumberId: PHONE_NUMBER_ID, graph, quick });
-    log('');
-    const webchat = await playWebsiteChat(transcript, api, { widgetKey, shopOrigin: SHOP_ORIGIN, quick });
+    // A channel that breaks off is a failure of its own; the other channels still play.
+    const play = async <T>(channel: string, run: () => Promise<T>, nothing: T): Promise<T> => {
+      try {
+        return await run();
+      } catch (err) {
+        failures.push(`The ${channel} customer broke off: ${err instanceof Error ? err.message : String(err)}`);
+        return nothing;
+      } finally {
+        log('');
+      }
+    };
+    const phone = await play('phone', () => playPhoneCall(transcript, api, { serviceUrl: service.url, bridgeToken, number: PHONE_NUMBER, quick }), { answered: false, bargeIn: false, handoff: false });
+    const whatsapp = await play('WhatsApp', () => playWhatsappChat(transcript, { serviceUrl: service.url, appSecret, phoneNumberId: PHONE_NUMBER_ID, graph, quick }), { answered: false });
+    const webchat = await play('website chat', () => playWebsiteChat(transcript, api, { widgetKey, shopOrigin: SHOP_ORIGIN, quick }), { answered: false, lead: false });
     const missing = await receiver.waitFor(events);
 
     if (!phone.answered) failures.push('The phone call was not answered.');
@@ -179,7 +188,6 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     for (const bad of receiver.received.filter((r) => !r.verified)) failures.push(`The ${bad.event} webhook ${bad.id} did not verify: ${bad.error}`);
 
     const dashboardUrl = `${config.publicUrl}/dashboard`;
-    log('');
     if (failures.length === 0) transcript.line('result', 'every channel answered, the barge-in cancelled a turn, the handoff happened, the webhooks verified');
     for (const failure of failures) transcript.line('result', `FAILED: ${failure}`);
     return { ok: failures.length === 0, failures, lines: transcript.lines, serviceUrl: service.url, dashboardUrl, ownerToken: token, inviteUrl: created.owner.invite_url, widgetDemoUrl: `${config.publicUrl}/widget/demo?key=${widgetKey}`, stop };
