@@ -45,7 +45,7 @@ function scripted(script: Array<[number, BotLinkExchange]>) {
 describe('sending a channel request the way the endpoint health says', () => {
   let database: TestDatabase;
   let health: EndpointHealthTracker;
-  let clock = Date.now();
+  const clock = Date.now();
   const request = buildChannelRequest({ channel: 'phone', sessionId: 'CA1', message: 'Where is my order?', language: 'en', customerPhone: null, now: new Date() });
   const send = (client: BotLinkClient, signal = new AbortController().signal) =>
     sendWithHealth({ botlink: client, health, now: () => clock }, WORKSPACE, { endpointUrl: URL, key: 'k'.repeat(32), request, timeoutMs: 3500, signal });
