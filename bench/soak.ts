@@ -1,3 +1,4 @@
+// Over 400 lines: one script a reader follows top to bottom: the peers, the load, the probe and the report of one soak.
 /**
  * The soak (issue 11, item 6): the service as `npm start` runs it (`node src/main.ts`, a child process) under the
  * phone benchmark's load plus WhatsApp and website-chat traffic for a long time, watching whether anything grows,
