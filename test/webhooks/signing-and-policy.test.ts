@@ -6,7 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { MAX_RETRY_AFTER_MS, RETRY_SCHEDULE_MS } from '../../src/webhooks/limits.ts';
 import { encodePayload } from '../../src/webhooks/payload-body.ts';
-import { decideAttempt, parseRetryAfter, scheduledDelay, type AttemptResult } from '../../src/webhooks/retry-policy.ts';
+import { parseRetryAfter } from '../../src/net/retry-schedule.ts';
+import { decideAttempt, scheduledDelay, type AttemptResult } from '../../src/webhooks/retry-policy.ts';
 import { generateSecret, secretHint, secretKey, sign, webhookHeaders } from '../../src/webhooks/signing.ts';
 
 describe('signing (Standard Webhooks)', () => {

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { NewInbound, StatusChange, WhatsappRepository } from '../../../db/repositories/whatsapp.repository.ts';
 import type { WhatsappInboundMessage, WhatsappInboundOutcome, WhatsappOutboundMessage } from '../../../db/schema.ts';
 import type { Logger } from '../../log.ts';
+import { jitteredDelay, parseRetryAfter, retryDelay } from '../../net/retry-schedule.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import type { GraphClient } from './graph-client.ts';
 import {
@@ -32,6 +33,7 @@ import {
   PRUNE_BATCH,
   PRUNE_INTERVAL_MS,
   SEND_LEASE_MS,
+  SEND_MAX_RETRY_AFTER_MS,
   SEND_RETRY_DELAYS_MS,
   SEND_RETRY_JITTER,
   STATUS_MATCH_WINDOW_MS,
@@ -60,6 +62,10 @@ export interface WhatsappWorkerOptions {
   retryDelaysMs?: readonly number[];
   /** Silence after which a customer's next message starts a new conversation; default {@link CONVERSATION_IDLE_MS}. */
   conversationIdleMs?: number;
+  /** The clock of the retention sweep, the status window, payload times and `Retry-After`, ms since epoch; default Date.now. */
+  now?: () => number;
+  /** Uniform in [0, 1): the jitter of retry delays; default Math.random. */
+  random?: () => number;
 }
 
 export function createWhatsappWorker(options: WhatsappWorkerOptions) {
@@ -69,6 +75,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
   const pollMs = options.pollMs ?? WORKER_POLL_MS;
   const retryDelays = options.retryDelaysMs ?? SEND_RETRY_DELAYS_MS;
   const idleMs = options.conversationIdleMs ?? CONVERSATION_IDLE_MS;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
 
   let running = false;
   let draining: Promise<void> | null = null;
@@ -133,8 +141,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           }));
         }
       }
-      if (Date.now() - lastPrune > PRUNE_INTERVAL_MS) {
-        lastPrune = Date.now();
+      if (now() - lastPrune > PRUNE_INTERVAL_MS) {
+        lastPrune = now();
         const pruned = await repository.pruneEvents(EVENT_RETENTION_MS, PRUNE_BATCH);
         if (pruned > 0) log.info({ pruned }, 'deleted processed WhatsApp webhook bodies past their retention');
       }
@@ -155,7 +163,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
     }
     let parsed;
     try {
-      parsed = parseWebhook(event.body);
+      parsed = parseWebhook(event.body, new Date(now()));
     } catch (err) {
       if (!(err instanceof WebhookPayloadError)) throw err;
       // Signed by Meta yet not its shape: nothing to retry, kept for inspection.
@@ -207,7 +215,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       await repository.finishEvent(event.id, owner, outcome, detail);
       return;
     }
-    const young = Date.now() - new Date(event.received_at).getTime() < STATUS_MATCH_WINDOW_MS;
+    const young = now() - new Date(event.received_at).getTime() < STATUS_MATCH_WINDOW_MS;
     const result = await repository.applyEvent({
       eventId: event.id,
       owner,
@@ -340,9 +348,9 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         // Stopping: the next process (or this one after a restart) sends it when the lease runs out.
         return;
       }
-      if (outcome.retryable && attempt <= retryDelays.length) {
-        const planned = retryDelays[attempt - 1]!;
-        const delay = Math.round(Math.max(planned * (1 + SEND_RETRY_JITTER * (Math.random() * 2 - 1)), Math.min(outcome.retryAfterMs ?? 0, 60_000)));
+      const scheduled = outcome.retryable ? jitteredDelay(retryDelays, attempt - 1, SEND_RETRY_JITTER, random()) : null;
+      if (scheduled !== null) {
+        const delay = retryDelay(scheduled, parseRetryAfter(outcome.retryAfter, now()), SEND_MAX_RETRY_AFTER_MS);
         sendLog.warn({ httpStatus: outcome.httpStatus, code: outcome.code, reason: outcome.reason, attempt, retryInMs: delay }, 'WhatsApp send failed; retrying');
         metrics?.sends.inc({ result: 'retry' });
         await repository.markRetry(row.id, owner, delay, failure);
