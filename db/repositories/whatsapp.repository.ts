@@ -314,7 +314,7 @@ export function whatsappRepository(db: Db) {
     },
 
     /** The message is done (`reply` given: in the same transaction as the reply it queued, claimed by `owner`). */
-    async finishInbound(input: { id: string; owner: string; state: 'done' | 'failed'; outcome: WhatsappInboundOutcome; reply?: NewOutbound; sendLeaseMs?: number }): Promise<{ finished: boolean; reply: WhatsappOutboundMessage | null }> {
+    async finishInbound(input: { id: string; owner: string; state: 'done' | 'failed'; outcome: WhatsappInboundOutcome; reply?: NewOutbound; sendLeaseMs: number }): Promise<{ finished: boolean; reply: WhatsappOutboundMessage | null }> {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('whatsapp_inbound_messages')
@@ -327,7 +327,7 @@ export function whatsappRepository(db: Db) {
         if (!input.reply) return { finished: true, reply: null };
         const reply = await trx
           .insertInto('whatsapp_outbound_messages')
-          .values({ ...input.reply, next_attempt_at: sql<Date>`now()`, claimed_by: input.owner, claimed_until: interval(input.sendLeaseMs ?? 30_000) })
+          .values({ ...input.reply, next_attempt_at: sql<Date>`now()`, claimed_by: input.owner, claimed_until: interval(input.sendLeaseMs) })
           .returningAll()
           .executeTakeFirstOrThrow();
         return { finished: true, reply };

@@ -21,10 +21,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { DocumentSummary, KnowledgeQueries, KnowledgeRepository, UpsertOutcome } from '../../db/repositories/knowledge.repository.ts';
 import type { Availability, KnowledgeKind } from '../../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { MAX_MESSAGE_CHARS } from '../limits.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../limits.ts';
 import { chunkText, productText, searchConfigFor } from './chunking.ts';
 import {
-  DEFAULT_LIST_LIMIT,
   DEFAULT_SEARCH_LIMIT,
   EXTERNAL_ID_PATTERN,
   KNOWLEDGE_CONFIDENCE_THRESHOLD,
@@ -32,7 +31,6 @@ import {
   MAX_BATCH_ITEMS,
   MAX_DOCUMENT_BODY_BYTES,
   MAX_KNOWLEDGE_PRESENCE_ENTRIES,
-  MAX_LIST_LIMIT,
   MAX_SEARCH_LIMIT,
   MAX_QUERY_TERMS,
   RANK_WEIGHTS,

@@ -89,8 +89,7 @@ export const SEND_MAX_RETRY_AFTER_MS = 60_000;
 export const SEND_LEASE_MS = 30_000;
 /** Messages sent at once by one process. */
 export const MAX_CONCURRENT_SENDS = 16;
-/** WhatsApp's own limit on a text message body. */
-export const WHATSAPP_MAX_TEXT_CHARS = 4_096;
+// WhatsApp's own limit on a text message body is MAX_WHATSAPP_TEXT_CHARS (src/ai/limits.ts), where replies are rendered.
 
 /** Graph error code: the customer's last message is older than 24 hours; a free-form reply is not allowed. */
 export const GRAPH_ERROR_OUTSIDE_WINDOW = 131047;

@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NewInbound, StatusChange, WhatsappRepository } from '../../../db/repositories/whatsapp.repository.ts';
 import type { WhatsappInboundMessage, WhatsappInboundOutcome, WhatsappOutboundMessage } from '../../../db/schema.ts';
+import { MAX_WHATSAPP_TEXT_CHARS } from '../../ai/limits.ts';
 import type { Logger } from '../../log.ts';
 import { jitteredDelay, parseRetryAfter, retryDelay } from '../../net/retry-schedule.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
@@ -39,7 +40,6 @@ import {
   STATUS_MATCH_WINDOW_MS,
   STATUS_RETRY_DELAY_MS,
   UNSUPPORTED_NOTICE_INTERVAL_MS,
-  WHATSAPP_MAX_TEXT_CHARS,
   WORKER_POLL_MS,
 } from './limits.ts';
 import type { WhatsappMetrics } from './metrics.ts';
@@ -278,7 +278,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
             if (result.cancelled) outcome = 'cancelled';
             else {
               outcome = 'reply';
-              reply = { kind: 'reply', body: cutChars(result.text, WHATSAPP_MAX_TEXT_CHARS) };
+              reply = { kind: 'reply', body: cutChars(result.text, MAX_WHATSAPP_TEXT_CHARS) };
             }
           }
         } else if (SILENT_TYPES.has(row.type)) {
@@ -298,7 +298,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           }
           messageLog.error({ err, attempts: attempt }, 'a WhatsApp message could not be answered; given up');
           metrics?.messages.inc({ outcome: 'failed' });
-          await repository.finishInbound({ id: row.id, owner, state: 'failed', outcome: 'failed' });
+          await repository.finishInbound({ id: row.id, owner, state: 'failed', outcome: 'failed', sendLeaseMs: SEND_LEASE_MS });
           return;
         }
         // Kept claimed: tried again when the lease runs out (INBOUND_LEASE_MS), here or in another process.
