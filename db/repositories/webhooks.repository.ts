@@ -140,7 +140,15 @@ function webhookQueries(db: Db) {
     },
 
     /** Inserts the endpoint unless one exists for the event; undefined when it did (a concurrent PUT won). */
-    async createEndpoint(row: { id: string; workspace_id: string; event: WebhookSubscribableEvent; url: string; secret_sealed: string; secret_hint: string; now: Date }): Promise<WebhookEndpoint | undefined> {
+    async createEndpoint(row: {
+      id: string;
+      workspace_id: string;
+      event: WebhookSubscribableEvent;
+      url: string;
+      secret_sealed: string;
+      secret_hint: string;
+      now: Date;
+    }): Promise<WebhookEndpoint | undefined> {
       const { now, ...values } = row;
       return db
         .insertInto('webhook_endpoints')
@@ -162,7 +170,11 @@ function webhookQueries(db: Db) {
     },
 
     /** The current secret becomes the previous one (signing until `previousUntil`); the new one takes its place. */
-    async rotateSecret(workspaceId: string, event: WebhookSubscribableEvent, input: { sealed: (endpointId: string) => string; hint: string; previousUntil: Date; now: Date }): Promise<WebhookEndpoint | undefined> {
+    async rotateSecret(
+      workspaceId: string,
+      event: WebhookSubscribableEvent,
+      input: { sealed: (endpointId: string) => string; hint: string; previousUntil: Date; now: Date },
+    ): Promise<WebhookEndpoint | undefined> {
       return db.transaction().execute(async (trx) => {
         const current = await trx.selectFrom('webhook_endpoints').select('id').where('workspace_id', '=', workspaceId).where('event', '=', event).forUpdate().executeTakeFirst();
         if (!current) return undefined;
@@ -205,7 +217,17 @@ function webhookQueries(db: Db) {
     async queueDelivery(trx: Transaction<Database>, row: { id: string; eventId: string; workspaceId: string; endpointId: string; event: string; kind: 'event' | 'test'; now: Date }): Promise<void> {
       await trx
         .insertInto('webhook_deliveries')
-        .values({ id: row.id, event_id: row.eventId, workspace_id: row.workspaceId, endpoint_id: row.endpointId, event: row.event, kind: row.kind, next_attempt_at: row.now, created_at: row.now, updated_at: row.now })
+        .values({
+          id: row.id,
+          event_id: row.eventId,
+          workspace_id: row.workspaceId,
+          endpoint_id: row.endpointId,
+          event: row.event,
+          kind: row.kind,
+          next_attempt_at: row.now,
+          created_at: row.now,
+          updated_at: row.now,
+        })
         .execute();
     },
 
@@ -371,7 +393,10 @@ function webhookQueries(db: Db) {
      * streak another process started after this success is kept) and the last failure. Returns the streak's start as
      * it stands after the write (null when the endpoint is not failing).
      */
-    async recordStreak(endpointId: string, streak: { lastSuccessAt: Date | null; firstFailureAt: Date | null; lastFailureAt: Date | null }): Promise<Date | null> {
+    async recordStreak(
+      endpointId: string,
+      streak: { lastSuccessAt: Date | null; firstFailureAt: Date | null; lastFailureAt: Date | null },
+    ): Promise<Date | null> {
       const { lastSuccessAt, firstFailureAt, lastFailureAt } = streak;
       if (lastSuccessAt !== null) {
         const row = await sql<{ failing_since: Date | string | null }>`

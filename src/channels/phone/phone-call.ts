@@ -371,7 +371,15 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     // One talk cycle: after streamed sentences the rest (maybe empty) closes it; otherwise the whole reply at once.
     sendText(turn.streamed ? result.unsent : result.text);
     log.info(
-      { turnId: turn.id, source: result.source, replyMs: round(replyMs), firstTextMs: round(turn.firstTextMs), fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs), streamed: turn.streamed, handoff: result.handoff?.kind ?? null },
+      {
+        turnId: turn.id,
+        source: result.source,
+        replyMs: round(replyMs),
+        firstTextMs: round(turn.firstTextMs),
+        fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs),
+        streamed: turn.streamed,
+        handoff: result.handoff?.kind ?? null,
+      },
       'phone turn answered',
     );
     if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: result.handoff.requestedBy === 'customer' ? 'dtmf' : 'integrator' });

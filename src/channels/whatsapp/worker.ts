@@ -199,7 +199,14 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         });
       }
       for (const s of change.statuses) {
-        statuses.push({ workspaceId, messageId: s.messageId, status: s.status, at: s.at, errorCode: s.error?.code ?? null, errorTitle: s.error?.title ?? null });
+        statuses.push({
+          workspaceId,
+          messageId: s.messageId,
+          status: s.status,
+          at: s.at,
+          errorCode: s.error?.code ?? null,
+          errorTitle: s.error?.title ?? null,
+        });
       }
     }
     if (parsed.skipped > 0) eventLog.warn({ skipped: parsed.skipped }, 'parts of a WhatsApp webhook could not be read and were skipped');
@@ -315,7 +322,17 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         outcome,
         sendLeaseMs: SEND_LEASE_MS,
         ...(reply
-          ? { reply: { id: randomUUID(), workspace_id: row.workspace_id, inbound_id: row.id, phone_number_id: row.phone_number_id, wa_id: row.wa_id, kind: reply.kind, body: reply.body } }
+          ? {
+              reply: {
+                id: randomUUID(),
+                workspace_id: row.workspace_id,
+                inbound_id: row.id,
+                phone_number_id: row.phone_number_id,
+                wa_id: row.wa_id,
+                kind: reply.kind,
+                body: reply.body,
+              },
+            }
           : {}),
       });
       // The first attempt is made in the customer's chain, so their answers leave in order.
@@ -337,7 +354,13 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         await repository.markFailed(row.id, owner, { httpStatus: null, code: null, detail: 'The workspace has no WhatsApp settings any more.' });
         return;
       }
-      const outcome = await graph.sendText({ phoneNumberId: row.phone_number_id, accessToken: credentials.accessToken, to: row.wa_id, body: row.body, signal: stopSends.signal });
+      const outcome = await graph.sendText({
+        phoneNumberId: row.phone_number_id,
+        accessToken: credentials.accessToken,
+        to: row.wa_id,
+        body: row.body,
+        signal: stopSends.signal,
+      });
       if (outcome.ok) {
         metrics?.sends.inc({ result: 'accepted' });
         await repository.markAccepted(row.id, owner, outcome.messageId, outcome.httpStatus);

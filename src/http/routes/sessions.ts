@@ -74,7 +74,10 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         if (q.channel && !['phone', 'whatsapp', 'webchat'].includes(q.channel)) throw new AppError('validation_failed', 'channel must be one of phone, whatsapp, webchat.', [{ field: 'channel', message: 'unknown channel' }]);
         if (q.status && !['active', 'ended'].includes(q.status)) throw new AppError('validation_failed', 'status must be active or ended.', [{ field: 'status', message: 'unknown status' }]);
         const { limit, before } = readPage(q);
-        const rows = await sessions.list(principal.workspaceId, { ...(q.channel ? { channel: q.channel } : {}), ...(q.status ? { status: q.status } : {}), limit, ...(before ? { before } : {}) });
+        const rows = await sessions.list(
+          principal.workspaceId,
+          { ...(q.channel ? { channel: q.channel } : {}), ...(q.status ? { status: q.status } : {}), limit, ...(before ? { before } : {}) },
+        );
         return {
           status: 200,
           body: {
@@ -241,7 +244,14 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         const rows = await sessions.notifications(principal.workspaceId, 100);
         return {
           status: 200,
-          body: { notifications: rows.map((n) => ({ id: n.id, kind: n.kind, session_id: n.session_id, message: n.message, created_at: iso(n.created_at), read_at: n.read_at ? iso(n.read_at) : null })) },
+          body: { notifications: rows.map((n) => ({
+            id: n.id,
+            kind: n.kind,
+            session_id: n.session_id,
+            message: n.message,
+            created_at: iso(n.created_at),
+            read_at: n.read_at ? iso(n.read_at) : null,
+          })) },
         };
       },
     }),
