@@ -20,6 +20,21 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'machines/**/*.ts', 'db/**/*.ts'],
     rules: { 'no-console': 'error' },
   },
+  // Formatting: a line of code fits 160 characters. Comments, strings, template literals, URLs and regular
+  // expressions are not counted (a sentence or a pattern is not cut for the ruler). eslint's core max-len: deprecated
+  // in favour of @stylistic/max-len, still shipped by eslint 10.
+  {
+    files: ['src/**/*.{ts,js}', 'machines/**/*.ts', 'db/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'max-len': ['error', { code: 160, ignoreComments: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true }],
+    },
+  },
+  // Being changed on another branch while this rule came in (four lines over 160): wrap them at the merge and drop
+  // this exemption.
+  {
+    files: ['src/sessions/session-actors.ts', 'src/sessions/session-runtime.ts'],
+    rules: { 'max-len': 'off' },
+  },
   {
     files: ['src/main.ts', 'src/cli.ts'],
     rules: { 'no-console': 'off' },

@@ -99,7 +99,10 @@ export async function run(): Promise<BenchmarkResult> {
         '|---|---|',
         ...rows.map(([k, v]) => `| ${k} | ${v} |`),
       ].join('\n'),
-      data: { parameters: { seconds, concurrency, bodyBytes: 1024 * 1024 - 1024, depth: 500 }, results: { quiet: q, loaded: l, sent: report.sent, statuses: report.statuses } },
+      data: {
+        parameters: { seconds, concurrency, bodyBytes: 1024 * 1024 - 1024, depth: 500 },
+        results: { quiet: q, loaded: l, sent: report.sent, statuses: report.statuses },
+      },
     };
   } finally {
     await service.stop();

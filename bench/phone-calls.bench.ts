@@ -205,7 +205,12 @@ export async function run(): Promise<BenchmarkResult> {
   const runtimeSummary = summarize(inRuntime.values());
   const channelSummary = summarize(inChannel.values());
   const botlink = summarize(Float64Array.from(botlinkMs));
-  const checks = { p50: o.p50 <= targets.overheadP50Ms, p99: o.p99 <= targets.overheadP99Ms, dropped: dropped <= targets.droppedCalls, unanswered: totals.unanswered === 0 };
+  const checks = {
+    p50: o.p50 <= targets.overheadP50Ms,
+    p99: o.p99 <= targets.overheadP99Ms,
+    dropped: dropped <= targets.droppedCalls,
+    unanswered: totals.unanswered === 0,
+  };
   // Calls that could not even connect mean the set-up is broken: no valid measurement. Prompts the service could not
   // answer before the caller spoke again are a result (overload), reported as a missed target.
   const failures = connectErrors + (totals.answered === 0 ? 1 : 0);

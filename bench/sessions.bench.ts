@@ -224,7 +224,20 @@ export async function run(): Promise<BenchmarkResult> {
       markdown: `${markdownTable(header, rows)}\n\nSetup: ${setup} Overhead is the turn's wall time minus the integrator's 50 ms: it includes the loopback HTTPS round trip, the session actor, the bot-link client and rendering; the turn's database write happens after the reply and is measured on its own (persist).`,
       data: {
         parameters: { sessions: count, turns, rate, pages, concurrency, integratorMs: INTEGRATOR_MS, database: new URL(url).host },
-        results: { heapPerSessionKb: round(heapPerSessionKb, 3), liveSessions: live, capacityTurnsPerSecond: round(capacity, 1), overheadAtCapacity: closed, overhead: o, persist: p, restore: r, passivateMicrosEach: round(passivateMicrosEach, 2), search: s, searchHits: hits, targets, checks },
+        results: {
+          heapPerSessionKb: round(heapPerSessionKb, 3),
+          liveSessions: live,
+          capacityTurnsPerSecond: round(capacity, 1),
+          overheadAtCapacity: closed,
+          overhead: o,
+          persist: p,
+          restore: r,
+          passivateMicrosEach: round(passivateMicrosEach, 2),
+          search: s,
+          searchHits: hits,
+          targets,
+          checks,
+        },
       },
     };
   } finally {

@@ -1,3 +1,4 @@
+// Over 400 lines: one script a reader follows top to bottom: the peers, the load, the probe and the report of one soak.
 /**
  * The soak (issue 11, item 6): the service as `npm start` runs it (`node src/main.ts`, a child process) under the
  * phone benchmark's load plus WhatsApp and website-chat traffic for a long time, watching whether anything grows,
@@ -491,7 +492,8 @@ async function main(): Promise<number> {
     const deadline = Date.now() + SETTLE_MS;
     const outstanding = () => {
       const delivered = new Set([...seen.deliveries.values()].map((d) => d.key));
-      return [...traffic!.whatsapp.ackedAt.keys()].filter((t) => !seen.replies.has(t)).length + [...traffic!.expectedEvents].filter((key) => !delivered.has(key)).length;
+      const unanswered = [...traffic!.whatsapp.ackedAt.keys()].filter((t) => !seen.replies.has(t)).length;
+      return unanswered + [...traffic!.expectedEvents].filter((key) => !delivered.has(key)).length;
     };
     while (Date.now() < deadline && outstanding() > 0) await sleep(250);
     measured.settled = outstanding() === 0;
@@ -556,14 +558,27 @@ async function main(): Promise<number> {
   const median = (values: number[]) => (values.length === 0 ? Number.NaN : [...values].sort((a, b) => a - b)[values.length >> 1]!);
   const gcLevels = samples.filter((s) => s.heapAfterGcMiB !== null);
   const memory = {
-    rssMiB: { start: samples[0]?.rssMiB, plateau: median(secondHalf.map((s) => s.rssMiB)), end: during.at(-1)?.rssMiB, peak: Math.max(...samples.map((s) => s.rssMiB)), slopeSecondHalfPerMinute: slope(secondHalf.map((s) => [s.atSeconds, s.rssMiB])) },
-    heapUsedMiB: { start: samples[0]?.heapUsedMiB, plateau: median(secondHalf.map((s) => s.heapUsedMiB)), end: during.at(-1)?.heapUsedMiB, peak: Math.max(...samples.map((s) => s.heapUsedMiB)) },
+    rssMiB: {
+      start: samples[0]?.rssMiB,
+      plateau: median(secondHalf.map((s) => s.rssMiB)),
+      end: during.at(-1)?.rssMiB,
+      peak: Math.max(...samples.map((s) => s.rssMiB)),
+      slopeSecondHalfPerMinute: slope(secondHalf.map((s) => [s.atSeconds, s.rssMiB])),
+    },
+    heapUsedMiB: {
+      start: samples[0]?.heapUsedMiB,
+      plateau: median(secondHalf.map((s) => s.heapUsedMiB)),
+      end: during.at(-1)?.heapUsedMiB,
+      peak: Math.max(...samples.map((s) => s.heapUsedMiB)),
+    },
     heapAfterGcMiB: {
       start: gcLevels[0]?.heapAfterGcMiB,
       plateau: median(gcLevels.filter((s) => s.atSeconds >= trafficSeconds / 2 && s.atSeconds <= trafficSeconds).map((s) => s.heapAfterGcMiB!)),
       end: gcLevels.filter((s) => s.atSeconds <= trafficSeconds).at(-1)?.heapAfterGcMiB,
       afterTraffic: after?.heapAfterGc ? mib(after.heapAfterGc) : null,
-      slopeSecondHalfPerMinute: slope(gcLevels.filter((s) => s.atSeconds >= trafficSeconds / 2 && s.atSeconds <= trafficSeconds).map((s) => [s.atSeconds, s.heapAfterGcMiB!])),
+      slopeSecondHalfPerMinute: slope(
+        gcLevels.filter((s) => s.atSeconds >= trafficSeconds / 2 && s.atSeconds <= trafficSeconds).map((s) => [s.atSeconds, s.heapAfterGcMiB!]),
+      ),
     },
     rssAfterTrafficMiB: after ? mib(after.rss) : null,
   };
@@ -584,7 +599,16 @@ async function main(): Promise<number> {
     integratorMs: LOAD.integratorMs,
   };
   const counts = {
-    phone: { prompts: results.prompts, answered: results.answered, unanswered: results.unanswered, mismatched: results.mismatched, fillers: results.fillers, dropped, connectErrors, answerMsBeyondIntegrator: { p50: round(phoneMs.p50, 2), p99: round(phoneMs.p99, 2), max: round(phoneMs.max, 2) } },
+    phone: {
+      prompts: results.prompts,
+      answered: results.answered,
+      unanswered: results.unanswered,
+      mismatched: results.mismatched,
+      fillers: results.fillers,
+      dropped,
+      connectErrors,
+      answerMsBeyondIntegrator: { p50: round(phoneMs.p50, 2), p99: round(phoneMs.p99, 2), max: round(phoneMs.max, 2) },
+    },
     whatsapp: {
       sent: t.whatsapp.sent,
       acked: t.whatsapp.acked,
@@ -595,9 +619,27 @@ async function main(): Promise<number> {
       ackToReplyMs: pct(replyMs),
       errors: t.whatsapp.errors.slice(0, 20),
     },
-    webchat: { conversations: t.webchat.conversations, answered: t.webchat.answered, leads: t.webchat.leads, escalations: t.webchat.escalations, replyMs: pct(t.webchat.replyMs), errors: t.webchat.errors.slice(0, 20) },
-    webhooks: { expected: t.expectedEvents.size, outboxEvents: stored.events.length, delivered: seen.deliveries.size, undelivered: undeliveredExpected.length, repeatedDeliveries },
-    service: { cpuPercentOfCore: trafficSeconds > 0 ? Math.round(cpuMicros / 1e4 / trafficSeconds) : 0, warnings: warnings.length, errorLogs: errorLogs.slice(0, 20).map((w) => ({ msg: w.msg, err: (w.err as { message?: string } | undefined)?.message })), exitCode },
+    webchat: {
+      conversations: t.webchat.conversations,
+      answered: t.webchat.answered,
+      leads: t.webchat.leads,
+      escalations: t.webchat.escalations,
+      replyMs: pct(t.webchat.replyMs),
+      errors: t.webchat.errors.slice(0, 20),
+    },
+    webhooks: {
+      expected: t.expectedEvents.size,
+      outboxEvents: stored.events.length,
+      delivered: seen.deliveries.size,
+      undelivered: undeliveredExpected.length,
+      repeatedDeliveries,
+    },
+    service: {
+      cpuPercentOfCore: trafficSeconds > 0 ? Math.round(cpuMicros / 1e4 / trafficSeconds) : 0,
+      warnings: warnings.length,
+      errorLogs: errorLogs.slice(0, 20).map((w) => ({ msg: w.msg, err: (w.err as { message?: string } | undefined)?.message })),
+      exitCode,
+    },
   };
   const output = {
     benchmark: 'soak',

@@ -51,6 +51,12 @@ export const SENT_AT_HEADER = 'X-Service-Sent-At';
 export const MAX_API_BODY_BYTES = 1024 * 1024;
 /** How much of an integrator's body the test button shows. */
 export const BODY_EXCERPT_CHARS = 2_000;
+/**
+ * Every list our API answers a page at a time (sessions, the webhook delivery log, synced pages and products):
+ * items per answer when `limit` is absent, and the largest `limit` accepted.
+ */
+export const DEFAULT_LIST_LIMIT = 50;
+export const MAX_LIST_LIMIT = 200;
 
 // Accounts, tokens and live streams (docs/reliability.md, "Limits per token"). Not in the spec: our own bounds so one
 // token cannot hold the server's resources.

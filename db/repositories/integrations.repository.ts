@@ -1,6 +1,7 @@
 /** The bot-link integration of a workspace: endpoint URL and the sealed shared key (one row per workspace). */
 import type { Db } from '../database.ts';
 import type { Integration } from '../schema.ts';
+import { upsertPerWorkspace } from './upsert.ts';
 
 export function integrationsRepository(db: Db) {
   return {
@@ -9,19 +10,7 @@ export function integrationsRepository(db: Db) {
     },
 
     async upsert(row: { workspace_id: string; endpoint_url: string; key_sealed: string; key_hint: string; updated_at: Date }): Promise<Integration> {
-      return db
-        .insertInto('integrations')
-        .values(row)
-        .onConflict((oc) =>
-          oc.column('workspace_id').doUpdateSet({
-            endpoint_url: row.endpoint_url,
-            key_sealed: row.key_sealed,
-            key_hint: row.key_hint,
-            updated_at: row.updated_at,
-          }),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return upsertPerWorkspace(db, 'integrations', row);
     },
 
     async updateUrl(workspaceId: string, endpointUrl: string, at: Date): Promise<Integration | undefined> {

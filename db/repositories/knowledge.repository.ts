@@ -145,7 +145,14 @@ function knowledgeQueries(db: Db) {
      * Replaces the document's chunks. tsv is computed here, in the database, with the chunk's configuration: the
      * title with weight A (a title match ranks highest) and the chunk text with weight D.
      */
-    async replaceChunks(input: { documentId: string; workspaceId: string; language: string | null; config: string; title: string; chunks: ChunkWrite[] }): Promise<void> {
+    async replaceChunks(input: {
+      documentId: string;
+      workspaceId: string;
+      language: string | null;
+      config: string;
+      title: string;
+      chunks: ChunkWrite[];
+    }): Promise<void> {
       await db.deleteFrom('knowledge_chunks').where('document_id', '=', input.documentId).execute();
       if (input.chunks.length === 0) return;
       await db

@@ -89,7 +89,15 @@ export function signInRepository(db: Db) {
           .execute();
         await trx
           .insertInto('invites')
-          .values({ id: input.id, user_id: input.userId, token_hash: input.tokenHash, expires_at: input.expiresAt, used_at: null, revoked_at: null, created_at: input.at })
+          .values({
+            id: input.id,
+            user_id: input.userId,
+            token_hash: input.tokenHash,
+            expires_at: input.expiresAt,
+            used_at: null,
+            revoked_at: null,
+            created_at: input.at,
+          })
           .execute();
       });
     },

@@ -84,6 +84,51 @@ const dateOf = (value: Date | string | null): Date | null => (value == null ? nu
 
 export function webhooksRepository(db: Db) {
   return {
+    ...webhookQueries(db),
+    /** Runs `work` in one transaction with the statements bound to it (an endpoint's health is written all or nothing). */
+    async inTransaction<T>(work: (queries: WebhookQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(webhookQueries(trx)));
+    },
+  };
+}
+export type WebhooksRepository = ReturnType<typeof webhooksRepository>;
+export type WebhookQueries = ReturnType<typeof webhookQueries>;
+
+/** The NOTIFY channel of this database schema (channel names are database-wide; schemas keep tenants of one server apart). */
+const notifyChannelSql = sql<string>`left('botlink_webhooks.' || current_schema(), 63)`;
+
+/** The name of this schema's NOTIFY channel, which `queueEvent` notifies and the outbox listener LISTENs on. */
+export async function notifyChannel(db: Db): Promise<string> {
+  const { rows } = await sql<{ channel: string }>`select ${notifyChannelSql} as channel`.execute(db);
+  return rows[0]!.channel;
+}
+
+/**
+ * Inserts an event and, in the same statement, one delivery per enabled endpoint of its workspace subscribed to it,
+ * each with a `pg_notify` naming its endpoint. Runs on the caller's executor (its transaction); returns the endpoint
+ * ids queued for.
+ */
+export async function queueEvent(executor: Db, row: { id: string; workspaceId: string; event: string; payload: unknown }): Promise<string[]> {
+  const { rows } = await sql<{ endpoint_id: string }>`
+    with event as (
+      insert into webhook_events (id, workspace_id, event, payload)
+      values (${row.id}, ${row.workspaceId}, ${row.event}, ${jsonb(row.payload)}::jsonb)
+      returning id, workspace_id, event
+    ), queued as (
+      insert into webhook_deliveries (id, event_id, workspace_id, endpoint_id, event, kind, next_attempt_at)
+      select gen_random_uuid(), event.id, event.workspace_id, endpoint.id, event.event, 'event', now()
+      from event
+      join webhook_endpoints endpoint
+        on endpoint.workspace_id = event.workspace_id and endpoint.event = event.event and endpoint.disabled_at is null
+      returning endpoint_id
+    )
+    select endpoint_id::text as endpoint_id, pg_notify(${notifyChannelSql}, endpoint_id::text)::text as notified from queued
+  `.execute(executor);
+  return rows.map((r) => r.endpoint_id);
+}
+
+function webhookQueries(db: Db) {
+  return {
     // Endpoints.
 
     async listEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
@@ -95,7 +140,15 @@ export function webhooksRepository(db: Db) {
     },
 
     /** Inserts the endpoint unless one exists for the event; undefined when it did (a concurrent PUT won). */
-    async createEndpoint(row: { id: string; workspace_id: string; event: WebhookSubscribableEvent; url: string; secret_sealed: string; secret_hint: string; now: Date }): Promise<WebhookEndpoint | undefined> {
+    async createEndpoint(row: {
+      id: string;
+      workspace_id: string;
+      event: WebhookSubscribableEvent;
+      url: string;
+      secret_sealed: string;
+      secret_hint: string;
+      now: Date;
+    }): Promise<WebhookEndpoint | undefined> {
       const { now, ...values } = row;
       return db
         .insertInto('webhook_endpoints')
@@ -117,7 +170,11 @@ export function webhooksRepository(db: Db) {
     },
 
     /** The current secret becomes the previous one (signing until `previousUntil`); the new one takes its place. */
-    async rotateSecret(workspaceId: string, event: WebhookSubscribableEvent, input: { sealed: (endpointId: string) => string; hint: string; previousUntil: Date; now: Date }): Promise<WebhookEndpoint | undefined> {
+    async rotateSecret(
+      workspaceId: string,
+      event: WebhookSubscribableEvent,
+      input: { sealed: (endpointId: string) => string; hint: string; previousUntil: Date; now: Date },
+    ): Promise<WebhookEndpoint | undefined> {
       return db.transaction().execute(async (trx) => {
         const current = await trx.selectFrom('webhook_endpoints').select('id').where('workspace_id', '=', workspaceId).where('event', '=', event).forUpdate().executeTakeFirst();
         if (!current) return undefined;
@@ -160,7 +217,17 @@ export function webhooksRepository(db: Db) {
     async queueDelivery(trx: Transaction<Database>, row: { id: string; eventId: string; workspaceId: string; endpointId: string; event: string; kind: 'event' | 'test'; now: Date }): Promise<void> {
       await trx
         .insertInto('webhook_deliveries')
-        .values({ id: row.id, event_id: row.eventId, workspace_id: row.workspaceId, endpoint_id: row.endpointId, event: row.event, kind: row.kind, next_attempt_at: row.now, created_at: row.now, updated_at: row.now })
+        .values({
+          id: row.id,
+          event_id: row.eventId,
+          workspace_id: row.workspaceId,
+          endpoint_id: row.endpointId,
+          event: row.event,
+          kind: row.kind,
+          next_attempt_at: row.now,
+          created_at: row.now,
+          updated_at: row.now,
+        })
         .execute();
     },
 
@@ -322,13 +389,62 @@ export function webhooksRepository(db: Db) {
     },
 
     /**
-     * What recorded attempts mean for their endpoint, in a transaction of its own: the last success resets the
-     * failing streak; failures after it start or extend it; a streak of `autoDisableAfterMs`, or a 410, disables the
-     * endpoint and settles its waiting deliveries. Returns the reason when this call disabled it. Only real events
-     * count: the test button must neither disable nor revive an endpoint.
+     * Writes a run of outcomes into the endpoint's streak columns: the last success, the failing streak's start (a
+     * streak another process started after this success is kept) and the last failure. Returns the streak's start as
+     * it stands after the write (null when the endpoint is not failing).
      */
-    async recordHealth(endpointId: string, outcomes: readonly AttemptOutcome[], options: { now: Date; autoDisableAfterMs: number }): Promise<string | null> {
-      return db.transaction().execute((trx) => recordHealth(trx, endpointId, outcomes, options));
+    async recordStreak(
+      endpointId: string,
+      streak: { lastSuccessAt: Date | null; firstFailureAt: Date | null; lastFailureAt: Date | null },
+    ): Promise<Date | null> {
+      const { lastSuccessAt, firstFailureAt, lastFailureAt } = streak;
+      if (lastSuccessAt !== null) {
+        const row = await sql<{ failing_since: Date | string | null }>`
+          update webhook_endpoints
+          set last_success_at = greatest(coalesce(last_success_at, ${lastSuccessAt}::timestamptz), ${lastSuccessAt}::timestamptz),
+              failing_since = case when failing_since is not null and failing_since > ${lastSuccessAt}::timestamptz then failing_since
+                                   else ${firstFailureAt}::timestamptz end,
+              last_failure_at = coalesce(greatest(last_failure_at, ${lastFailureAt}::timestamptz), ${lastFailureAt}::timestamptz, last_failure_at)
+          where id = ${endpointId}
+          returning failing_since
+        `.execute(db);
+        return dateOf(row.rows[0]?.failing_since ?? null);
+      }
+      if (firstFailureAt === null) return null;
+      const row = await sql<{ failing_since: Date | string | null }>`
+        update webhook_endpoints
+        set failing_since = case when last_success_at is not null and last_success_at > ${firstFailureAt}::timestamptz then failing_since
+                                 else coalesce(failing_since, ${firstFailureAt}::timestamptz) end,
+            last_failure_at = greatest(coalesce(last_failure_at, ${lastFailureAt}::timestamptz), ${lastFailureAt}::timestamptz)
+        where id = ${endpointId}
+        returning failing_since
+      `.execute(db);
+      return dateOf(row.rows[0]?.failing_since ?? null);
+    },
+
+    /**
+     * Disables the endpoint unless it already is; when this call disabled it, its event deliveries that no worker
+     * holds are settled as failed with `lastError` (those in flight are settled when their outcome is written).
+     * Returns whether this call disabled it.
+     */
+    async disableEndpoint(endpointId: string, input: { at: Date; reason: string; lastError: string; now: Date }): Promise<boolean> {
+      const disabled = await db
+        .updateTable('webhook_endpoints')
+        .set({ disabled_at: input.at, disabled_reason: input.reason, updated_at: input.now })
+        .where('id', '=', endpointId)
+        .where('disabled_at', 'is', null)
+        .returning('id')
+        .executeTakeFirst();
+      if (!disabled) return false;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', last_error: input.lastError, completed_at: input.now, updated_at: input.now })
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'pending')
+        .where('kind', '=', 'event')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', input.now)]))
+        .execute();
+      return true;
     },
 
     // The log.
@@ -382,80 +498,4 @@ export function webhooksRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
   };
-}
-
-export type WebhooksRepository = ReturnType<typeof webhooksRepository>;
-
-/** See `recordHealth` of the repository. */
-async function recordHealth(
-  trx: Transaction<Database>,
-  endpointId: string,
-  outcomes: readonly AttemptOutcome[],
-  options: { now: Date; autoDisableAfterMs: number },
-): Promise<string | null> {
-  const successes = outcomes.filter((o) => o.succeeded).map((o) => o.startedAt.getTime());
-  const lastSuccess = successes.length > 0 ? Math.max(...successes) : null;
-  const failuresAfter = outcomes.filter((o) => !o.succeeded && (lastSuccess === null || o.startedAt.getTime() > lastSuccess));
-  const firstFailure = failuresAfter.length > 0 ? new Date(Math.min(...failuresAfter.map((o) => o.startedAt.getTime()))) : null;
-  const lastFailure = failuresAfter.length > 0 ? new Date(Math.max(...failuresAfter.map((o) => o.startedAt.getTime()))) : null;
-
-  let failingSince: Date | null = null;
-  if (lastSuccess !== null) {
-    const success = new Date(lastSuccess);
-    // A streak that another process started after this success is kept.
-    const row = await sql<{ failing_since: Date | string | null }>`
-      update webhook_endpoints
-      set last_success_at = greatest(coalesce(last_success_at, ${success}::timestamptz), ${success}::timestamptz),
-          failing_since = case when failing_since is not null and failing_since > ${success}::timestamptz then failing_since else ${firstFailure}::timestamptz end,
-          last_failure_at = coalesce(greatest(last_failure_at, ${lastFailure}::timestamptz), ${lastFailure}::timestamptz, last_failure_at)
-      where id = ${endpointId}
-      returning failing_since
-    `.execute(trx);
-    failingSince = dateOf(row.rows[0]?.failing_since ?? null);
-  } else if (firstFailure !== null) {
-    const row = await sql<{ failing_since: Date | string | null }>`
-      update webhook_endpoints
-      set failing_since = case when last_success_at is not null and last_success_at > ${firstFailure}::timestamptz then failing_since
-                               else coalesce(failing_since, ${firstFailure}::timestamptz) end,
-          last_failure_at = greatest(coalesce(last_failure_at, ${lastFailure}::timestamptz), ${lastFailure}::timestamptz)
-      where id = ${endpointId}
-      returning failing_since
-    `.execute(trx);
-    failingSince = dateOf(row.rows[0]?.failing_since ?? null);
-  }
-
-  const gone = outcomes.find((o) => o.goneReason !== null);
-  let reason: string | null = null;
-  let at = options.now;
-  if (gone) {
-    reason = gone.goneReason;
-    at = gone.startedAt;
-  } else if (failingSince && lastFailure && lastFailure.getTime() - failingSince.getTime() >= options.autoDisableAfterMs) {
-    const days = Math.floor((lastFailure.getTime() - failingSince.getTime()) / 86_400_000);
-    const last = [...failuresAfter].sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime())[0]!;
-    reason =
-      `Every delivery attempt since ${failingSince.toISOString()} failed (${days} days without a success); ` +
-      `the last one at ${last.startedAt.toISOString()}: ${last.error ?? `HTTP ${last.httpStatus}`}`;
-    at = lastFailure;
-  }
-  if (reason === null) return null;
-
-  const disabled = await trx
-    .updateTable('webhook_endpoints')
-    .set({ disabled_at: at, disabled_reason: reason, updated_at: options.now })
-    .where('id', '=', endpointId)
-    .where('disabled_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  if (!disabled) return null;
-  // Deliveries that no worker holds now will not be sent; those in flight are settled when their outcome is written.
-  await trx
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: `Not sent: the endpoint was disabled. ${reason}`.slice(0, 1_000), completed_at: options.now, updated_at: options.now })
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .where('kind', '=', 'event')
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', options.now)]))
-    .execute();
-  return reason;
 }

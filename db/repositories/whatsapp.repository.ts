@@ -10,7 +10,8 @@
  */
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../database.ts';
-import type { Database, WhatsappInboundOutcome, WhatsappOutboundMessage, WhatsappOutboundStatus } from '../schema.ts';
+import type { Database, WhatsappInboundOutcome, WhatsappOutboundMessage, WhatsappOutboundMessagesTable, WhatsappOutboundStatus } from '../schema.ts';
+import { upsertPerWorkspace } from './upsert.ts';
 
 /** The order delivery statuses move in; a status never replaces a higher one (read never goes back to delivered). */
 export const STATUS_RANK: Readonly<Record<WhatsappOutboundStatus, number>> = {
@@ -63,15 +64,8 @@ export interface StatusChange {
   errorTitle: string | null;
 }
 
-export interface NewOutbound {
-  id: string;
-  workspace_id: string;
-  inbound_id: string | null;
-  phone_number_id: string;
-  wa_id: string;
-  kind: 'reply' | 'notice';
-  body: string;
-}
+/** An outgoing message as the worker queues it; the rest of its row is the queue's. */
+export type NewOutbound = Pick<WhatsappOutboundMessagesTable, 'id' | 'workspace_id' | 'inbound_id' | 'phone_number_id' | 'wa_id' | 'kind' | 'body'>;
 
 export function whatsappRepository(db: Db) {
   return {
@@ -87,19 +81,7 @@ export function whatsappRepository(db: Db) {
 
     /** Throws PostgreSQL's unique violation (23505) when another workspace has this phone_number_id. */
     async upsertAccount(row: { workspace_id: string; phone_number_id: string; access_token_sealed: string; token_hint: string; updated_at: Date }) {
-      return db
-        .insertInto('whatsapp_accounts')
-        .values(row)
-        .onConflict((oc) =>
-          oc.column('workspace_id').doUpdateSet({
-            phone_number_id: row.phone_number_id,
-            access_token_sealed: row.access_token_sealed,
-            token_hint: row.token_hint,
-            updated_at: row.updated_at,
-          }),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return upsertPerWorkspace(db, 'whatsapp_accounts', row);
     },
 
     async removeAccount(workspaceId: string): Promise<boolean> {
@@ -314,7 +296,7 @@ export function whatsappRepository(db: Db) {
     },
 
     /** The message is done (`reply` given: in the same transaction as the reply it queued, claimed by `owner`). */
-    async finishInbound(input: { id: string; owner: string; state: 'done' | 'failed'; outcome: WhatsappInboundOutcome; reply?: NewOutbound; sendLeaseMs?: number }): Promise<{ finished: boolean; reply: WhatsappOutboundMessage | null }> {
+    async finishInbound(input: { id: string; owner: string; state: 'done' | 'failed'; outcome: WhatsappInboundOutcome; reply?: NewOutbound; sendLeaseMs: number }): Promise<{ finished: boolean; reply: WhatsappOutboundMessage | null }> {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('whatsapp_inbound_messages')
@@ -327,7 +309,7 @@ export function whatsappRepository(db: Db) {
         if (!input.reply) return { finished: true, reply: null };
         const reply = await trx
           .insertInto('whatsapp_outbound_messages')
-          .values({ ...input.reply, next_attempt_at: sql<Date>`now()`, claimed_by: input.owner, claimed_until: interval(input.sendLeaseMs ?? 30_000) })
+          .values({ ...input.reply, next_attempt_at: sql<Date>`now()`, claimed_by: input.owner, claimed_until: interval(input.sendLeaseMs) })
           .returningAll()
           .executeTakeFirstOrThrow();
         return { finished: true, reply };

@@ -23,7 +23,8 @@ export interface CreatedWorkspace {
 export function createAccountsService(deps: { accounts: AccountsRepository; invites?: { invite(userId: string): Promise<Invite> }; now?: () => Date }) {
   const { accounts } = deps;
   const now = deps.now ?? (() => new Date());
-  const inviteUrl = async (userId: string): Promise<{ invite_url?: string }> => (deps.invites ? { invite_url: (await deps.invites.invite(userId)).invite_url } : {});
+  const inviteUrl = async (userId: string): Promise<{ invite_url?: string }> =>
+    deps.invites ? { invite_url: (await deps.invites.invite(userId)).invite_url } : {};
 
   return {
     async createWorkspace(input: { name: string; ownerEmail: string }): Promise<CreatedWorkspace> {
@@ -37,7 +38,10 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
         tokenId: token.id,
         tokenHash: token.hash,
       });
-      return { workspace: { id: workspace.id, name: workspace.name }, owner: { id: ownerId, email: input.ownerEmail.trim(), token: token.token, ...(await inviteUrl(ownerId)) } };
+      return {
+        workspace: { id: workspace.id, name: workspace.name },
+        owner: { id: ownerId, email: input.ownerEmail.trim(), token: token.token, ...(await inviteUrl(ownerId)) },
+      };
     },
 
     async isEmpty(): Promise<boolean> {
@@ -97,7 +101,13 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
     async issueToken(principal: Principal, expiresInSeconds: number | null = null): Promise<{ token: string; expires_at: string | null }> {
       const token = newToken();
       const expiresAt = expiresInSeconds === null ? null : new Date(now().getTime() + expiresInSeconds * 1000);
-      const outcome = await accounts.insertTokenWithinLimit({ tokenId: token.id, userId: principal.userId, tokenHash: token.hash, expiresAt, maxLive: MAX_TOKENS_PER_USER });
+      const outcome = await accounts.insertTokenWithinLimit({
+        tokenId: token.id,
+        userId: principal.userId,
+        tokenHash: token.hash,
+        expiresAt,
+        maxLive: MAX_TOKENS_PER_USER,
+      });
       if (outcome === 'user_gone') throw new AppError('unauthorized', 'The bearer token is unknown or revoked.');
       if (outcome === 'limit') {
         throw new AppError('conflict', `You hold ${MAX_TOKENS_PER_USER} live tokens, the most one user may; revoke one first (DELETE /v1/tokens/current with it).`);
@@ -109,7 +119,10 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
      * The operator's repair (POST /v1/admin/workspaces/{id}/owners, `cli workspace restore-owner`): the user with this
      * email becomes an owner, or is added as one, with a new token shown once.
      */
-    async restoreOwner(workspaceId: string, email: string): Promise<{ owner: { id: string; email: string; token: string; created: boolean; invite_url?: string } }> {
+    async restoreOwner(
+      workspaceId: string,
+      email: string,
+    ): Promise<{ owner: { id: string; email: string; token: string; created: boolean; invite_url?: string } }> {
       const token = newToken();
       const restored = await accounts.restoreOwner({ workspaceId, email: email.trim(), newUserId: randomUUID(), tokenId: token.id, tokenHash: token.hash });
       if (restored === 'not_found') throw notFound('The workspace');

@@ -6,12 +6,13 @@
  * https and are checked against DNS rebinding. LLM_BASE_URL is the operator's own setting, read once at start, and is
  * very often a model served on the same host or in the same cluster (Ollama on 127.0.0.1, vLLM on a private address),
  * which the guard would rightly refuse. So this is a plain undici Agent of our own (never the global dispatcher), with
- * the same hygiene: one deadline over connect, headers and body, a cap on the response bytes, and the caller's signal.
+ * the same hygiene (src/net/bounded-read.ts): one deadline over connect, headers and body, a cap on the response
+ * bytes, and the caller's signal.
  *
  * Every failure is an {@link AiError} with a `reason`; the session falls back to the embedded answerer on it (see
  * `withFallback` in ./index.ts), so a failing model never breaks a conversation (protocol §1.8).
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { cutToChars } from '../text/cut.ts';
 import { MAX_TOOL_RESULT_CHARS } from '../limits.ts';
 import { cleanText } from '../text/outside-text.ts';
@@ -29,7 +30,7 @@ import { readChatCompletion } from './chat-completion.ts';
 import { isObject } from '../json-value.ts';
 import { createChatStreamReader } from './chat-stream.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
-import { BodyTooLargeError, discard, readCapped, readEach, untilAborted } from '../net/bounded-read.ts';
+import { BodyTooLargeError, deadlineAgent, readCapped, readEach, requestUntil, startDeadline } from '../net/bounded-read.ts';
 
 export { AiError, type AiErrorReason } from './ai-error.ts';
 export { parseChatCompletion, readChatCompletion } from './chat-completion.ts';
@@ -236,8 +237,7 @@ export class OpenAiAdapter implements AiPort {
     this.#timeoutMs = options.timeoutMs ?? LLM_TIMEOUT_MS;
     this.#maxBytes = options.maxResponseBytes ?? MAX_LLM_RESPONSE_BYTES;
     this.#temperature = options.temperature ?? LLM_TEMPERATURE;
-    // The connect attempt is bounded by the same deadline as the request (undici's own default is 10 s).
-    this.#agent = new Agent({ connectTimeout: this.#timeoutMs });
+    this.#agent = deadlineAgent(this.#timeoutMs);
   }
 
   async step(input: AiStepInput): Promise<AiStep> {
@@ -253,12 +253,12 @@ export class OpenAiAdapter implements AiPort {
     };
     if (this.#apiKey !== null) headers.authorization = `Bearer ${this.#apiKey}`;
 
-    const deadline = AbortSignal.timeout(this.#timeoutMs);
-    const signal = input.signal == null ? deadline : AbortSignal.any([deadline, input.signal]);
+    const deadline = startDeadline(this.#timeoutMs, input.signal);
+    const { signal } = deadline;
     const failed = (err: unknown, phase: string): AiError => {
       if (err instanceof AiError) return err;
       if (signal.aborted) {
-        return deadline.aborted && signal.reason === deadline.reason
+        return deadline.timedOut()
           ? new AiError('timeout', `The LLM did not answer within ${this.#timeoutMs} ms (${phase}).`, { cause: err })
           : new AiError('aborted', `The LLM request was cancelled (${phase}).`, { cause: err });
       }
@@ -268,11 +268,7 @@ export class OpenAiAdapter implements AiPort {
 
     let response: Dispatcher.ResponseData;
     try {
-      response = await untilAborted(
-        this.#agent.request({ origin: this.#url.origin, path: `${this.#url.pathname}${this.#url.search}`, method: 'POST', headers, body, signal }),
-        signal,
-        (late) => discard(late.body),
-      );
+      response = await requestUntil(this.#agent, { origin: this.#url.origin, path: `${this.#url.pathname}${this.#url.search}`, method: 'POST', headers, body }, signal);
     } catch (err) {
       throw failed(err, 'before the status line');
     }

@@ -2,11 +2,11 @@
  * The channel request the service POSTs to the integrator's endpoint (protocol §2.1, §4.1): built from what a channel
  * heard, then encoded into the exact bytes that are signed and sent.
  */
-import { BOTLINK_USER_AGENT, MAX_MESSAGE_CHARS, SIGNATURE_HEADER } from '../limits.ts';
+import { MAX_MESSAGE_CHARS, SIGNATURE_HEADER } from '../limits.ts';
 import { cutToChars } from '../text/cut.ts';
 import { normaliseLanguage } from '../text/language.ts';
 import type { Channel } from '../words.ts';
-import { signChannelBody } from './signing.ts';
+import { signChannelBody, signedJsonRequest } from './signing.ts';
 
 
 /** The wire format of protocol §2.1; the property order here is the order in the JSON body. */
@@ -58,12 +58,5 @@ export function buildChannelRequest(input: ChannelRequestInput): ChannelRequest 
  */
 export function encodeChannelRequest(request: ChannelRequest, key: string): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(request);
-  return {
-    body,
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': BOTLINK_USER_AGENT,
-      [SIGNATURE_HEADER]: signChannelBody(key, body),
-    },
-  };
+  return signedJsonRequest(body, { [SIGNATURE_HEADER]: signChannelBody(key, body) });
 }

@@ -5,13 +5,22 @@
  * node:crypto and the limits.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GENERATED_KEY_CHARS } from '../limits.ts';
+import { BOTLINK_USER_AGENT, GENERATED_KEY_CHARS } from '../limits.ts';
 
 /** The HMAC key: protocol §5.2, the key is used exactly as displayed, as text (UTF-8); it is never hex- or base64-decoded. */
 // The key is given as a string (encoded as UTF-8 by Node, protocol §5.2): a Buffer key costs Node 24 two internal
 // exceptions per call, which was a fifth of the bot-link client's CPU per request (docs/performance.md).
 function hmac(key: string): ReturnType<typeof createHmac> {
   return createHmac('sha256', key);
+}
+
+/**
+ * A signed bot-link POST (protocol §4.1, §4.4): the JSON body and its headers, the signature headers last. They sign
+ * the UTF-8 bytes of `body`: the HTTP client must send this string unchanged (fetch and undici encode strings as
+ * UTF-8), never re-serialise the request.
+ */
+export function signedJsonRequest(body: string, signatureHeaders: Record<string, string>): { body: string; headers: Record<string, string> } {
+  return { body, headers: { 'Content-Type': 'application/json', 'User-Agent': BOTLINK_USER_AGENT, ...signatureHeaders } };
 }
 
 /** Lowercase hex HMAC-SHA256 of the raw channel body (protocol §5.4: HMAC(key, raw_body)). Strings are hashed as UTF-8. */

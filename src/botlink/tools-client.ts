@@ -39,7 +39,7 @@ import type { GuardedClient, GuardedResponse } from '../net/guarded-client.ts';
 import { cleanJson } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
 import { normaliseLanguage } from '../text/language.ts';
-import { signToolsRequest } from './signing.ts';
+import { signedJsonRequest, signToolsRequest } from './signing.ts';
 import { createToolSchemaCompiler } from './tool-schema.ts';
 import { toolsUrl } from './tools-base.ts';
 import { readToolManifest, unavailableManifest } from './tools-manifest.ts';
@@ -111,15 +111,7 @@ export function manifestHeaders(key: string, sentAt: number): Record<string, str
  */
 export function encodeToolCall(request: ToolCallRequest, key: string): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(request);
-  return {
-    body,
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': BOTLINK_USER_AGENT,
-      [SENT_AT_HEADER]: String(request.sent_at),
-      [SIGNATURE_HEADER]: signToolsRequest(key, request.sent_at, body),
-    },
-  };
+  return signedJsonRequest(body, { [SENT_AT_HEADER]: String(request.sent_at), [SIGNATURE_HEADER]: signToolsRequest(key, request.sent_at, body) });
 }
 
 type Verdict = Pick<ToolCallOutcome, 'ok' | 'content' | 'failure' | 'detail'>;

@@ -21,10 +21,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { DocumentSummary, KnowledgeQueries, KnowledgeRepository, UpsertOutcome } from '../../db/repositories/knowledge.repository.ts';
 import type { Availability, KnowledgeKind } from '../../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { MAX_MESSAGE_CHARS } from '../limits.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../limits.ts';
 import { chunkText, productText, searchConfigFor } from './chunking.ts';
 import {
-  DEFAULT_LIST_LIMIT,
   DEFAULT_SEARCH_LIMIT,
   EXTERNAL_ID_PATTERN,
   KNOWLEDGE_CONFIDENCE_THRESHOLD,
@@ -32,7 +31,6 @@ import {
   MAX_BATCH_ITEMS,
   MAX_DOCUMENT_BODY_BYTES,
   MAX_KNOWLEDGE_PRESENCE_ENTRIES,
-  MAX_LIST_LIMIT,
   MAX_SEARCH_LIMIT,
   MAX_QUERY_TERMS,
   RANK_WEIGHTS,
@@ -173,7 +171,13 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
 
   async function write(queries: KnowledgeQueries, workspaceId: string, doc: Prepared): Promise<SyncResult> {
     const written = await queries.upsertDocument({ workspaceId, ...doc }, randomUUID(), now());
-    const result: SyncResult = { kind: doc.kind, external_id: doc.externalId, result: written.outcome, content_hash: doc.contentHash, updated_at: written.updatedAt.toISOString() };
+    const result: SyncResult = {
+      kind: doc.kind,
+      external_id: doc.externalId,
+      result: written.outcome,
+      content_hash: doc.contentHash,
+      updated_at: written.updatedAt.toISOString(),
+    };
     if (written.outcome === 'unchanged') return result;
     const texts = chunksOf(doc);
     await queries.replaceChunks({
@@ -239,7 +243,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
      * before anything is written, each problem naming its item (`upserts[3].body`); a valid batch is applied in one
      * transaction and answered item by item, in the order given.
      */
-    async applyBatch(workspaceId: string, batch: { upserts: SyncUpsertItem[]; deletes: SyncDeleteItem[] }): Promise<{ upserts: SyncResult[]; deletes: SyncResult[] }> {
+    async applyBatch(
+      workspaceId: string,
+      batch: { upserts: SyncUpsertItem[]; deletes: SyncDeleteItem[] },
+    ): Promise<{ upserts: SyncResult[]; deletes: SyncResult[] }> {
       const total = batch.upserts.length + batch.deletes.length;
       if (total > MAX_BATCH_ITEMS) {
         throw new AppError('validation_failed', `A batch carries at most ${MAX_BATCH_ITEMS} items (upserts and deletes together); this one has ${total}.`, [
@@ -314,7 +321,15 @@ function prepare(externalId: string, input: SyncUpsert, prefix = ''): Prepared {
 
 function chunksOf(doc: Prepared): string[] {
   if (doc.kind === 'product') {
-    return chunkText(productText({ title: doc.title, description: doc.body, price: doc.price, currency: doc.currency, sku: doc.sku, availability: doc.availability, language: doc.language }));
+    return chunkText(productText({
+      title: doc.title,
+      description: doc.body,
+      price: doc.price,
+      currency: doc.currency,
+      sku: doc.sku,
+      availability: doc.availability,
+      language: doc.language,
+    }));
   }
   const chunks = chunkText(doc.body);
   // A page with only a title is still findable by it.
@@ -332,7 +347,10 @@ function tooLarge(problems: Problem[]): AppError {
   return new AppError('payload_too_large', `${problems[0]!.field} ${problems[0]!.message}.`, problems);
 }
 
-function toPassage(hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string; score: number }, factor: number): KnowledgePassage {
+function toPassage(
+  hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string; score: number },
+  factor: number,
+): KnowledgePassage {
   return {
     id: hit.id,
     source: hit.kind,

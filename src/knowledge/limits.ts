@@ -23,9 +23,6 @@ export const MAX_SKU_CHARS = 100;
  * (1 MB): a batch of large pages is split by the plugin, a single page of up to 200 KB always fits.
  */
 export const MAX_BATCH_ITEMS = 100;
-/** GET /v1/sync/pages: page size, default and maximum. */
-export const DEFAULT_LIST_LIMIT = 50;
-export const MAX_LIST_LIMIT = 200;
 
 /** Chunking: a chunk holds about this many words (paragraphs are kept whole where they fit). */
 export const CHUNK_MIN_WORDS = 120;

@@ -4,7 +4,38 @@
  * request is on a socket, so the deadline is also enforced around it; bodies are read up to a cap and then dropped.
  */
 import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
 import { BotlinkError } from '../errors.ts';
+
+/** One request's deadline over connect, headers and body, joined with the caller's signal. */
+export interface Deadline {
+  /** Aborts at the deadline or when the caller's signal does: give it to the request and to every read. */
+  readonly signal: AbortSignal;
+  /** The request was cut by the deadline (not by the caller). */
+  timedOut(): boolean;
+  /** The caller cancelled the request before the deadline. */
+  cancelled(): boolean;
+}
+
+export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal | null): Deadline {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = callerSignal == null ? deadline : AbortSignal.any([deadline, callerSignal]);
+  const timedOut = () => deadline.aborted && signal.reason === deadline.reason;
+  return { signal, timedOut, cancelled: () => signal.aborted && !timedOut() };
+}
+
+/**
+ * An undici Agent of a client's own (never the global dispatcher) whose connect attempt is bounded by the same
+ * deadline as the request (undici's own default is 10 s).
+ */
+export function deadlineAgent(timeoutMs: number, options: { connections?: number } = {}): Agent {
+  return new Agent({ ...options, connectTimeout: timeoutMs });
+}
+
+/** Sends the request on `agent` until `signal` aborts (see untilAborted); the body is left for a capped read. */
+export function requestUntil(agent: Dispatcher, request: Omit<Dispatcher.RequestOptions, 'signal'>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  return untilAborted(agent.request({ ...request, signal }), signal, (late) => discard(late.body));
+}
 
 /**
  * Settle with `work`, or reject as soon as `signal` aborts. undici honours a request's signal only once the request

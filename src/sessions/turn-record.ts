@@ -28,7 +28,11 @@ export function turnRecord(sessionId: string, turn: TurnState, status: 'complete
     source: turn.reply?.source ?? null,
     botlink: turn.botlink,
     // The passages' ids and scores tell what the answer stood on; their text is in the knowledge base.
-    knowledge: turn.knowledge && { confident: turn.knowledge.confident, tookMs: turn.knowledge.tookMs, passages: turn.knowledge.passages.map((p) => ({ id: p.id, title: p.title, score: p.score })) },
+    knowledge: turn.knowledge && {
+      confident: turn.knowledge.confident,
+      tookMs: turn.knowledge.tookMs,
+      passages: turn.knowledge.passages.map((p) => ({ id: p.id, title: p.title, score: p.score })),
+    },
     tool_rounds: turn.rounds,
     handoff: turn.handoff,
     timings: turn.timings,

@@ -1,4 +1,3 @@
-// Over 400 lines: the worker's loop and the I/O actors it gives each endpoint's machine share one registry of endpoints.
 /**
  * The delivery worker: runs one delivery actor (machines/webhook-delivery.machine.ts) per endpoint that has due
  * deliveries, and provides its I/O: the claim (FOR UPDATE SKIP LOCKED under a lease), the signed POST through the
@@ -13,42 +12,28 @@
  * Several engines on one database never claim the same row at once (SKIP LOCKED plus the lease), so a delivery is
  * sent twice only when its worker died or stalled past the lease.
  */
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createActor, fromCallback, fromPromise, type Actor } from 'xstate';
 import type { ClaimedRow, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import type { ClaimedDelivery, DeliveryCommand, DeliveryReport, RecordInput, RecordOutput, SendOutput } from '../../machines/webhook-delivery-types.ts';
 import { webhookDeliveryMachine } from '../../machines/webhook-delivery.machine.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
+import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import {
-  CLAIM_AHEAD_FACTOR,
-  CLAIM_RETRY_MS,
-  DELIVERY_LEASE_MS,
-  DELIVERY_TIMEOUT_MS,
-  ENDPOINT_CONCURRENCY,
-  MAX_ERROR_CHARS,
-  MAX_IN_FLIGHT,
-  POLL_INTERVAL_MS,
-  RESPONSE_EXCERPT_BYTES,
-  WEBHOOK_USER_AGENT,
-} from './limits.ts';
-import { createOutcomeRecorder } from './outcome-recorder.ts';
-import { encodePayload } from './payload-body.ts';
-import { decideAttempt, type AttemptResult, type Verdict } from './retry-policy.ts';
-
-import { secretContext, secretKey, webhookHeaders } from './signing.ts';
+import { attemptOutcome, createAttemptSender } from './attempt.ts';
+import { createCapacity } from './capacity.ts';
+import { CLAIM_AHEAD_FACTOR, CLAIM_RETRY_MS, DELIVERY_LEASE_MS, DELIVERY_TIMEOUT_MS, ENDPOINT_CONCURRENCY, MAX_IN_FLIGHT, POLL_INTERVAL_MS } from './limits.ts';
 import { onDeliveriesQueued } from './outbox.ts';
-import { cleanText } from '../text/outside-text.ts';
+import { createOutcomeRecorder } from './outcome-recorder.ts';
+import { decideAttempt, type Verdict } from './retry-policy.ts';
+import { createSigningKeys } from './signing-keys.ts';
 
 /** The delivery machine's policy: the retry schedule and the wait after a failed claim. */
 const DELIVERY_POLICY = { decide: decideAttempt, claimRetryMs: CLAIM_RETRY_MS } as const;
 
 /** How many endpoints one poll looks at; the earliest due come first. */
 const POLL_ENDPOINTS = 1_000;
-/** Opened secrets kept (sealed value → HMAC key); a sealed value never changes meaning, so there is nothing to invalidate. */
-const KEY_CACHE_SIZE = 1_000;
 
 export interface DeliveryWorkerOptions {
   repository: WebhooksRepository;
@@ -90,16 +75,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   if (!(leaseMs > timeoutMs)) throw new RangeError('The delivery lease must be longer than the attempt time-out.');
 
   const actors = new Map<string, EndpointActor>();
-  /** Slots taken per endpoint (claimed, not yet settled), and in all: the global cap. */
-  const taken = new Map<string, number>();
-  let takenTotal = 0;
-  /** Endpoints whose claim the global cap cut short: woken when slots free up. */
-  const starved = new Set<string>();
+  /** Slots taken per endpoint and in all: the global cap; endpoints it cut short are woken when slots free up. */
+  const capacity = createCapacity({
+    maxInFlight,
+    onFreed: (starved) => {
+      if (!stopping) for (const id of starved) ensureActor(id);
+    },
+  });
   const claims = new Set<Promise<unknown>>();
   const releases = new Set<Promise<unknown>>();
   const recordedWaiters = new Map<string, Set<() => void>>();
   let idleWaiters: (() => void)[] = [];
-  const keyCache = new Map<string, KeyObject>();
 
   let started = false;
   let stopping = false;
@@ -111,51 +97,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 
   const recorder = createOutcomeRecorder({ repository, owner, now, logger });
 
-  function take(endpointId: string, n: number): void {
-    if (n === 0) return;
-    taken.set(endpointId, (taken.get(endpointId) ?? 0) + n);
-    takenTotal += n;
-  }
-  function give(endpointId: string, n: number): void {
-    const held = taken.get(endpointId) ?? 0;
-    const back = Math.min(held, n);
-    if (back === 0) return;
-    if (held - back === 0) taken.delete(endpointId);
-    else taken.set(endpointId, held - back);
-    takenTotal -= back;
-    if (starved.size > 0 && !stopping) {
-      const waiting = [...starved];
-      starved.clear();
-      for (const id of waiting) ensureActor(id);
-    }
-  }
-
-  function keyOf(sealed: string, endpointId: string): KeyObject {
-    let key = keyCache.get(sealed);
-    if (!key) {
-      key = createSecretKey(secretKey(secrets.open(sealed, secretContext(endpointId))));
-      if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
-      keyCache.set(sealed, key);
-    }
-    return key;
-  }
-
-  /** The current secret signs; the previous one as well until its overlap ends (rotation). */
-  function signingKeys(d: ClaimedDelivery, at: number): KeyObject[] {
-    const keys = [keyOf(d.secretSealed, d.endpointId)];
-    if (d.previousSecretSealed && d.previousSecretExpiresAt !== null && d.previousSecretExpiresAt > at) {
-      keys.push(keyOf(d.previousSecretSealed, d.endpointId));
-    }
-    return keys;
-  }
+  const send = createAttemptSender({ http, signingKeys: createSigningKeys(secrets), now, random, timeoutMs });
 
   const machine = webhookDeliveryMachine.provide({
     actors: {
       claim: fromPromise<ClaimedDelivery[], { endpointId: string; limit: number }>(async ({ input }) => {
-        const allowed = Math.max(0, Math.min(input.limit, maxInFlight - takenTotal));
-        if (allowed < input.limit) starved.add(input.endpointId);
+        const allowed = capacity.claim(input.endpointId, input.limit);
         if (allowed === 0) return [];
-        take(input.endpointId, allowed);
         const at = now();
         const running = repository.claim({
           endpointId: input.endpointId,
@@ -167,10 +115,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         claims.add(running);
         try {
           const rows = await running;
-          give(input.endpointId, allowed - rows.length);
+          capacity.give(input.endpointId, allowed - rows.length);
           return rows.map(toClaimed);
         } catch (err) {
-          give(input.endpointId, allowed);
+          capacity.give(input.endpointId, allowed);
           throw err;
         } finally {
           claims.delete(running);
@@ -202,63 +150,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     },
   });
 
-  /** One attempt: the signed POST through the guarded client. Every failure is a result, never a rejection. */
-  async function send(d: ClaimedDelivery, signal: AbortSignal): Promise<SendOutput> {
-    const attemptedAt = now();
-    const timestampSeconds = Math.floor(attemptedAt / 1000);
-    const started = performance.now();
-    let result: AttemptResult;
-    let responseExcerpt: string | null = null;
-    try {
-      const body = encodePayload(d.payload as Record<string, unknown>);
-      const response = await http.request({
-        method: 'POST',
-        url: d.url,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': WEBHOOK_USER_AGENT,
-          ...webhookHeaders(signingKeys(d, attemptedAt), d.eventId, timestampSeconds, body),
-        },
-        body,
-        timeoutMs,
-        maxBytes: RESPONSE_EXCERPT_BYTES,
-        signal,
-      });
-      result = { kind: 'response', status: response.status, retryAfter: headerValue(response.headers['retry-after']) };
-      responseExcerpt = excerpt(response.body);
-    } catch (err) {
-      result =
-        err instanceof OutboundError
-          ? { kind: 'error', reason: err.reason, message: err.message }
-          : { kind: 'error', reason: 'internal', message: err instanceof Error ? err.message : String(err) };
-    }
-    return { deliveryId: d.id, attemptedAt, latencyMs: performance.now() - started, result, responseExcerpt, jitterSample: random() };
-  }
-
   /** Writes one attempt's outcome (batched with others); frees the delivery's slot in the global count. */
   async function record(input: RecordInput): Promise<RecordOutput> {
     const { delivery: d, attempt, verdict } = input;
     try {
-      const outcome = await recorder.add({
-        deliveryId: d.id,
-        endpointId: d.endpointId,
-        kind: d.kind,
-        attempt: d.attemptCount + 1,
-        url: d.url,
-        startedAt: new Date(attempt.attemptedAt),
-        succeeded: verdict.outcome === 'succeeded',
-        status: verdict.outcome === 'succeeded' ? 'succeeded' : verdict.outcome === 'retry' ? 'pending' : 'failed',
-        nextAttemptAt: verdict.outcome === 'retry' ? new Date(verdict.nextAttemptAt) : null,
-        httpStatus: attempt.result.kind === 'response' ? attempt.result.status : null,
-        latencyMs: attempt.latencyMs,
-        error: attemptError(attempt.result, verdict),
-        responseExcerpt: attempt.responseExcerpt,
-        goneReason: verdict.outcome === 'gone' ? `The receiver answered 410 Gone at ${new Date(attempt.attemptedAt).toISOString()}: it wants no more deliveries.` : null,
-      });
+      const outcome = await recorder.add(attemptOutcome(input));
       observe(d, attempt, verdict, outcome);
       return { deliveryId: d.id, ...outcome };
     } finally {
-      give(d.endpointId, 1);
+      capacity.give(d.endpointId, 1);
       const waiters = recordedWaiters.get(d.id);
       recordedWaiters.delete(d.id);
       for (const resolve of waiters ?? []) resolve();
@@ -317,7 +217,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       releases.add(releasing);
       void releasing.finally(() => releases.delete(releasing));
     }
-    give(endpointId, taken.get(endpointId) ?? 0);
+    capacity.give(endpointId, capacity.heldBy(endpointId));
     if (actors.size === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
@@ -432,7 +332,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 
     /** Attempts in flight now (claimed and not yet settled). */
     inFlight(): number {
-      return takenTotal;
+      return capacity.total();
     },
 
     /**
@@ -480,29 +380,4 @@ function toClaimed(row: ClaimedRow): ClaimedDelivery {
     previousSecretSealed: row.previous_secret_sealed,
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
   };
-}
-
-function headerValue(value: string | string[] | undefined): string | null {
-  if (value === undefined) return null;
-  return Array.isArray(value) ? (value[0] ?? null) : value;
-}
-
-/** The answer as text for the log: at most RESPONSE_EXCERPT_BYTES of UTF-8, cut on a character boundary. */
-export function excerpt(body: Buffer): string {
-  // Only the bytes kept are decoded (a character cut at the end becomes one U+FFFD, dropped below); outside text is
-  // made storable (U+0000 cannot go into a PostgreSQL text column).
-  let text = cleanText(new TextDecoder('utf-8', { ignoreBOM: true }).decode(body.subarray(0, RESPONSE_EXCERPT_BYTES)));
-  while (Buffer.byteLength(text) > RESPONSE_EXCERPT_BYTES) text = text.slice(0, -1);
-  return text;
-}
-
-/** The error column of an attempt: a sentence for the owner, empty on success. */
-function attemptError(result: AttemptResult, verdict: Verdict): string | null {
-  if (verdict.outcome === 'succeeded') return null;
-  let text: string;
-  if (result.kind === 'error') text = `${result.reason}: ${result.message}`;
-  else if (result.status >= 300 && result.status <= 399) text = `HTTP ${result.status}: a redirect is a failure (redirects are not followed; save the final URL).`;
-  else if (result.status === 410) text = 'HTTP 410 Gone: the receiver wants no more deliveries.';
-  else text = `HTTP ${result.status}: only a 2xx status counts as received.`;
-  return text.slice(0, MAX_ERROR_CHARS);
 }

@@ -67,9 +67,6 @@ export const SECRET_ROTATION_OVERLAP_MS = DAY;
 
 /** How long the test button waits for its delivery's outcome: the time-out and a margin. */
 export const TEST_WAIT_MS = DELIVERY_TIMEOUT_MS + 5 * SECOND;
-/** Page size of the delivery log. */
-export const DEFAULT_DELIVERY_PAGE = 50;
-export const MAX_DELIVERY_PAGE = 200;
 
 /** The User-Agent of every webhook request. */
 export const WEBHOOK_USER_AGENT = 'Service-Webhooks/1.0';

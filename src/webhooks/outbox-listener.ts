@@ -5,10 +5,9 @@
  * one poll catches up at once.
  */
 import pg from 'pg';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { notifyChannel } from '../../db/repositories/webhooks.repository.ts';
 import type { Logger } from '../log.ts';
-import { notifyChannelSql } from './outbox.ts';
 
 /** Wait before reconnecting a lost LISTEN connection. */
 export const LISTEN_RECONNECT_MS = 1_000;
@@ -24,8 +23,7 @@ export async function listenForDeliveries(options: {
   logger: Logger;
   onWake: (endpointIds?: readonly string[]) => void;
 }): Promise<OutboxListener> {
-  const { rows } = await sql<{ channel: string }>`select ${notifyChannelSql} as channel`.execute(options.db);
-  const channel = rows[0]!.channel;
+  const channel = await notifyChannel(options.db);
   const logger = options.logger.child({ component: 'webhook-listener' });
   let closed = false;
   let client: pg.Client | undefined;

@@ -11,15 +11,12 @@
  * PGlite, where there is no second connection to listen on.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
-import { jsonb } from '../../db/json.ts';
-import type { Database } from '../../db/schema.ts';
+import { queueEvent } from '../../db/repositories/webhooks.repository.ts';
+import type { Db } from '../../db/database.ts';
 import type { WebhookPayload } from './events.ts';
 
-export type Executor = Kysely<Database> | Transaction<Database>;
-
-/** The NOTIFY channel of this database schema (channel names are database-wide; schemas keep tenants of one server apart). */
-export const notifyChannelSql = sql<string>`left('botlink_webhooks.' || current_schema(), 63)`;
+/** The database or the transaction an event is recorded in (the same as its cause's). */
+export type Executor = Db;
 
 /** A Standard Webhooks message id: `msg_` and 24 random bytes, base64url. */
 export function newEventId(): string {
@@ -42,23 +39,8 @@ export function onDeliveriesQueued(listener: OutboxListener): () => void {
 /** Records an event in the outbox; returns its id (the `webhook-id` of every delivery attempt). */
 export async function recordEvent(executor: Executor, workspaceId: string, payload: WebhookPayload): Promise<string> {
   const id = newEventId();
-  const { rows } = await sql<{ endpoint_id: string }>`
-    with event as (
-      insert into webhook_events (id, workspace_id, event, payload)
-      values (${id}, ${workspaceId}, ${payload.event}, ${jsonb(payload)}::jsonb)
-      returning id, workspace_id, event
-    ), queued as (
-      insert into webhook_deliveries (id, event_id, workspace_id, endpoint_id, event, kind, next_attempt_at)
-      select gen_random_uuid(), event.id, event.workspace_id, endpoint.id, event.event, 'event', now()
-      from event
-      join webhook_endpoints endpoint
-        on endpoint.workspace_id = event.workspace_id and endpoint.event = event.event and endpoint.disabled_at is null
-      returning endpoint_id
-    )
-    select endpoint_id::text as endpoint_id, pg_notify(${notifyChannelSql}, endpoint_id::text)::text as notified from queued
-  `.execute(executor);
-  if (rows.length > 0 && listeners.size > 0) {
-    const endpointIds = rows.map((r) => r.endpoint_id);
+  const endpointIds = await queueEvent(executor, { id, workspaceId, event: payload.event, payload });
+  if (endpointIds.length > 0 && listeners.size > 0) {
     queueMicrotask(() => {
       for (const listener of listeners) listener(endpointIds);
     });

@@ -5,7 +5,11 @@
 import type { AttemptOutcome, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { Logger } from '../log.ts';
+import { recordEndpointHealth } from './endpoint-health.ts';
 import { AUTO_DISABLE_AFTER_MS, LAST_SUCCESS_RESOLUTION_MS, RECORD_BATCH_SIZE, RECORD_BATCH_WAIT_MS, RECORD_WRITERS } from './limits.ts';
+
+/** Endpoints whose last written health this process remembers; past it the memory starts over (a write more each). */
+const MAX_HEALTH_ENTRIES = 10_000;
 
 /**
  * Writes outcomes in batches: an outcome waits RECORD_BATCH_WAIT_MS for company, up to RECORD_WRITERS batches are
@@ -39,7 +43,7 @@ export function createOutcomeRecorder(deps: { repository: WebhooksRepository; ow
         if (!needsHealth(endpointId, outcomes, at)) continue;
         const last = outcomes.reduce((a, b) => (b.startedAt.getTime() >= a.startedAt.getTime() ? b : a));
         try {
-          const reason = await deps.repository.recordHealth(endpointId, outcomes, { now: new Date(at), autoDisableAfterMs: AUTO_DISABLE_AFTER_MS });
+          const reason = await recordEndpointHealth(deps.repository, endpointId, outcomes, { now: new Date(at), autoDisableAfterMs: AUTO_DISABLE_AFTER_MS });
           health.set(endpointId, { writtenAt: at, failing: !last.succeeded });
           if (reason) disabled.set(endpointId, reason);
         } catch (err) {
@@ -48,7 +52,7 @@ export function createOutcomeRecorder(deps: { repository: WebhooksRepository; ow
           deps.logger.warn({ err, endpointId }, 'writing webhook endpoint health failed');
         }
       }
-      if (health.size > 10_000) health.clear();
+      if (health.size > MAX_HEALTH_ENTRIES) health.clear();
       return batch.map((outcome) => ({ recorded: written.has(outcome.deliveryId), endpointDisabled: disabled.get(outcome.endpointId) ?? null }));
     } catch (err) {
       deps.logger.error({ err, batch: batch.length }, 'writing webhook outcomes failed; the leases will run out and the deliveries be attempted again');

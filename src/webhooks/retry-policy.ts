@@ -1,14 +1,14 @@
 /**
  * What one attempt's result means for its delivery: pure functions of the result, the attempt number and the clock,
  * given to the delivery machine (machines/webhook-delivery.machine.ts) by its runtime as its policy, and used by the
- * tests to check the
- * schedule without waiting.
+ * tests to check the schedule without waiting.
  *
  * Standard Webhooks' status handling: 2xx is success; every other status is a failure, 3xx included (redirects are
  * never followed); 410 Gone means the receiver wants nothing more, so the endpoint is disabled; `Retry-After` is
  * taken into account when the next attempt is scheduled.
  */
 import type { AttemptResult, DeliveryKind, Verdict } from '../../machines/webhook-delivery-types.ts';
+import { jitteredDelay, parseRetryAfter, retryDelay } from '../net/retry-schedule.ts';
 import { MAX_RETRY_AFTER_MS, RETRY_JITTER, RETRY_SCHEDULE_MS } from './limits.ts';
 
 // The shapes are the delivery machine's (machines/webhook-delivery-types.ts): it decides with them.
@@ -22,21 +22,7 @@ export const isSuccess = (result: AttemptResult): boolean =>
  * `jitterSample` in [0, 1); null when the schedule is used up.
  */
 export function scheduledDelay(attemptsMade: number, jitterSample: number): number | null {
-  const base = RETRY_SCHEDULE_MS[attemptsMade];
-  if (base === undefined) return null;
-  const sample = Math.min(Math.max(jitterSample, 0), 1);
-  return Math.round(base * (1 + RETRY_JITTER * (2 * sample - 1)));
-}
-
-/** `Retry-After` as milliseconds from `nowMs`: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null {
-  if (value == null) return null;
-  const text = value.trim();
-  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
-  // An HTTP date always names a weekday, a day, a month and GMT; Date.parse alone would accept far more.
-  if (!/^[A-Za-z]{3},? .*GMT$/.test(text)) return null;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+  return jitteredDelay(RETRY_SCHEDULE_MS, attemptsMade, RETRY_JITTER, jitterSample);
 }
 
 /**
@@ -61,6 +47,6 @@ export function decideAttempt(input: {
   const scheduled = scheduledDelay(attemptNumber, jitterSample);
   if (scheduled === null) return { outcome: 'exhausted' };
   const asked = result.kind === 'response' ? parseRetryAfter(result.retryAfter, attemptedAt) : null;
-  const delayMs = asked === null ? scheduled : Math.max(scheduled, Math.min(asked, MAX_RETRY_AFTER_MS));
+  const delayMs = retryDelay(scheduled, asked, MAX_RETRY_AFTER_MS);
   return { outcome: 'retry', nextAttemptAt: attemptedAt + delayMs, delayMs };
 }

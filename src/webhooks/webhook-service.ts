@@ -12,7 +12,8 @@ import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { DeliveryWorker } from './delivery-worker.ts';
 import { subscribableEvents } from './events.ts';
-import { DEFAULT_DELIVERY_PAGE, SECRET_ROTATION_OVERLAP_MS, TEST_WAIT_MS } from './limits.ts';
+import { DEFAULT_LIST_LIMIT } from '../limits.ts';
+import { SECRET_ROTATION_OVERLAP_MS, TEST_WAIT_MS } from './limits.ts';
 import { recordEvent } from './outbox.ts';
 import { generateSecret, secretContext, secretHint } from './signing.ts';
 
@@ -197,7 +198,7 @@ export function createWebhookService(deps: {
       workspaceId: string,
       filters: { event?: string; status?: WebhookDeliveryStatus; webhookId?: string; before?: Date; limit?: number },
     ): Promise<{ deliveries: DeliveryView[]; next_before: string | null }> {
-      const limit = filters.limit ?? DEFAULT_DELIVERY_PAGE;
+      const limit = filters.limit ?? DEFAULT_LIST_LIMIT;
       const rows = await repository.listDeliveries(workspaceId, {
         ...(filters.event ? { event: filters.event } : {}),
         ...(filters.status ? { status: filters.status } : {}),

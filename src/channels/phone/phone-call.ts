@@ -1,4 +1,4 @@
-// Over 400 lines: one call's frame loop (setup, prompts and their bounds, keys, the talk cycle), whose state every handler shares.
+// Over 400 lines: one call's frame loop (setup, prompts, the talk cycle and its turns), whose state every handler shares; keys and the flood bounds are their own modules.
 /**
  * One phone call on one ConversationRelay WebSocket (interfaces.md, Channels → Phone; docs/phone.md):
  *
@@ -24,10 +24,11 @@ import type { Logger } from '../../log.ts';
 import type { SessionRuntime, TurnResult } from '../../sessions/session-runtime.ts';
 import type { HandoffRequest } from '../../../machines/session-types.ts';
 import { parseFrame, type DropReason, type HandoffData, type InboundFrame, type OutboundFrame, type SetupFrame } from './frames.ts';
-import { PHONE_MAX_DTMF_DIGITS, PHONE_MAX_TURNS_IN_FLIGHT, PHONE_TURN_BURST, PHONE_TURNS_PER_SECOND } from './limits.ts';
+import { createKeyEntry } from './key-entry.ts';
 import type { PhoneMetrics } from './phone-metrics.ts';
 import { normaliseE164 } from './phone-number.ts';
 import { phonePhrase } from './phone-phrases.ts';
+import { createTurnBounds } from './turn-bounds.ts';
 
 /** What a call needs of the session runtime. */
 export type PhoneRuntime = Pick<SessionRuntime, 'handleMessage' | 'open' | 'interrupt' | 'end'>;
@@ -89,25 +90,22 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   let partial: string[] = [];
   let partialChars = 0;
   let current: Turn | null = null;
-  let dtmfDigits = '';
-  let dtmfTimer: NodeJS.Timeout | null = null;
   let endTimer: NodeJS.Timeout | null = null;
   /** A person connected because the caller pressed 0: written on the session row once the session has ended. */
   const running = new Set<Promise<unknown>>();
-  /**
-   * A call's turns are bounded (docs/phone.md, "Floods"): at most PHONE_MAX_TURNS_IN_FLIGHT unsettled at once (a
-   * superseded turn settles when the runtime has cancelled it), and at most PHONE_TURN_BURST started in a row, then
-   * PHONE_TURNS_PER_SECOND. Beyond either, what the caller says waits in `waiting`, merged with whatever else
-   * arrives, for the next free turn: a bridge that floods prompt frames gets a few turns, not one per frame, and the
-   * caller's latest words are still answered.
-   */
-  let turnsInFlight = 0;
-  let turnTokens = PHONE_TURN_BURST;
-  let tokensAt = performance.now();
-  let waiting: string | null = null;
-  let waitingTimer: NodeJS.Timeout | null = null;
+  /** A call's turns are bounded; beyond the bounds the caller's words wait, merged (turn-bounds.ts). */
+  const bounds = createTurnBounds({ start: (message) => startTurn(message), open: () => !closed && !ending });
   /** Frames are handled in order; only `setup` waits (for the database), turns run beside the queue. */
   let queue: Promise<void> = Promise.resolve();
+  const keys = createKeyEntry({
+    entryMs: deps.dtmfEntryMs,
+    onEntry: (digits) => {
+      if (closed || ending) return;
+      // "0" on its own asks for a person; a longer entry (an order or phone number, which may start with 0) is said.
+      if (digits === '0') askForPerson();
+      else requestTurn(digits);
+    },
+  });
   let resolveFinished!: () => void;
   const finished = new Promise<void>((resolve) => (resolveFinished = resolve));
 
@@ -148,9 +146,9 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   ws.on('close', (code) => {
     closed = true;
     clearTimeout(setupTimer);
-    if (dtmfTimer) clearTimeout(dtmfTimer);
+    keys.cancel();
     if (endTimer) clearTimeout(endTimer);
-    if (waitingTimer) clearTimeout(waitingTimer);
+    bounds.cancel();
     if (current?.fillerTimer) clearTimeout(current.fillerTimer);
     current = null;
     metrics.activeCalls.dec();
@@ -214,7 +212,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       case 'interrupt':
         return interrupt(frame.utteranceUntilInterrupt);
       case 'dtmf':
-        return key(frame.digit);
+        return keys.press(frame.digit);
     }
   }
 
@@ -281,42 +279,14 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     current = null;
   }
 
-  /** A turn for what the caller said, or, beyond the bounds, a place in `waiting` (counted as merged). */
+  /** A turn for what the caller said, or, beyond the bounds, a place among the waiting words (counted as merged). */
   function requestTurn(message: string): void {
     if (message === '') return startTurn(message);
-    if (waiting === null && takeTurnToken()) return startTurn(message);
-    metrics.promptsMerged.inc();
-    // The caller has moved on: the answer in flight is no longer theirs to hear.
-    cancelCurrent();
-    waiting = waiting === null ? message : lastChars(`${waiting} ${message}`, MAX_MESSAGE_CHARS);
-    startWaiting();
-  }
-
-  /** One turn may start now: a slot is free and the bucket holds a token (which is taken). */
-  function takeTurnToken(): boolean {
-    const now = performance.now();
-    turnTokens = Math.min(PHONE_TURN_BURST, turnTokens + ((now - tokensAt) / 1000) * PHONE_TURNS_PER_SECOND);
-    tokensAt = now;
-    if (turnsInFlight >= PHONE_MAX_TURNS_IN_FLIGHT || turnTokens < 1) return false;
-    turnTokens -= 1;
-    return true;
-  }
-
-  /** Starts the waiting words when a turn may start, or tries again when the bucket will hold a token. */
-  function startWaiting(): void {
-    if (waiting === null || closed || ending || waitingTimer) return;
-    if (takeTurnToken()) {
-      const next = waiting;
-      waiting = null;
-      return startTurn(next);
-    }
-    // A settling turn calls this again; the timer covers the bucket.
-    if (turnsInFlight < PHONE_MAX_TURNS_IN_FLIGHT) {
-      waitingTimer = setTimeout(() => {
-        waitingTimer = null;
-        startWaiting();
-      }, Math.ceil(((1 - turnTokens) / PHONE_TURNS_PER_SECOND) * 1000));
-    }
+    bounds.offer(message, () => {
+      metrics.promptsMerged.inc();
+      // The caller has moved on: the answer in flight is no longer theirs to hear.
+      cancelCurrent();
+    });
   }
 
   /** `handoff`: the caller asked for a person (key 0); the session's handoff rule answers (src/sessions/handoff.ts). */
@@ -347,7 +317,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       // preemptible: the answer, when ready, cuts the filler off instead of waiting for it to finish.
       sendText(phrase('filler', language), { preemptible: true });
     }, deps.fillerMs);
-    turnsInFlight++;
+    bounds.started();
     const work = runtime
       .handleMessage({
         workspaceId: o.workspaceId,
@@ -365,8 +335,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
         (err: unknown) => failTurn(turn, err),
       )
       .finally(() => {
-        turnsInFlight--;
-        startWaiting();
+        bounds.settled();
       });
     track(work);
   }
@@ -402,7 +371,15 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     // One talk cycle: after streamed sentences the rest (maybe empty) closes it; otherwise the whole reply at once.
     sendText(turn.streamed ? result.unsent : result.text);
     log.info(
-      { turnId: turn.id, source: result.source, replyMs: round(replyMs), firstTextMs: round(turn.firstTextMs), fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs), streamed: turn.streamed, handoff: result.handoff?.kind ?? null },
+      {
+        turnId: turn.id,
+        source: result.source,
+        replyMs: round(replyMs),
+        firstTextMs: round(turn.firstTextMs),
+        fillerAtMs: turn.fillerAtMs == null ? null : round(turn.fillerAtMs),
+        streamed: turn.streamed,
+        handoff: result.handoff?.kind ?? null,
+      },
       'phone turn answered',
     );
     if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: result.handoff.requestedBy === 'customer' ? 'dtmf' : 'integrator' });
@@ -425,29 +402,6 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     runtime.interrupt(o.workspaceId, 'phone', o.callSid, spoken ?? undefined);
   }
 
-  function key(digit: string): void {
-    if (dtmfTimer) clearTimeout(dtmfTimer);
-    dtmfTimer = null;
-    if (digit === '#') return flushKeys();
-    if (digit === '*') {
-      dtmfDigits = '';
-      return;
-    }
-    if (dtmfDigits.length < PHONE_MAX_DTMF_DIGITS) dtmfDigits += digit;
-    dtmfTimer = setTimeout(flushKeys, deps.dtmfEntryMs);
-  }
-
-  function flushKeys(): void {
-    if (dtmfTimer) clearTimeout(dtmfTimer);
-    dtmfTimer = null;
-    const digits = dtmfDigits;
-    dtmfDigits = '';
-    if (closed || ending || digits === '') return;
-    // "0" on its own asks for a person; a longer entry (an order or phone number, which may start with 0) is said.
-    if (digits === '0') askForPerson();
-    else requestTurn(digits);
-  }
-
   /** Key 0: a turn that asks for a person, answered by the session's one handoff rule (team available: connected). */
   function askForPerson(): void {
     if (current) interrupt(null);
@@ -464,11 +418,4 @@ const MAX_DROP_WARNINGS = 10;
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-/** The last `max` code points of `text`: of a merged flood, the caller's latest words are the ones to answer. */
-function lastChars(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const codePoints = Array.from(text);
-  return codePoints.length <= max ? text : codePoints.slice(-max).join('').trimStart();
 }

@@ -54,7 +54,12 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
         return sayAndHangUpTwiml(phonePhrase('unknown_number', 'en'), PHONE_DEFAULT_LANGUAGE);
       }
       const settings = await phone.settings(workspaceId);
-      return connectTwiml({ websocketUrl: issuedUrl(), actionUrl, language: settings?.language ?? PHONE_DEFAULT_LANGUAGE, welcomeGreeting: settings?.greeting ?? null });
+      return connectTwiml({
+        websocketUrl: issuedUrl(),
+        actionUrl,
+        language: settings?.language ?? PHONE_DEFAULT_LANGUAGE,
+        welcomeGreeting: settings?.greeting ?? null,
+      });
     },
 
     /** The <Connect> action after the relay session ended (HandoffData from our end frame). */
@@ -71,7 +76,10 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
       if (handoff.reason === 'human') {
         // The handoff rule (src/sessions/handoff.ts) decides: dial the team, or the team follows up (protocol §2.2).
         const transferNumber = settings?.transfer_number ?? null;
-        const connection = await connectCall({ sessions, teamAvailable: deps.teamAvailable }, { workspaceId, sessionId: session?.id ?? null, language, transferNumber });
+        const connection = await connectCall(
+          { sessions, teamAvailable: deps.teamAvailable },
+          { workspaceId, sessionId: session?.id ?? null, language, transferNumber },
+        );
         if ('dial' in connection) {
           log.info('handing the call to the team (Dial)');
           return dialTwiml(connection.dial);

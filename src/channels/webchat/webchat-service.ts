@@ -82,7 +82,14 @@ export function createWebchatService(deps: WebchatServiceDeps) {
   }
 
   /** Marks and records one escalation inside `trx`; true when it was recorded now. */
-  async function escalateIn(trx: Executor, workspaceId: string, conversationId: string, type: EscalationType, visitorMessage: string, at: Date): Promise<boolean> {
+  async function escalateIn(
+    trx: Executor,
+    workspaceId: string,
+    conversationId: string,
+    type: EscalationType,
+    visitorMessage: string,
+    at: Date,
+  ): Promise<boolean> {
     if (!(await webchatRepository(trx).markEscalation(workspaceId, conversationId, type, at))) return false;
     await recordEvent(trx, workspaceId, { event: 'escalation', conversation_id: conversationId, type, visitor_message: visitorMessage, timestamp: timestamp(at) });
     return true;
@@ -100,7 +107,10 @@ export function createWebchatService(deps: WebchatServiceDeps) {
 
   return {
     /** POST /v1/webchat/conversations: the conversation and its new_chat event in one transaction, then the reply. */
-    async start(workspaceId: string, input: { visitorMessage: string; pageUrl: string; language: string | null }): Promise<{ conversation_id: string; reply: string | null }> {
+    async start(
+      workspaceId: string,
+      input: { visitorMessage: string; pageUrl: string; language: string | null },
+    ): Promise<{ conversation_id: string; reply: string | null }> {
       const id = randomUUID();
       const at = now();
       const text = input.visitorMessage.trim();

@@ -5,12 +5,13 @@
  *
  * Why not the guarded client (src/net): that one is for URLs an integrator gives us. WHATSAPP_GRAPH_URL is the
  * operator's setting, read once at start (Meta's by default; a local stand-in in tests), so this is a plain undici
- * Agent of our own (never the global dispatcher) with the same hygiene as src/ai/openai-adapter.ts: one deadline over
- * connect, headers and body, a cap on the bytes read, and the caller's signal.
+ * Agent of our own (never the global dispatcher) with the same hygiene as src/ai/openai-adapter.ts, from the same
+ * helpers (src/net/bounded-read.ts): one deadline over connect, headers and body, a cap on the bytes read, and the
+ * caller's signal.
  *
  * The answer is classified, never thrown: the caller decides from `retryable` whether to try again.
  */
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import {
   GRAPH_CONNECTIONS,
   GRAPH_ERROR_TEXT_CHARS,
@@ -18,7 +19,7 @@ import {
   GRAPH_RETRYABLE_CODES,
   GRAPH_TIMEOUT_MS,
 } from './limits.ts';
-import { discard, readCapped, untilAborted } from '../../net/bounded-read.ts';
+import { deadlineAgent, readCapped, requestUntil, startDeadline } from '../../net/bounded-read.ts';
 import { isObject } from '../../json-value.ts';
 import type { FailureReason } from '../../errors.ts';
 
@@ -43,8 +44,8 @@ export type SendOutcome =
       code: number | null;
       /** For the message row and the log; never the token. */
       detail: string;
-      /** From a Retry-After header, when Meta sent one. */
-      retryAfterMs: number | null;
+      /** Meta's Retry-After header, when it sent one (read with parseRetryAfter, src/net/retry-schedule.ts). */
+      retryAfter: string | null;
     };
 
 export interface GraphClientOptions {
@@ -65,36 +66,34 @@ export class GraphClient {
     base.pathname = base.pathname.replace(/\/+$/, '');
     this.#base = base;
     this.#timeoutMs = options.timeoutMs ?? GRAPH_TIMEOUT_MS;
-    // The connect attempt is bounded by the same deadline as the request (undici's own default is 10 s).
-    this.#agent = new Agent({ connections: GRAPH_CONNECTIONS, connectTimeout: this.#timeoutMs });
+    this.#agent = deadlineAgent(this.#timeoutMs, { connections: GRAPH_CONNECTIONS });
   }
 
   async sendText(input: SendTextInput): Promise<SendOutcome> {
     const body = JSON.stringify({ messaging_product: 'whatsapp', to: input.to, type: 'text', text: { body: input.body, preview_url: false } });
-    const deadline = AbortSignal.timeout(this.#timeoutMs);
-    const signal = input.signal ? AbortSignal.any([deadline, input.signal]) : deadline;
+    const deadline = startDeadline(this.#timeoutMs, input.signal);
+    const { signal } = deadline;
     const failure = (err: unknown): SendOutcome => {
-      const timedOut = deadline.aborted;
-      const aborted = !timedOut && signal.aborted;
+      const timedOut = deadline.timedOut();
+      const aborted = deadline.cancelled();
       const detail = timedOut ? `no answer within ${this.#timeoutMs} ms` : err instanceof Error ? err.message : String(err);
-      return { ok: false, retryable: !aborted, reason: timedOut ? 'timeout' : aborted ? 'aborted' : 'connection', httpStatus: null, code: null, detail: detail.slice(0, GRAPH_ERROR_TEXT_CHARS), retryAfterMs: null };
+      return { ok: false, retryable: !aborted, reason: timedOut ? 'timeout' : aborted ? 'aborted' : 'connection', httpStatus: null, code: null, detail: detail.slice(0, GRAPH_ERROR_TEXT_CHARS), retryAfter: null };
     };
 
     let status: number;
     let retryAfter: string | string[] | undefined;
     let raw: Buffer;
     try {
-      const response = await untilAborted(
-        this.#agent.request({
+      const response = await requestUntil(
+        this.#agent,
+        {
           origin: this.#base.origin,
           path: `${this.#base.pathname}/${encodeURIComponent(input.phoneNumberId)}/messages`,
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${input.accessToken}` },
           body,
-          signal,
-        }),
+        },
         signal,
-        (late) => discard(late.body),
       );
       status = response.statusCode;
       retryAfter = response.headers['retry-after'];
@@ -116,7 +115,7 @@ export class GraphClient {
     const message = typeof error.message === 'string' ? error.message : raw.toString('utf8');
     const detail = [message, details].filter((t) => t && t.trim() !== '').join(': ').replace(/\s+/g, ' ').trim().slice(0, GRAPH_ERROR_TEXT_CHARS);
     const retryable = status >= 500 || status === 429 || (code !== null && GRAPH_RETRYABLE_CODES.has(code));
-    return { ok: false, retryable, reason: 'status', httpStatus: status, code, detail: detail || `HTTP ${status}`, retryAfterMs: retryAfterMs(retryAfter) };
+    return { ok: false, retryable, reason: 'status', httpStatus: status, code, detail: detail || `HTTP ${status}`, retryAfter: headerValue(retryAfter) };
   }
 
   /** Closes the connections once the sends in flight are done (each ends by its own deadline). */
@@ -134,9 +133,7 @@ function parseJson(body: Buffer): unknown {
 }
 
 /** Retry-After in seconds (the form Meta uses); an HTTP date is not worth the parsing here. */
-function retryAfterMs(header: string | string[] | undefined): number | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || !/^\d{1,6}$/.test(value.trim())) return null;
-  return Number(value.trim()) * 1000;
+function headerValue(header: string | string[] | undefined): string | null {
+  return (Array.isArray(header) ? header[0] : header) ?? null;
 }
 

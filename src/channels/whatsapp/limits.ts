@@ -83,12 +83,13 @@ export const GRAPH_CONNECTIONS = 16;
 export const SEND_RETRY_DELAYS_MS: readonly number[] = [1_000, 4_000, 15_000, 40_000];
 /** Share of each retry delay that is randomised, so many senders that failed together do not retry together. */
 export const SEND_RETRY_JITTER = 0.2;
+/** The longest wait Meta's `Retry-After` can ask for before a retry; it may postpone one, never hasten it. */
+export const SEND_MAX_RETRY_AFTER_MS = 60_000;
 /** How long a claimed outgoing message belongs to its process: longer than one send's deadline. */
 export const SEND_LEASE_MS = 30_000;
 /** Messages sent at once by one process. */
 export const MAX_CONCURRENT_SENDS = 16;
-/** WhatsApp's own limit on a text message body. */
-export const WHATSAPP_MAX_TEXT_CHARS = 4_096;
+// WhatsApp's own limit on a text message body is MAX_WHATSAPP_TEXT_CHARS (src/ai/limits.ts), where replies are rendered.
 
 /** Graph error code: the customer's last message is older than 24 hours; a free-form reply is not allowed. */
 export const GRAPH_ERROR_OUTSIDE_WINDOW = 131047;

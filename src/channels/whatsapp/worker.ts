@@ -16,7 +16,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NewInbound, StatusChange, WhatsappRepository } from '../../../db/repositories/whatsapp.repository.ts';
 import type { WhatsappInboundMessage, WhatsappInboundOutcome, WhatsappOutboundMessage } from '../../../db/schema.ts';
+import { MAX_WHATSAPP_TEXT_CHARS } from '../../ai/limits.ts';
 import type { Logger } from '../../log.ts';
+import { jitteredDelay, parseRetryAfter, retryDelay } from '../../net/retry-schedule.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import { detectLanguage } from '../../text/detect-language.ts';
 import type { GraphClient } from './graph-client.ts';
@@ -33,12 +35,12 @@ import {
   PRUNE_BATCH,
   PRUNE_INTERVAL_MS,
   SEND_LEASE_MS,
+  SEND_MAX_RETRY_AFTER_MS,
   SEND_RETRY_DELAYS_MS,
   SEND_RETRY_JITTER,
   STATUS_MATCH_WINDOW_MS,
   STATUS_RETRY_DELAY_MS,
   UNSUPPORTED_NOTICE_INTERVAL_MS,
-  WHATSAPP_MAX_TEXT_CHARS,
   WORKER_POLL_MS,
 } from './limits.ts';
 import type { WhatsappMetrics } from './metrics.ts';
@@ -61,6 +63,10 @@ export interface WhatsappWorkerOptions {
   retryDelaysMs?: readonly number[];
   /** Silence after which a customer's next message starts a new conversation; default {@link CONVERSATION_IDLE_MS}. */
   conversationIdleMs?: number;
+  /** The clock of the retention sweep, the status window, payload times and `Retry-After`, ms since epoch; default Date.now. */
+  now?: () => number;
+  /** Uniform in [0, 1): the jitter of retry delays; default Math.random. */
+  random?: () => number;
 }
 
 export function createWhatsappWorker(options: WhatsappWorkerOptions) {
@@ -70,6 +76,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
   const pollMs = options.pollMs ?? WORKER_POLL_MS;
   const retryDelays = options.retryDelaysMs ?? SEND_RETRY_DELAYS_MS;
   const idleMs = options.conversationIdleMs ?? CONVERSATION_IDLE_MS;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
 
   let running = false;
   let draining: Promise<void> | null = null;
@@ -134,8 +142,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           }));
         }
       }
-      if (Date.now() - lastPrune > PRUNE_INTERVAL_MS) {
-        lastPrune = Date.now();
+      if (now() - lastPrune > PRUNE_INTERVAL_MS) {
+        lastPrune = now();
         const pruned = await repository.pruneEvents(EVENT_RETENTION_MS, PRUNE_BATCH);
         if (pruned > 0) log.info({ pruned }, 'deleted processed WhatsApp webhook bodies past their retention');
       }
@@ -156,7 +164,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
     }
     let parsed;
     try {
-      parsed = parseWebhook(event.body);
+      parsed = parseWebhook(event.body, new Date(now()));
     } catch (err) {
       if (!(err instanceof WebhookPayloadError)) throw err;
       // Signed by Meta yet not its shape: nothing to retry, kept for inspection.
@@ -192,7 +200,14 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         });
       }
       for (const s of change.statuses) {
-        statuses.push({ workspaceId, messageId: s.messageId, status: s.status, at: s.at, errorCode: s.error?.code ?? null, errorTitle: s.error?.title ?? null });
+        statuses.push({
+          workspaceId,
+          messageId: s.messageId,
+          status: s.status,
+          at: s.at,
+          errorCode: s.error?.code ?? null,
+          errorTitle: s.error?.title ?? null,
+        });
       }
     }
     if (parsed.skipped > 0) eventLog.warn({ skipped: parsed.skipped }, 'parts of a WhatsApp webhook could not be read and were skipped');
@@ -208,7 +223,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       await repository.finishEvent(event.id, owner, outcome, detail);
       return;
     }
-    const young = Date.now() - new Date(event.received_at).getTime() < STATUS_MATCH_WINDOW_MS;
+    const young = now() - new Date(event.received_at).getTime() < STATUS_MATCH_WINDOW_MS;
     const result = await repository.applyEvent({
       eventId: event.id,
       owner,
@@ -275,7 +290,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
             if (result.cancelled) outcome = 'cancelled';
             else {
               outcome = 'reply';
-              reply = { kind: 'reply', body: cutChars(result.text, WHATSAPP_MAX_TEXT_CHARS) };
+              reply = { kind: 'reply', body: cutChars(result.text, MAX_WHATSAPP_TEXT_CHARS) };
             }
           }
         } else if (SILENT_TYPES.has(row.type)) {
@@ -295,7 +310,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           }
           messageLog.error({ err, attempts: attempt }, 'a WhatsApp message could not be answered; given up');
           metrics?.messages.inc({ outcome: 'failed' });
-          await repository.finishInbound({ id: row.id, owner, state: 'failed', outcome: 'failed' });
+          await repository.finishInbound({ id: row.id, owner, state: 'failed', outcome: 'failed', sendLeaseMs: SEND_LEASE_MS });
           return;
         }
         // Kept claimed: tried again when the lease runs out (INBOUND_LEASE_MS), here or in another process.
@@ -312,7 +327,17 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         outcome,
         sendLeaseMs: SEND_LEASE_MS,
         ...(reply
-          ? { reply: { id: randomUUID(), workspace_id: row.workspace_id, inbound_id: row.id, phone_number_id: row.phone_number_id, wa_id: row.wa_id, kind: reply.kind, body: reply.body } }
+          ? {
+              reply: {
+                id: randomUUID(),
+                workspace_id: row.workspace_id,
+                inbound_id: row.id,
+                phone_number_id: row.phone_number_id,
+                wa_id: row.wa_id,
+                kind: reply.kind,
+                body: reply.body,
+              },
+            }
           : {}),
       });
       // The first attempt is made in the customer's chain, so their answers leave in order.
@@ -334,7 +359,13 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         await repository.markFailed(row.id, owner, { httpStatus: null, code: null, detail: 'The workspace has no WhatsApp settings any more.' });
         return;
       }
-      const outcome = await graph.sendText({ phoneNumberId: row.phone_number_id, accessToken: credentials.accessToken, to: row.wa_id, body: row.body, signal: stopSends.signal });
+      const outcome = await graph.sendText({
+        phoneNumberId: row.phone_number_id,
+        accessToken: credentials.accessToken,
+        to: row.wa_id,
+        body: row.body,
+        signal: stopSends.signal,
+      });
       if (outcome.ok) {
         metrics?.sends.inc({ result: 'accepted' });
         await repository.markAccepted(row.id, owner, outcome.messageId, outcome.httpStatus);
@@ -345,9 +376,9 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         // Stopping: the next process (or this one after a restart) sends it when the lease runs out.
         return;
       }
-      if (outcome.retryable && attempt <= retryDelays.length) {
-        const planned = retryDelays[attempt - 1]!;
-        const delay = Math.round(Math.max(planned * (1 + SEND_RETRY_JITTER * (Math.random() * 2 - 1)), Math.min(outcome.retryAfterMs ?? 0, 60_000)));
+      const scheduled = outcome.retryable ? jitteredDelay(retryDelays, attempt - 1, SEND_RETRY_JITTER, random()) : null;
+      if (scheduled !== null) {
+        const delay = retryDelay(scheduled, parseRetryAfter(outcome.retryAfter, now()), SEND_MAX_RETRY_AFTER_MS);
         sendLog.warn({ httpStatus: outcome.httpStatus, code: outcome.code, reason: outcome.reason, attempt, retryInMs: delay }, 'WhatsApp send failed; retrying');
         metrics?.sends.inc({ result: 'retry' });
         await repository.markRetry(row.id, owner, delay, failure);

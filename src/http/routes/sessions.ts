@@ -7,11 +7,12 @@ import type { SessionsRepository } from '../../../db/repositories/sessions.repos
 import { AppError, notFound } from '../../errors.ts';
 import type { StreamGuard } from '../../auth/stream-guard.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
+import { MAX_LIST_LIMIT } from '../../limits.ts';
+import { pageQuery, readPage } from '../pagination.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
 /** SSE comment lines keep proxies from closing a quiet stream. */
 export const SSE_HEARTBEAT_MS = 15_000;
-const MAX_PAGE = 200;
 
 const sessionSummary = {
   type: 'object',
@@ -60,24 +61,23 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       method: 'get',
       path: '/v1/sessions',
       tag: 'sessions',
-      summary: 'Sessions of the workspace, most recent first. Query: channel, status, limit (≤ 200), before (ISO time).',
+      summary: `Sessions of the workspace, most recent first. Query: channel, status, limit (≤ ${MAX_LIST_LIMIT}), before (ISO time).`,
       access: 'member',
       query: {
         channel: { type: 'string', enum: ['phone', 'whatsapp', 'webchat'] },
         status: { type: 'string', enum: ['active', 'ended'] },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE, description: 'Default 50.' },
-        before: { type: 'string', format: 'date-time', description: 'Sessions updated before this time (the next_before of the previous answer).' },
+        ...pageQuery('Sessions updated before this time (the next_before of the previous answer).'),
       },
       responses: { 200: { description: 'Sessions.', schema: { type: 'object', properties: { sessions: { type: 'array', items: sessionSummary }, next_before: { type: ['string', 'null'] } } } } },
       async handler({ req, principal }) {
         const q = req.query as Record<string, string | undefined>;
         if (q.channel && !['phone', 'whatsapp', 'webchat'].includes(q.channel)) throw new AppError('validation_failed', 'channel must be one of phone, whatsapp, webchat.', [{ field: 'channel', message: 'unknown channel' }]);
         if (q.status && !['active', 'ended'].includes(q.status)) throw new AppError('validation_failed', 'status must be active or ended.', [{ field: 'status', message: 'unknown status' }]);
-        const limit = q.limit === undefined ? 50 : Number(q.limit);
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new AppError('validation_failed', `limit must be a whole number from 1 to ${MAX_PAGE}.`, [{ field: 'limit', message: 'out of range' }]);
-        const before = q.before === undefined ? undefined : new Date(q.before);
-        if (before && Number.isNaN(before.getTime())) throw new AppError('validation_failed', 'before must be an ISO 8601 time.', [{ field: 'before', message: 'not a time' }]);
-        const rows = await sessions.list(principal.workspaceId, { ...(q.channel ? { channel: q.channel } : {}), ...(q.status ? { status: q.status } : {}), limit, ...(before ? { before } : {}) });
+        const { limit, before } = readPage(q);
+        const rows = await sessions.list(
+          principal.workspaceId,
+          { ...(q.channel ? { channel: q.channel } : {}), ...(q.status ? { status: q.status } : {}), limit, ...(before ? { before } : {}) },
+        );
         return {
           status: 200,
           body: {
@@ -244,7 +244,14 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         const rows = await sessions.notifications(principal.workspaceId, 100);
         return {
           status: 200,
-          body: { notifications: rows.map((n) => ({ id: n.id, kind: n.kind, session_id: n.session_id, message: n.message, created_at: iso(n.created_at), read_at: n.read_at ? iso(n.read_at) : null })) },
+          body: { notifications: rows.map((n) => ({
+            id: n.id,
+            kind: n.kind,
+            session_id: n.session_id,
+            message: n.message,
+            created_at: iso(n.created_at),
+            read_at: n.read_at ? iso(n.read_at) : null,
+          })) },
         };
       },
     }),

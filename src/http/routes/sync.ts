@@ -16,11 +16,10 @@ import {
   MAX_BATCH_ITEMS,
   MAX_DOCUMENT_BODY_BYTES,
   MAX_DOCUMENT_URL_CHARS,
-  MAX_LIST_LIMIT,
   MAX_SKU_CHARS,
   MAX_TITLE_CHARS,
-  DEFAULT_LIST_LIMIT,
 } from '../../knowledge/limits.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../limits.ts';
 import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 import { compileBodyValidator } from '../validation.ts';

@@ -114,7 +114,10 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         ...widgetErrors,
       },
       async handler({ req, body, workspaceId }) {
-        const started = await webchat.start(workspaceId, { visitorMessage: body.visitor_message, pageUrl: pageUrl(body.page_url), language: languageOf(req, body.language) });
+        const started = await webchat.start(
+          workspaceId,
+          { visitorMessage: body.visitor_message, pageUrl: pageUrl(body.page_url), language: languageOf(req, body.language) },
+        );
         return { status: 201, body: started };
       },
     }),

@@ -4,7 +4,8 @@
  */
 import { AppError } from '../../errors.ts';
 import { subscribableEvents } from '../../webhooks/events.ts';
-import { MAX_DELIVERY_PAGE } from '../../webhooks/limits.ts';
+import { MAX_LIST_LIMIT } from '../../limits.ts';
+import { pageQuery, readPage } from '../pagination.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
@@ -142,14 +143,13 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
       method: 'get',
       path: '/v1/webhooks/deliveries',
       tag: 'webhooks',
-      summary: `The delivery log, newest first, each with its attempts. Query: event, status (${statuses.join(', ')}), webhook_id, before (ISO time), limit (≤ ${MAX_DELIVERY_PAGE}).`,
+      summary: `The delivery log, newest first, each with its attempts. Query: event, status (${statuses.join(', ')}), webhook_id, before (ISO time), limit (≤ ${MAX_LIST_LIMIT}).`,
       access: 'manager',
       query: {
         event: { type: 'string', enum: [...subscribableEvents, 'test'] },
         status: { type: 'string', enum: [...statuses] },
         webhook_id: { type: 'string', description: 'The webhook-id of a delivery.' },
-        before: { type: 'string', format: 'date-time', description: 'Deliveries made before this time (the next_before of the previous answer).' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_DELIVERY_PAGE },
+        ...pageQuery('Deliveries made before this time (the next_before of the previous answer).'),
       },
       responses: {
         200: {
@@ -165,18 +165,13 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
         if (q.status && !(statuses as readonly string[]).includes(q.status)) {
           throw new AppError('validation_failed', `status must be one of ${statuses.join(', ')}.`, [{ field: 'status', message: 'unknown status' }]);
         }
-        const limit = q.limit === undefined ? undefined : Number(q.limit);
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_PAGE)) {
-          throw new AppError('validation_failed', `limit must be a whole number from 1 to ${MAX_DELIVERY_PAGE}.`, [{ field: 'limit', message: 'out of range' }]);
-        }
-        const before = q.before === undefined ? undefined : new Date(q.before);
-        if (before && Number.isNaN(before.getTime())) throw new AppError('validation_failed', 'before must be an ISO 8601 time.', [{ field: 'before', message: 'not a time' }]);
+        const { limit, before } = readPage(q);
         const result = await webhooks.deliveries(principal.workspaceId, {
           ...(q.event ? { event: q.event } : {}),
           ...(q.status ? { status: q.status as (typeof statuses)[number] } : {}),
           ...(q.webhook_id ? { webhookId: q.webhook_id } : {}),
           ...(before ? { before } : {}),
-          ...(limit === undefined ? {} : { limit }),
+          limit,
         });
         return { status: 200, body: result };
       },

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { sessionsRepository, type SaveTurnInput } from '../../db/repositories/sessions.repository.ts';
-import { describeEachDatabase } from '../helpers/db.ts';
+import { sessionsRepository, type SaveTurnInput } from '../../../db/repositories/sessions.repository.ts';
+import { describeEachDatabase } from '../../helpers/db.ts';
 
 describeEachDatabase('session row locks', (get) => {
   it('renewing held leases and saving turns at once for 3 s: no deadlock, every renewal and save done', async () => {

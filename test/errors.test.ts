@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AiError } from '../../src/ai/ai-error.ts';
-import { WebhookPayloadError } from '../../src/channels/whatsapp/payload.ts';
-import { AppError, BotlinkError, ConfigError, FAILURE_REASONS } from '../../src/errors.ts';
-import { BodyTooLargeError } from '../../src/net/bounded-read.ts';
-import { OutboundError, RefusedAddressError } from '../../src/net/guarded-client.ts';
+import { AiError } from '../src/ai/ai-error.ts';
+import { WebhookPayloadError } from '../src/channels/whatsapp/payload.ts';
+import { AppError, BotlinkError, ConfigError, FAILURE_REASONS } from '../src/errors.ts';
+import { BodyTooLargeError } from '../src/net/bounded-read.ts';
+import { OutboundError, RefusedAddressError } from '../src/net/guarded-client.ts';
 
 describe('one error vocabulary', () => {
   it('every error the service raises on purpose is a BotlinkError with a stable code and its class name', () => {

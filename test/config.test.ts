@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { ConfigError } from '../../src/errors.ts';
+import { loadConfig } from '../src/config.ts';
+import { ConfigError } from '../src/errors.ts';
 
 const key = 'ab'.repeat(32);
 

@@ -111,6 +111,30 @@ describeEachDatabase('WhatsApp replies', (get) => {
       expect(row).toMatchObject({ attempts: 3, http_status: 503, error_code: 131016, error_detail: expect.stringContaining('Service unavailable') });
     });
 
+    it('waits as long as a Retry-After asks when that is longer than the schedule (the schedule is the floor)', async () => {
+      const customer = '31610000010';
+      const at: number[] = [];
+      h.graphScript.push(
+        (_req, res) => {
+          at.push(performance.now());
+          res.setHeader('retry-after', '1');
+          sendJson(res, 429, { error: { message: 'Too many calls', code: 4 } });
+        },
+        (_req, res) => {
+          at.push(performance.now());
+          sendJson(res, 200, { messaging_product: 'whatsapp', messages: [{ id: 'wamid.OUT-RETRY-AFTER' }] });
+        },
+      );
+      await h.post(text(customer, 'slow down'));
+      const [row] = await until(async () => {
+        const rows = await outbound(customer);
+        return rows[0]?.status === 'accepted' ? rows : undefined;
+      });
+      expect(row).toMatchObject({ attempts: 2, message_id: 'wamid.OUT-RETRY-AFTER' });
+      // TEST_WORKER's first retry delay is 100 ms; Meta asked for 1 s.
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(950);
+    });
+
     it('records 131047 (outside the 24-hour window) and does not retry it', async () => {
       const customer = '31610000005';
       h.graphScript.push((_req, res) => {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../src/log.ts';
 
 describe('logs hold no personal data from database errors', () => {
   it("a unique violation's detail (which quotes the email) is redacted; code and constraint stay", () => {
