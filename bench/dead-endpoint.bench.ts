@@ -488,7 +488,15 @@ function report(
     phases.map((phase) => {
       const endpoint = of('endpoint', phase);
       const knowledge = of('knowledge', phase);
-      return [phase, { endpoint: summary(endpoint), knowledge: summary(knowledge), fromIntegrator: endpoint.filter(fromIntegrator).length, fromKnowledge: endpoint.filter(fromKnowledge).length }];
+      return [
+        phase,
+        {
+          endpoint: summary(endpoint),
+          knowledge: summary(knowledge),
+          fromIntegrator: endpoint.filter(fromIntegrator).length,
+          fromKnowledge: endpoint.filter(fromKnowledge).length,
+        },
+      ];
     }),
   ) as Record<Phase, { endpoint: LatencySummary; knowledge: LatencySummary; fromIntegrator: number; fromKnowledge: number }>;
 
@@ -627,7 +635,17 @@ function report(
       results: {
         targets,
         checks,
-        phasesMs: Object.fromEntries(phases.map((p) => [p, { endpoint: roundAll(stats[p].endpoint), knowledge: roundAll(stats[p].knowledge), fromIntegrator: stats[p].fromIntegrator, fromKnowledge: stats[p].fromKnowledge }])),
+        phasesMs: Object.fromEntries(
+          phases.map((p) => [
+            p,
+            {
+              endpoint: roundAll(stats[p].endpoint),
+              knowledge: roundAll(stats[p].knowledge),
+              fromIntegrator: stats[p].fromIntegrator,
+              fromKnowledge: stats[p].fromKnowledge,
+            },
+          ]),
+        ),
         healthyIntegratorShare: round(healthyShare, 4),
         trippedAfterSeconds: trippedAt === null ? null : round((trippedAt - timeline.hangAt) / 1000),
         recoveredAfterSeconds: recoveredAt === null ? null : round((recoveredAt - timeline.recoverAt) / 1000),

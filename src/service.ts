@@ -150,7 +150,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     db: database.db,
     logger,
     metrics,
-    onTransition: (trx, workspaceId, transition, endpoint) => recordHealthTransition(trx, { workspaceId, transition, health: endpoint, publicUrl: config.publicUrl }),
+    onTransition: (trx, workspaceId, transition, endpoint) =>
+      recordHealthTransition(trx, { workspaceId, transition, health: endpoint, publicUrl: config.publicUrl }),
     probe: (workspaceId, endpointUrl) => probeEndpoint({ botlink, health, credentials: (id) => integration.credentials(id) }, workspaceId, endpointUrl),
     ...options.health,
   });

@@ -80,7 +80,11 @@ export function initialHealth(endpointUrl: string, at: number): EndpointHealth {
 export const isFailure = (kind: HealthOutcomeKind): boolean => kind === 'timeout' || kind === 'connection' || kind === 'status_5xx';
 
 /** The health after one more outcome, and the transition it caused (if any). */
-export function applyOutcome(health: EndpointHealth, outcome: HealthOutcome, problem?: string): { health: EndpointHealth; transition: HealthTransition | null } {
+export function applyOutcome(
+  health: EndpointHealth,
+  outcome: HealthOutcome,
+  problem?: string,
+): { health: EndpointHealth; transition: HealthTransition | null } {
   const recent = [...health.recent, outcome].slice(-HEALTH_WINDOW);
   let next: EndpointHealth;
   if (isFailure(outcome.kind) && isStale(health, outcome)) {
@@ -117,7 +121,10 @@ function isStale(health: EndpointHealth, failure: HealthOutcome): boolean {
 }
 
 /** Outcomes in order; every transition they caused, in order. */
-export function applyOutcomes(health: EndpointHealth, outcomes: readonly (HealthOutcome & { problem?: string })[]): { health: EndpointHealth; transitions: HealthTransition[] } {
+export function applyOutcomes(
+  health: EndpointHealth,
+  outcomes: readonly (HealthOutcome & { problem?: string })[],
+): { health: EndpointHealth; transitions: HealthTransition[] } {
   const transitions: HealthTransition[] = [];
   let current = health;
   for (const outcome of [...outcomes].sort((a, b) => a.at - b.at)) {

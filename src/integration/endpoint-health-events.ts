@@ -25,7 +25,11 @@ export const PROBE_SESSION_ID = 'botlink-health-probe';
  * URL, same signature, same answer checks; many endpoints serve no tools at all.
  */
 export async function probeEndpoint(
-  deps: { botlink: BotLinkClient; health: EndpointHealthTracker; credentials: (workspaceId: string) => Promise<{ endpointUrl: string; key: string } | undefined> },
+  deps: {
+    botlink: BotLinkClient;
+    health: EndpointHealthTracker;
+    credentials: (workspaceId: string) => Promise<{ endpointUrl: string; key: string } | undefined>;
+  },
   workspaceId: string,
   endpointUrl: string,
 ): Promise<void> {

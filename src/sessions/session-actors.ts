@@ -115,7 +115,9 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
           return input.calls.map((c) => ({ id: c.id, name: c.name, ok: false, content: 'Tools are not configured.', failure: 'unknown_tool' as const, latencyMs: 0, httpStatus: null }));
         }
         // The calls of one round run concurrently (each has its own 4 s deadline inside the tools client).
-        return Promise.all(input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)));
+        return Promise.all(
+          input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)),
+        );
       }),
       handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
         const sessionId = lookup(input.workspaceId, input.channel, input.sessionId)?.sessionId ?? null;

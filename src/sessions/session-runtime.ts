@@ -188,7 +188,9 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const unsent = stream ? stream.rest(e) : render(entry, e);
       const text = stream ? [...stream.sent, unsent].filter((t) => t !== '').join(' ') : unsent;
       publish(entry.id, { type: 'reply', sessionId: entry.id, turnId: e.turnId, text, source: e.source, handoff: e.handoff });
-      entry.waiters.get(e.turnId)?.({ cancelled: false, sessionId: entry.id, turnId: e.turnId, text, unsent, source: e.source, language: e.language, handoff: e.handoff });
+      const { source, language, handoff } = e;
+      const result = { cancelled: false as const, sessionId: entry.id, turnId: e.turnId, text, unsent, source, language, handoff };
+      entry.waiters.get(e.turnId)?.(result);
       entry.waiters.delete(e.turnId);
     });
     actor.on('turn_completed', (e) => {
@@ -256,7 +258,16 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     return pending;
   }
 
-  function createLive(id: string, k: string, workspaceId: string, channel: Channel, externalId: string, snapshot: unknown, version: number, message: InboundMessage | null): Live {
+  function createLive(
+    id: string,
+    k: string,
+    workspaceId: string,
+    channel: Channel,
+    externalId: string,
+    snapshot: unknown,
+    version: number,
+    message: InboundMessage | null,
+  ): Live {
     const input = { sessionId: externalId, workspaceId, channel, language: message?.language ?? 'en', customerPhone: message?.customerPhone ?? null };
     // A snapshot of another machine version restarts the session idle: its history is in session_turns.
     const restorable = snapshot != null && version === SESSION_MACHINE_VERSION && (snapshot as { status?: string }).status === 'active';
@@ -308,7 +319,14 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
      * now and kept, renewed in the background, so the turns do not each take and give back the lease (one database
      * round trip less on every turn's critical path); the session is not passivated while held.
      */
-    async open(input: { workspaceId: string; channel: Channel; externalId: string; language?: string; customerPhone?: string | null; hold?: boolean }): Promise<{ sessionId: string }> {
+    async open(input: {
+      workspaceId: string;
+      channel: Channel;
+      externalId: string;
+      language?: string;
+      customerPhone?: string | null;
+      hold?: boolean;
+    }): Promise<{ sessionId: string }> {
       const { hold, ...message } = input;
       let entry = await load(input.workspaceId, input.channel, input.externalId, { ...message, text: '' });
       if (hold && !entry.held) entry = await leases.hold(entry);
