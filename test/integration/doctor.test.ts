@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorLines, runDoctor, type DoctorReport } from '../../src/integration/doctor.ts';
 import { GuardedClient } from '../../src/net/guarded-client.ts';
 import { verifyChannelRequest, verifyToolsRequest } from '../../src/receiver/index.ts';
+import { runCli } from '../helpers/cli.ts';
 import { sendJson, startHttpsServer, testCa, type TestHttpsServer } from '../helpers/https-server.ts';
 
 const KEY = 'doctor-test-key-0123456789-abcdefghijklmnop';
@@ -144,6 +145,45 @@ describe('the endpoint doctor', () => {
         'FAIL  latency          A correctly signed request got no answer within 6 s, the longest any conversation waits: the built-in AI answers every customer.',
         '1 passed, 0 warnings, 1 failed',
       ]);
+    });
+  });
+
+  describe('from the command line', () => {
+    const loopback = { OUTBOUND_ALLOW: '127.0.0.1/32' };
+
+    it('prints the lines and exits 0 for a good endpoint', { timeout: 30_000 }, async () => {
+      const run = await runCli(['doctor', `${good.origin}/botlink/channel`, '--key', KEY, '--requests', '1'], loopback);
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe('PASS  url              https, and 127.0.0.1 is an address the engine may call.');
+      expect(lines.at(-1)).toBe('10 passed, 0 warnings, 0 failed');
+    });
+
+    it('--json prints the report, and a fail exits 1 for a CI pipeline', { timeout: 30_000 }, async () => {
+      delay.ms = 0;
+      const run = await runCli(['doctor', `${broken.origin}/botlink/channel`, '--json', '--requests', '1'], { ...loopback, BOTLINK_KEY: KEY });
+      delay.ms = 3_700;
+      expect(run.code).toBe(1);
+      const report = JSON.parse(run.stdout) as DoctorReport;
+      expect(report).toMatchObject({ endpoint_url: `${broken.origin}/botlink/channel`, ok: false, failed: 5 });
+      expect(report.checks).toContainEqual({
+        check: 'wrong_signature',
+        status: 'fail',
+        message: 'A request with a wrong signature was answered HTTP 200: verify X-Service-Signature over the raw body and answer 401 when it does not match (protocol §5.5).',
+      });
+    });
+
+    it('refuses a loopback endpoint without OUTBOUND_ALLOW, as the engine does', { timeout: 30_000 }, async () => {
+      const run = await runCli(['doctor', `${good.origin}/botlink/channel`, '--key', KEY]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('FAIL  url              The engine refuses this URL: 127.0.0.1 is a loopback address.');
+    });
+
+    it('without a key exits 2 with the usage', { timeout: 30_000 }, async () => {
+      const run = await runCli(['doctor', `${good.origin}/botlink/channel`], { BOTLINK_KEY: '' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--key (or BOTLINK_KEY) is required');
+      expect(run.stderr).toContain('npm run cli -- doctor <endpoint_url> --key <key>');
     });
   });
 

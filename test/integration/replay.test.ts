@@ -10,6 +10,7 @@ import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
 import { REPLAYS_PER_MINUTE } from '../../src/integration/replay.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { summary } from '../../src/sessions/turn-record.ts';
+import { runCli } from '../helpers/cli.ts';
 import { describeEachDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
@@ -209,6 +210,42 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
       const res = await service.api('POST', '/v1/integration/replay', { token: ws.owner, body: { endpoint_url: endpoint(), key: 'short', last: 5 } });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('invalid_key');
+    });
+  });
+
+  describe('from the command line', () => {
+    let cli: Awaited<ReturnType<typeof seedWorkspace>>;
+    beforeAll(async () => {
+      cli = await seedWorkspace(service, 'Cli');
+      await storeTurns(get(), cli.workspaceId);
+    });
+
+    it('prints each message with both answers where they differ, and exits 1 when the candidate now fails', { timeout: 30_000 }, async () => {
+      const run = await runCli(['replay', '--url', service.url, '--token', cli.owner, '--endpoint', endpoint(), '--key', CANDIDATE_KEY, '--last', '50']);
+      expect(run.code).toBe(1);
+      const lines = run.stdout.trimEnd().split('\n').map((l) => l.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '<at>'));
+      expect(lines).toEqual([
+        'changed       <at> whatsapp "Waar is order 1234?"',
+        '    live:      "Order 1234 wordt morgen bezorgd."',
+        '    candidate: "Order 1234 is vandaag verzonden."',
+        'now_failing   <at> whatsapp "Kan ik mijn schoenen retourneren?"',
+        '    live:      "Ja, binnen 30 dagen."',
+        '    candidate: no answer (status)',
+        'same          <at> phone    "When are you open?"',
+        'now_answering <at> whatsapp "Do you ship to Belgium?"',
+        '    live:      no answer (timeout)',
+        '    candidate: "Yes, we ship to Belgium."',
+        `4 replayed to ${endpoint()}: 1 same, 1 changed, 1 now_failing, 1 now_answering, 0 still_failing`,
+      ]);
+    });
+
+    it('--json prints the report; an agent\'s token is refused with the service\'s reason', { timeout: 30_000 }, async () => {
+      const run = await runCli(['replay', '--json', '--url', service.url, '--endpoint', endpoint(), '--key', CANDIDATE_KEY, '--last', '1'], { BOTLINK_TOKEN: cli.owner });
+      expect(JSON.parse(run.stdout)).toMatchObject({ replayed: 1, items: [{ message: 'Do you ship to Belgium?', verdict: 'now_answering' }] });
+      expect(run.code).toBe(0);
+      const refused = await runCli(['replay', '--url', service.url, '--token', cli.agent, '--endpoint', endpoint(), '--last', '1']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('the service answered HTTP 403');
     });
   });
 
