@@ -40,6 +40,7 @@ import { integrationRoutes } from './http/routes/integration.ts';
 import { operationRoutes } from './http/routes/operations.ts';
 import type { RouteDefinition } from './http/route.ts';
 import { createIntegrationService } from './integration/integration-service.ts';
+import { createReplayService } from './integration/replay.ts';
 import type { Logger } from './log.ts';
 import { createMetrics } from './metrics.ts';
 import { GuardedClient, type GuardedClientOptions } from './net/guarded-client.ts';
@@ -219,7 +220,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }),
     ...accountRoutes(accounts),
     ...authRoutes(signIn),
-    ...integrationRoutes(integration),
+    ...integrationRoutes(integration, createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http })),
     ...syncRoutes(knowledge),
     ...keyRoutes(apiKeys),
     ...sessionRoutes({

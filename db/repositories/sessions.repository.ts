@@ -194,6 +194,25 @@ export function sessionsRepository(db: Db) {
       return db.selectFrom('session_turns').selectAll().where('session_id', '=', sessionId).orderBy('started_at').orderBy('ordinal').execute();
     },
 
+    /**
+     * The last `limit` completed turns of the workspace's phone and WhatsApp sessions that asked the integrator, newest
+     * first, with what the customer said and the bot-link summary of the live answer (the replay, src/integration/replay.ts).
+     */
+    async recentCustomerTurns(workspaceId: string, limit: number) {
+      return db
+        .selectFrom('session_turns as t')
+        .innerJoin('sessions as s', 's.id', 't.session_id')
+        .select(['t.id', 't.session_id', 't.ordinal', 't.language', 't.customer_message', 't.botlink', 't.started_at', 's.channel', 's.external_id', 's.customer_phone'])
+        .where('s.workspace_id', '=', workspaceId)
+        .where('s.channel', 'in', ['phone', 'whatsapp'])
+        .where('t.status', '=', 'completed')
+        .where('t.botlink', 'is not', null)
+        .orderBy('t.started_at', 'desc')
+        .orderBy('t.ordinal', 'desc')
+        .limit(limit)
+        .execute();
+    },
+
     async addNotification(row: { id: string; workspace_id: string; session_id: string | null; kind: NotificationKind; message: string }): Promise<void> {
       await db.insertInto('notifications').values({ ...row, read_at: null }).execute();
     },

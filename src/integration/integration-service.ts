@@ -104,11 +104,7 @@ export function createIntegrationService(deps: {
     deps.onChange?.(workspaceId);
   };
 
-  async function checkUrl(url: string): Promise<string> {
-    const verdict = await http.validateUrl(url);
-    if (!verdict.ok) throw new AppError('invalid_url', `endpoint_url is not usable: ${verdict.reason}`, [{ field: 'endpoint_url', message: verdict.reason }]);
-    return verdict.url.href;
-  }
+  const checkUrl = (url: string): Promise<string> => checkEndpointUrl(http, url);
 
   return {
     async get(workspaceId: string): Promise<IntegrationView> {
@@ -213,7 +209,15 @@ export function createIntegrationService(deps: {
 
 export type IntegrationService = ReturnType<typeof createIntegrationService>;
 
-function checkOwnKey(key: string): string {
+/** An endpoint URL as saving it requires (protocol §4: https and public); 422 `invalid_url` with the reason otherwise. */
+export async function checkEndpointUrl(http: GuardedClient, url: string): Promise<string> {
+  const verdict = await http.validateUrl(url);
+  if (!verdict.ok) throw new AppError('invalid_url', `endpoint_url is not usable: ${verdict.reason}`, [{ field: 'endpoint_url', message: verdict.reason }]);
+  return verdict.url.href;
+}
+
+/** An own key as protocol §5.2–§5.3 allow it; 422 `invalid_key` with the reason otherwise. */
+export function checkOwnKey(key: string): string {
   // protocol §5.2: the key is used exactly as displayed, as text; so refuse what would not survive copying.
   if (key.length < MIN_OWN_KEY_CHARS) {
     throw new AppError('invalid_key', `key must have at least ${MIN_OWN_KEY_CHARS} characters (it has ${key.length}); leave it out to have one generated.`, [{ field: 'key', message: `shorter than ${MIN_OWN_KEY_CHARS} characters` }]);

@@ -120,6 +120,7 @@ const expected: Record<string, Expected> = {
   'POST /v1/integration/key': { guard: 'manager', body: {} },
   'POST /v1/integration/tools/test': { guard: 'manager' },
   'POST /v1/integration/test': { guard: 'manager', body: { message: 'Where is my order?' } },
+  'POST /v1/integration/replay': { guard: 'manager', body: { endpoint_url: `${DEAD_ENDPOINT}/botlink/channel`, key: 'k'.repeat(40), last: 1 } },
 
   'PUT /v1/sync/pages/{external_id}': { guard: 'sync-write', body: page, params: () => ({ external_id: unique('page') }) },
   'DELETE /v1/sync/pages/{external_id}': { guard: 'sync-write', params: async (f) => ({ external_id: await f.newPage() }), ownedByA: true },

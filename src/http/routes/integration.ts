@@ -1,5 +1,7 @@
 /** The Bot Link settings and the test button (interfaces.md: Dashboard API; protocol §1.7, §4.6). Owners and admins only. */
+import { AppError } from '../../errors.ts';
 import type { IntegrationService } from '../../integration/integration-service.ts';
+import { REPLAY_CONCURRENCY, REPLAY_MAX_TURNS, REPLAY_VERDICTS, REPLAYS_PER_MINUTE, type ReplayService } from '../../integration/replay.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
@@ -32,7 +34,18 @@ const integrationSchema = {
 };
 const keySchema = { type: 'string', description: 'Own key, at least 32 characters, used as text.' };
 
-export function integrationRoutes(integration: IntegrationService): RouteDefinition[] {
+const replayAnswerSchema = {
+  type: 'object',
+  properties: {
+    outcome: { enum: ['answer', 'no_answer'] },
+    reason: { type: 'string', description: "'answer', or why there was none (status, timeout, not_configured, …)." },
+    reply: { type: ['string', 'null'] },
+    handled: { type: ['boolean', 'null'] },
+    handoff: { enum: ['human', 'forward', null] },
+  },
+};
+
+export function integrationRoutes(integration: IntegrationService, replay?: ReplayService): RouteDefinition[] {
   return [
     route({
       method: 'get',
@@ -163,5 +176,79 @@ export function integrationRoutes(integration: IntegrationService): RouteDefinit
         return { status: 200, body: await integration.test(principal.workspaceId, body) };
       },
     }),
+    ...(replay ? [replayRoute(replay)] : []),
   ];
+}
+
+function replayRoute(replay: ReplayService): RouteDefinition {
+  return route<{ endpoint_url: string; key?: string; last: number }>({
+    method: 'post',
+    path: '/v1/integration/replay',
+    tag: 'integration',
+    summary:
+      `Replay: the last \`last\` customer messages of phone and WhatsApp conversations (at most ${REPLAY_MAX_TURNS}) are sent, signed, to a candidate endpoint, ` +
+      `and each answer is shown beside what the live endpoint answered then: same, changed, now_failing, now_answering or still_failing. ` +
+      `The request keeps the stored channel, language and customer phone, with session_id "replay-<the live session id>" and sent_at now; ${REPLAY_CONCURRENCY} conversations at a time. ` +
+      `Nothing is written to the conversations. Without \`key\`, the workspace's current key signs. One replay at a time per workspace, at most ${REPLAYS_PER_MINUTE} a minute.`,
+    access: 'manager',
+    body: {
+      type: 'object',
+      required: ['endpoint_url', 'last'],
+      additionalProperties: false,
+      properties: {
+        endpoint_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'The candidate endpoint: https and public, as for PUT /v1/integration.' },
+        key: keySchema,
+        last: { type: 'integer', minimum: 1, maximum: REPLAY_MAX_TURNS },
+      },
+    },
+    responses: {
+      200: {
+        description: 'Each message with both answers, oldest first, and the count per verdict.',
+        schema: {
+          type: 'object',
+          properties: {
+            endpoint_url: { type: 'string' },
+            requested: { type: 'integer' },
+            replayed: { type: 'integer' },
+            summary: { type: 'object', properties: Object.fromEntries(REPLAY_VERDICTS.map((v) => [v, { type: 'integer' }])) },
+            items: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  turn_id: { type: 'string' },
+                  session_id: { type: 'string', format: 'uuid' },
+                  channel: { enum: ['phone', 'whatsapp'] },
+                  language: { type: 'string' },
+                  message: { type: 'string' },
+                  at: { type: 'string', format: 'date-time' },
+                  verdict: { enum: [...REPLAY_VERDICTS] },
+                  live: replayAnswerSchema,
+                  candidate: {
+                    ...replayAnswerSchema,
+                    properties: {
+                      ...replayAnswerSchema.properties,
+                      http_status: { type: ['integer', 'null'] },
+                      latency_ms: { type: 'integer' },
+                      problems: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      422: { description: 'The URL is not https and public, the key is not a usable key, or no key was given and the workspace has no integration.' },
+      429: { description: 'A replay of this workspace is running, or too many were started this minute; see Retry-After (seconds).' },
+    },
+    async handler({ body, principal, res }) {
+      try {
+        return { status: 200, body: await replay.replay(principal.workspaceId, body) };
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'rate_limited') res.setHeader('Retry-After', String((err.details as { retry_after: number }).retry_after));
+        throw err;
+      }
+    },
+  });
 }
