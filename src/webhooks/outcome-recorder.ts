@@ -5,7 +5,7 @@
 import type { AttemptOutcome, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { Logger } from '../log.ts';
-import { recordEndpointHealth } from './endpoint-health.ts';
+import { applyAutoDisable } from './auto-disable.ts';
 import { AUTO_DISABLE_AFTER_MS, LAST_SUCCESS_RESOLUTION_MS, RECORD_BATCH_SIZE, RECORD_BATCH_WAIT_MS, RECORD_WRITERS } from './limits.ts';
 
 /** Endpoints whose last written health this process remembers; past it the memory starts over (a write more each). */
@@ -43,7 +43,7 @@ export function createOutcomeRecorder(deps: { repository: WebhooksRepository; ow
         if (!needsHealth(endpointId, outcomes, at)) continue;
         const last = outcomes.reduce((a, b) => (b.startedAt.getTime() >= a.startedAt.getTime() ? b : a));
         try {
-          const reason = await recordEndpointHealth(deps.repository, endpointId, outcomes, { now: new Date(at), autoDisableAfterMs: AUTO_DISABLE_AFTER_MS });
+          const reason = await applyAutoDisable(deps.repository, endpointId, outcomes, { now: new Date(at), autoDisableAfterMs: AUTO_DISABLE_AFTER_MS });
           health.set(endpointId, { writtenAt: at, failing: !last.succeeded });
           if (reason) disabled.set(endpointId, reason);
         } catch (err) {

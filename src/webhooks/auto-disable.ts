@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
  * Writes the endpoint's health for `outcomes` (one endpoint's) in a transaction of its own; returns the reason shown
  * to the owner when this call disabled the endpoint, else null.
  */
-export async function recordEndpointHealth(
+export async function applyAutoDisable(
   repository: WebhooksRepository,
   endpointId: string,
   outcomes: readonly AttemptOutcome[],
