@@ -1,3 +1,4 @@
+// Over 400 lines: one benchmark script a reader follows top to bottom (peers, phases, matching answers, the report).
 /**
  * An integrator's endpoint that goes dead mid-run (issue: endpoint health): phone calls at a steady rate while the
  * endpoint is healthy, then hangs (accepts connections and requests, never answers), then answers again. Measured per

@@ -1,3 +1,4 @@
+// Over 400 lines: the registry and its lifecycle (open, route a message, passivate, stop) share the live map.
 /**
  * The session runtime: one live actor per conversation in this process (a registry), persisted to PostgreSQL at
  * every turn end, passivated when idle and restored on the next message. Across processes a turn runs only where
