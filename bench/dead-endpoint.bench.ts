@@ -24,10 +24,8 @@
 import { randomBytes } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -38,6 +36,7 @@ import { verifyChannelRequest } from '../src/receiver/index.ts';
 import { api, freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
 import type { BenchmarkResult, BenchmarkStatus } from './lib/benchmark.ts';
 import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
+import { caBundle, https } from './lib/https-peer.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
 import type { DeadEndpointCallersConfig, DeadEndpointCallersMessage, DeadEndpointCallersResults, PromptRecord } from './dead-endpoint-callers.ts';
 
@@ -52,8 +51,6 @@ const BRIDGE_TOKEN = `bench-bridge-${randomBytes(16).toString('hex')}`;
 const NUMBERS = { endpoint: '+31201110001', knowledge: '+31201110002' };
 const HEALTH_POLL_MS = 200;
 
-const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
-const tls = { cert: readFileSync(new URL('server.pem', tlsDir), 'utf8'), key: readFileSync(new URL('server-key.pem', tlsDir), 'utf8') };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
@@ -80,16 +77,6 @@ interface Parameters {
 
 // ── The integrator and the AI ───────────────────────────────────────────────────────────────────────────────────
 
-function https(handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ server: Server; origin: string }> {
-  const server = createServer(tls, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handler(req, res, Buffer.concat(chunks)));
-  });
-  server.keepAliveTimeout = 120_000;
-  server.headersTimeout = 130_000;
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}` })));
-}
 
 function json(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
@@ -204,14 +191,6 @@ async function benchDatabase(url: string | undefined): Promise<{ env: Record<str
   };
 }
 
-/** The service's NODE_EXTRA_CA_CERTS: whatever bundle this machine names, plus the test CA (as bench/soak.ts does). */
-function caBundle(folder: string): string {
-  const existing = process.env.NODE_EXTRA_CA_CERTS;
-  const previous = existing && existsSync(existing) ? readFileSync(existing, 'utf8') : '';
-  const file = join(folder, 'ca-bundle.pem');
-  writeFileSync(file, `${previous}\n${readFileSync(new URL('ca.pem', tlsDir), 'utf8')}`);
-  return file;
-}
 
 /** A workspace with a phone number and the knowledge pages; with `endpointUrl`, also an integration (its key returned). */
 async function workspace(base: string, label: string, number: string, endpointUrl?: string) {

@@ -21,10 +21,8 @@
  * token, a webhook its event's conversation and webhook-id. Any error or lost message makes the exit code 1.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +33,7 @@ import { verifyChannelRequest } from '../src/receiver/index.ts';
 import { fixture, metaSignature, unixSeconds } from '../test/channels/whatsapp/fixtures/meta.ts';
 import { api, freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
 import { textTable } from './lib/benchmark.ts';
+import { caBundle, https } from './lib/https-peer.ts';
 import { machineInfo, runConditions } from './lib/report.ts';
 import { round, summarize } from './lib/stats.ts';
 import type { CallersResults } from './phone-callers.ts';
@@ -103,8 +102,6 @@ const ADMIN_TOKEN = `soak-admin-${randomBytes(16).toString('hex')}`;
 const BRIDGE_TOKEN = `soak-bridge-${randomBytes(16).toString('hex')}`;
 const EVENTS = ['new_chat', 'new_lead', 'escalation'] as const;
 
-const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
-const tls = { cert: readFileSync(new URL('server.pem', tlsDir), 'utf8'), key: readFileSync(new URL('server-key.pem', tlsDir), 'utf8') };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
@@ -127,18 +124,6 @@ const seen = {
   webhooksUnverified: 0,
 };
 
-function https(handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ server: Server; origin: string }> {
-  const server = createServer(tls, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handler(req, res, Buffer.concat(chunks)));
-  });
-  server.keepAliveTimeout = 120_000;
-  server.headersTimeout = 130_000;
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}` })),
-  );
-}
 
 function json(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
@@ -213,14 +198,6 @@ async function startPeers(workspaces: Workspace[]) {
 // ── The service and its set-up ──────────────────────────────────────────────────────────────────────────────────
 
 
-/** The service's NODE_EXTRA_CA_CERTS: whatever bundle this machine names, plus the test CA the peers' certificate comes from. */
-function caBundle(folder: string): string {
-  const existing = process.env.NODE_EXTRA_CA_CERTS;
-  const previous = existing && existsSync(existing) ? readFileSync(existing, 'utf8') : '';
-  const file = join(folder, 'ca-bundle.pem');
-  writeFileSync(file, `${previous}\n${readFileSync(new URL('ca.pem', tlsDir), 'utf8')}`);
-  return file;
-}
 
 async function configure(base: string, peers: { integrator: string; receiver: string }, workspaces: Workspace[], number: string): Promise<void> {
   const run = randomBytes(3).toString('hex');
