@@ -1,4 +1,6 @@
 /** The service as a newcomer runs it: `node src/main.ts` in a child process, on the embedded database. */
+// Each case starts real processes on a fresh embedded database (a cold PGlite start and its migrations take seconds on
+// a busy machine, twice or three times a case): 60 s a case, not the suite's 20.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +56,7 @@ async function stop(started: Started): Promise<number | null> {
   return started.exited;
 }
 
-describe('npm start on a fresh machine', () => {
+describe('npm start on a fresh machine', { timeout: 60_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'botlink-start-'));
   let token = '';
 
@@ -113,7 +115,7 @@ describe('npm start on a fresh machine', () => {
   });
 });
 
-describe('a wrong setting', () => {
+describe('a wrong setting', { timeout: 60_000 }, () => {
   it('stops the start with one sentence naming it, exit 1', async () => {
     const proc = run('src/main.ts', [], { PORT: 'eighty' });
     expect(await proc.exited).toBe(1);
@@ -121,7 +123,7 @@ describe('a wrong setting', () => {
   });
 });
 
-describe('the CLI', () => {
+describe('the CLI', { timeout: 60_000 }, () => {
   it('creates a workspace and prints the owner token as JSON', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'botlink-cli-'));
     const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example'], { DATA_DIR: dataDir });
