@@ -45,10 +45,13 @@ function scripted(script: Array<[number, BotLinkExchange]>) {
 describe('sending a channel request the way the endpoint health says', () => {
   let database: TestDatabase;
   let health: EndpointHealthTracker;
-  const clock = Date.now();
+  // Each request is sent 5 s after the previous one (so a timeout's request was sent after the answers before it).
+  let clock = Date.now();
   const request = buildChannelRequest({ channel: 'phone', sessionId: 'CA1', message: 'Where is my order?', language: 'en', customerPhone: null, now: new Date() });
-  const send = (client: BotLinkClient, signal = new AbortController().signal) =>
-    sendWithHealth({ botlink: client, health, now: () => clock }, WORKSPACE, { endpointUrl: URL, key: 'k'.repeat(32), request, timeoutMs: 3500, signal });
+  const send = (client: BotLinkClient, signal = new AbortController().signal) => {
+    clock += 5_000;
+    return sendWithHealth({ botlink: client, health, now: () => clock }, WORKSPACE, { endpointUrl: URL, key: 'k'.repeat(32), request, timeoutMs: 3500, signal });
+  };
 
   beforeAll(async () => {
     database = await openTestDatabase('pglite');
