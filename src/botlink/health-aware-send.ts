@@ -53,6 +53,12 @@ export async function sendWithHealth(
     return exchange;
   });
   if (budget.decision === 'wait') return { exchange: await sending, wait };
+  if (budget.decision === 'not_waited') {
+    // Not even a refused connection is waited for: the turn goes on now, whatever the request does.
+    detached = true;
+    health.detach(workspaceId, sending);
+    return { exchange: null, wait, waitedMs: 0 };
+  }
 
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
