@@ -30,7 +30,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main.ts', 'src/cli.ts'],
+    files: ['src/main.ts', 'src/cli.ts', 'src/cli/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
   // The statecharts are pure: their I/O comes as actors and policies from the runtime that runs them, so a machine

@@ -10,6 +10,10 @@ export interface WorkspacesTable {
   created_at: Timestamp;
   /** The manual team switch (PUT /v1/team): a human handoff on the phone connects only while it is on. */
   team_available: Generated<boolean>;
+  /** Set while the operator has disabled the workspace (migration 0013): tokens, keys, sign-in and channels refuse. */
+  disabled_at: Timestamp | null;
+  /** The operator's note with `disabled_at` (`cli workspace disable --reason`); not shown to the workspace's users. */
+  disabled_reason: string | null;
 }
 
 export type Role = 'owner' | 'admin' | 'agent';
@@ -307,7 +311,8 @@ export interface WhatsappConversationsTable {
   notice_at: Timestamp | null;
 }
 
-export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed';
+/** `workspace_disabled`: stored but not answered, the operator disabled the workspace (docs/operations.md). */
+export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed' | 'workspace_disabled';
 
 export interface WhatsappInboundMessagesTable {
   id: string;

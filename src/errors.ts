@@ -11,6 +11,7 @@ export const errorStatus = {
   validation_failed: 400,
   unauthorized: 401,
   forbidden: 403,
+  workspace_disabled: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -103,6 +104,10 @@ export class ConfigError extends BotlinkError {
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} was not found.`);
 export const forbidden = (message = 'Your role may not do this; owners and admins only.'): AppError =>
   new AppError('forbidden', message);
+
+/** Every way into a disabled workspace (its tokens, keys, sign-in) is refused with this (docs/operations.md). */
+export const workspaceDisabled = (): AppError =>
+  new AppError('workspace_disabled', 'This workspace is disabled by the operator of this service; ask them to enable it again.');
 
 /** The message of anything thrown (an Error's message, anything else as a string), for logs and failure details. */
 export function errorText(error: unknown): string {

@@ -249,6 +249,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     repository: whatsappRepository(database.db),
     secrets,
     runtime,
+    serving: (workspaceId) => accounts.isServing(workspaceId),
     logger,
     registry: metrics.registry,
     ...options.whatsapp,

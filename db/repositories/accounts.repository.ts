@@ -23,6 +23,19 @@ async function lockWorkspace(trx: Transaction<Database>, workspaceId: string): P
 /** A live token: not revoked, not expired, its user not revoked. */
 const liveToken = sql<boolean>`tokens.revoked_at is null and (tokens.expires_at is null or tokens.expires_at > now()) and users.revoked_at is null`;
 
+/** A workspace as the operator lists it (`cli workspace list`). */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  created_at: Date;
+  /** The live owners' emails. */
+  owners: string[];
+  /** Live users of every role. */
+  users: number;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+}
+
 export interface Principal {
   userId: string;
   workspaceId: string;
@@ -174,15 +187,18 @@ export function accountsRepository(db: Db) {
       });
     },
 
-    /** Of these token ids, the ones still live (the open event streams check theirs with this). */
+    /** Of these token ids, the ones still live and of a workspace not disabled (the open event streams check theirs with this). */
     async liveTokenIds(tokenIds: readonly string[]): Promise<Set<string>> {
       if (tokenIds.length === 0) return new Set();
       const rows = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
+        .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
         .select('tokens.id')
         .where('tokens.id', 'in', [...tokenIds])
         .where(liveToken)
+        // A disabled workspace's streams end as a revoked token's do (src/auth/stream-guard.ts).
+        .where('workspaces.disabled_at', 'is', null)
         .execute();
       return new Set(rows.map((r) => r.id));
     },
@@ -191,16 +207,56 @@ export function accountsRepository(db: Db) {
       await db.updateTable('tokens').set({ revoked_at: at }).where('id', '=', tokenId).execute();
     },
 
-    /** The live user behind a token hash, or undefined (unknown, revoked token or revoked user). */
-    async findPrincipalByTokenHash(tokenHash: string): Promise<Principal | undefined> {
+    /**
+     * The live user behind a token hash, or undefined (unknown, revoked token or revoked user); `workspaceDisabled`
+     * tells the caller to refuse it with its own answer rather than "unknown".
+     */
+    async findPrincipalByTokenHash(tokenHash: string): Promise<(Principal & { workspaceDisabled: boolean }) | undefined> {
       const row = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
-        .select(['users.id as userId', 'users.workspace_id as workspaceId', 'users.email', 'users.role', 'tokens.id as tokenId'])
+        .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
+        .select(['users.id as userId', 'users.workspace_id as workspaceId', 'users.email', 'users.role', 'tokens.id as tokenId', 'workspaces.disabled_at'])
         .where('tokens.token_hash', '=', tokenHash)
         .where(liveToken)
         .executeTakeFirst();
-      return row;
+      if (!row) return undefined;
+      const { disabled_at, ...principal } = row;
+      return { ...principal, workspaceDisabled: disabled_at !== null };
+    },
+
+    async findWorkspace(workspaceId: string): Promise<Workspace | undefined> {
+      return db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
+    },
+
+    /** Every workspace, oldest first, with its owners and the number of its users. */
+    async listWorkspaces(): Promise<WorkspaceSummary[]> {
+      const workspaces = await db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+      const users = await db.selectFrom('users').select(['workspace_id', 'email', 'role']).where('revoked_at', 'is', null).orderBy('created_at').execute();
+      return workspaces.map((w) => {
+        const mine = users.filter((u) => u.workspace_id === w.id);
+        return {
+          id: w.id,
+          name: w.name,
+          created_at: new Date(w.created_at),
+          owners: mine.filter((u) => u.role === 'owner').map((u) => u.email),
+          users: mine.length,
+          disabled_at: w.disabled_at === null ? null : new Date(w.disabled_at),
+          disabled_reason: w.disabled_reason,
+        };
+      });
+    },
+
+    /** Disables (`at` set) or enables (`at` null) a workspace; false when there is no such workspace. */
+    async setWorkspaceDisabled(workspaceId: string, at: Date | null, reason: string | null): Promise<boolean> {
+      const result = await db.updateTable('workspaces').set({ disabled_at: at, disabled_reason: reason }).where('id', '=', workspaceId).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** Revokes every live token of a user; answers how many. */
+    async revokeUserTokens(userId: string, at: Date): Promise<number> {
+      const result = await db.updateTable('tokens').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

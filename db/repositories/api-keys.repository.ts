@@ -21,16 +21,17 @@ export function apiKeysRepository(db: Db) {
       .executeTakeFirst();
 
   return {
-    /** The workspace of a live key of that kind with that hash, or undefined. */
-    async findWorkspaceByHash(kind: ApiKeyKind, keyHash: string): Promise<string | undefined> {
+    /** The workspace of a live key of that kind with that hash (and whether the operator disabled it), or undefined. */
+    async findWorkspaceByHash(kind: ApiKeyKind, keyHash: string): Promise<{ workspaceId: string; disabled: boolean } | undefined> {
       const row = await db
         .selectFrom('api_keys')
-        .select('workspace_id')
-        .where('key_hash', '=', keyHash)
-        .where('kind', '=', kind)
-        .where('revoked_at', 'is', null)
+        .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+        .select(['api_keys.workspace_id', 'workspaces.disabled_at'])
+        .where('api_keys.key_hash', '=', keyHash)
+        .where('api_keys.kind', '=', kind)
+        .where('api_keys.revoked_at', 'is', null)
         .executeTakeFirst();
-      return row?.workspace_id;
+      return row && { workspaceId: row.workspace_id, disabled: row.disabled_at !== null };
     },
 
     findLive,

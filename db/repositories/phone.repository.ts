@@ -16,9 +16,18 @@ export type SavePhoneResult = { ok: true } | { ok: false; taken: string[] };
 
 export function phoneRepository(db: Db) {
   return {
-    /** The workspace answering `number` (E.164), if any. */
+    /**
+     * The workspace answering `number` (E.164), if any. A disabled workspace answers none: its callers hear the
+     * apology of an unknown number (docs/operations.md, "Operator commands").
+     */
     async workspaceForNumber(number: string): Promise<string | undefined> {
-      const row = await db.selectFrom('phone_numbers').select('workspace_id').where('number', '=', number).executeTakeFirst();
+      const row = await db
+        .selectFrom('phone_numbers')
+        .innerJoin('workspaces', 'workspaces.id', 'phone_numbers.workspace_id')
+        .select('phone_numbers.workspace_id')
+        .where('phone_numbers.number', '=', number)
+        .where('workspaces.disabled_at', 'is', null)
+        .executeTakeFirst();
       return row?.workspace_id;
     },
 

@@ -10,6 +10,8 @@ export interface SignInCandidate {
   workspaceId: string;
   workspaceName: string;
   passwordHash: string;
+  /** The operator disabled the workspace: the password is still checked, then sign-in is refused (403). */
+  workspaceDisabled: boolean;
 }
 
 export interface NewToken {
@@ -63,13 +65,13 @@ export function signInRepository(db: Db) {
       let query = db
         .selectFrom('users')
         .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
-        .select(['users.id as userId', 'users.email', 'users.role', 'workspaces.id as workspaceId', 'workspaces.name as workspaceName', 'users.password_hash as passwordHash'])
+        .select(['users.id as userId', 'users.email', 'users.role', 'workspaces.id as workspaceId', 'workspaces.name as workspaceName', 'users.password_hash as passwordHash', 'workspaces.disabled_at'])
         .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.trim().toLowerCase()))
         .where('users.revoked_at', 'is', null)
         .where('users.password_hash', 'is not', null);
       if (workspaceId !== undefined) query = query.where('workspaces.id', '=', workspaceId);
       const rows = await query.orderBy('users.created_at').limit(MAX_CANDIDATES).execute();
-      return rows.map((r) => ({ ...r, passwordHash: r.passwordHash! }));
+      return rows.map(({ disabled_at, ...r }) => ({ ...r, passwordHash: r.passwordHash!, workspaceDisabled: disabled_at !== null }));
     },
 
     /** A token for a user who signed in; false when the user was removed meanwhile. */
@@ -106,7 +108,16 @@ export function signInRepository(db: Db) {
       return db
         .selectFrom('invites')
         .innerJoin('users', 'users.id', 'invites.user_id')
-        .select(['invites.id', 'invites.user_id as userId', 'invites.expires_at as expiresAt', 'invites.used_at as usedAt', 'invites.revoked_at as revokedAt', 'users.revoked_at as userRevokedAt'])
+        .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
+        .select([
+          'invites.id',
+          'invites.user_id as userId',
+          'invites.expires_at as expiresAt',
+          'invites.used_at as usedAt',
+          'invites.revoked_at as revokedAt',
+          'users.revoked_at as userRevokedAt',
+          'workspaces.disabled_at as workspaceDisabledAt',
+        ])
         .where('invites.token_hash', '=', tokenHash)
         .executeTakeFirst();
     },

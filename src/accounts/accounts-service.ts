@@ -4,9 +4,9 @@
  * remove an owner.
  */
 import { randomUUID } from 'node:crypto';
-import type { AccountsRepository, Principal } from '../../db/repositories/accounts.repository.ts';
+import type { AccountsRepository, Principal, WorkspaceSummary } from '../../db/repositories/accounts.repository.ts';
 import type { Role } from '../../db/schema.ts';
-import { AppError, forbidden, notFound } from '../errors.ts';
+import { AppError, forbidden, notFound, workspaceDisabled } from '../errors.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
 import { MAX_TOKENS_PER_USER } from '../limits.ts';
 import type { Invite } from './sign-in-service.ts';
@@ -23,6 +23,16 @@ export interface CreatedWorkspace {
 export function createAccountsService(deps: { accounts: AccountsRepository; invites?: { invite(userId: string): Promise<Invite> }; now?: () => Date }) {
   const { accounts } = deps;
   const now = deps.now ?? (() => new Date());
+  const summary = async (workspaceId: string): Promise<WorkspaceSummary> => {
+    const found = (await accounts.listWorkspaces()).find((w) => w.id === workspaceId);
+    if (!found) throw notFound('The workspace');
+    return found;
+  };
+  /** The operator acts as an owner of the workspace (so the owners' rules apply, the last-owner rule included). */
+  const operatorOf = async (workspaceId: string): Promise<Principal> => {
+    if (!(await accounts.findWorkspace(workspaceId))) throw notFound('The workspace');
+    return { userId: '', workspaceId, email: 'operator', role: 'owner', tokenId: '' };
+  };
   const inviteUrl = async (userId: string): Promise<{ invite_url?: string }> =>
     deps.invites ? { invite_url: (await deps.invites.invite(userId)).invite_url } : {};
 
@@ -48,8 +58,13 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
       return (await accounts.countWorkspaces()) === 0;
     },
 
+    /** The principal of a live token; undefined for an unknown or revoked one; 403 workspace_disabled while its workspace is. */
     async authenticate(token: string): Promise<Principal | undefined> {
-      return accounts.findPrincipalByTokenHash(hashToken(token));
+      const found = await accounts.findPrincipalByTokenHash(hashToken(token));
+      if (!found) return undefined;
+      const { workspaceDisabled: disabled, ...principal } = found;
+      if (disabled) throw workspaceDisabled();
+      return principal;
     },
 
     async listUsers(principal: Principal) {
@@ -136,6 +151,50 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
 
     async revokeCurrentToken(principal: Principal): Promise<void> {
       await accounts.revokeToken(principal.tokenId, now());
+    },
+
+    // ── The operator's (src/cli/): the same rules as the API, acting as an owner of the workspace ──────────────
+
+    async listWorkspaces(): Promise<WorkspaceSummary[]> {
+      return accounts.listWorkspaces();
+    },
+
+    /**
+     * Disables a workspace: its tokens, keys and sign-in are refused (403 workspace_disabled), its open live streams end,
+     * and its channels take no new conversations. Disabling again keeps the first time and updates the reason.
+     */
+    async disableWorkspace(workspaceId: string, reason: string | null): Promise<WorkspaceSummary> {
+      const current = await accounts.findWorkspace(workspaceId);
+      if (!current) throw notFound('The workspace');
+      await accounts.setWorkspaceDisabled(workspaceId, current.disabled_at === null ? now() : new Date(current.disabled_at), reason);
+      return summary(workspaceId);
+    },
+
+    /** Enables a disabled workspace again: all of the above works again at once. */
+    async enableWorkspace(workspaceId: string): Promise<WorkspaceSummary> {
+      if (!(await accounts.setWorkspaceDisabled(workspaceId, null, null))) throw notFound('The workspace');
+      return summary(workspaceId);
+    },
+
+    /** Whether a workspace's channels take conversations: it exists and is not disabled. */
+    async isServing(workspaceId: string): Promise<boolean> {
+      const workspace = await accounts.findWorkspace(workspaceId);
+      return workspace !== undefined && workspace.disabled_at === null;
+    },
+
+    operatorOf,
+
+    /** A live user of the workspace as the principal their tokens carry (the operator's `token` commands). */
+    async userByEmail(workspaceId: string, email: string): Promise<Principal> {
+      await operatorOf(workspaceId);
+      const user = await accounts.findLiveUserByEmail(workspaceId, email.trim());
+      if (!user) throw notFound(`The user ${email.trim()}`);
+      return { userId: user.id, workspaceId, email: user.email, role: user.role, tokenId: '' };
+    },
+
+    /** Revokes every live token of a user (their open live streams end); answers how many. */
+    async revokeAllTokens(principal: Principal): Promise<number> {
+      return accounts.revokeUserTokens(principal.userId, now());
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Role } from '../../db/schema.ts';
 import { hashPassword, passwordProblem, verifyDummy, verifyPassword } from '../auth/passwords.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
-import { AppError } from '../errors.ts';
+import { AppError, workspaceDisabled } from '../errors.ts';
 import { INVITE_TTL_MS, LOGIN_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER } from '../limits.ts';
 
 export interface SignedIn {
@@ -70,12 +70,15 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
         throw new AppError('unauthorized', WRONG_CREDENTIALS);
       }
       throttle.succeeded(input.email);
-      if (matched.length > 1) {
+      // A disabled workspace is said so only to whoever proved the password; the others are signed in to as usual.
+      const open = matched.filter((m) => !m.workspaceDisabled);
+      if (open.length === 0) throw workspaceDisabled();
+      if (open.length > 1) {
         throw new AppError('conflict', 'This email and password sign in to several workspaces; send workspace_id with the one to sign in to.', {
-          workspaces: matched.map((m) => ({ id: m.workspaceId, name: m.workspaceName })),
+          workspaces: open.map((m) => ({ id: m.workspaceId, name: m.workspaceName })),
         });
       }
-      const user = matched[0]!;
+      const user = open[0]!;
       const { token, record } = await tokenFor();
       if (!(await repository.insertSignInToken(user.userId, record, now()))) throw new AppError('unauthorized', WRONG_CREDENTIALS);
       return {
@@ -100,6 +103,8 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
           user_gone: 'The user of this invite link was removed from the workspace.',
         }[outcome]);
       if (invite.userRevokedAt !== null) throw refused('user_gone');
+      // Kept for later: the link still works once the operator enables the workspace again.
+      if (invite.workspaceDisabledAt !== null) throw workspaceDisabled();
       if (invite.usedAt !== null) throw refused('used');
       if (invite.revokedAt !== null) throw refused('revoked');
       if (new Date(invite.expiresAt).getTime() <= now().getTime()) throw refused('expired');

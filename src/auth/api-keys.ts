@@ -10,6 +10,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKeysRepository, NewApiKey } from '../../db/repositories/api-keys.repository.ts';
 import type { ApiKeyKind } from '../../db/schema.ts';
+import { workspaceDisabled } from '../errors.ts';
 import { hashToken } from './tokens.ts';
 
 export const SYNC_KEY_HEADER = 'X-Sync-Key';
@@ -37,7 +38,9 @@ export function createApiKeysService(deps: { apiKeys: ApiKeysRepository; now?: (
   async function workspaceFor(kind: ApiKeyKind, key: string): Promise<string | undefined> {
     // A value that cannot be a key is not looked up (and not hashed into a query).
     if (!KEY_SHAPE[kind].test(key)) return undefined;
-    return apiKeys.findWorkspaceByHash(kind, hashToken(key));
+    const found = await apiKeys.findWorkspaceByHash(kind, hashToken(key));
+    if (found?.disabled) throw workspaceDisabled();
+    return found?.workspaceId;
   }
 
   return {
@@ -60,12 +63,12 @@ export function createApiKeysService(deps: { apiKeys: ApiKeysRepository; now?: (
       return { key: live.key_plain as string, created_at: new Date(live.created_at).toISOString() };
     },
 
-    /** The workspace whose live sync key this is, or undefined. */
+    /** The workspace whose live sync key this is, or undefined; 403 workspace_disabled while the workspace is disabled. */
     workspaceForSyncKey(key: string): Promise<string | undefined> {
       return workspaceFor('sync', key);
     },
 
-    /** The workspace whose live widget key this is, or undefined. */
+    /** The workspace whose live widget key this is, or undefined; 403 workspace_disabled while the workspace is disabled. */
     workspaceForWidgetKey(key: string): Promise<string | undefined> {
       return workspaceFor('widget', key);
     },

@@ -2,8 +2,9 @@
  * Open live streams (`GET /v1/sessions/{id}/events`) and the token each was opened with. A token is checked when a
  * request starts; a stream outlives that moment by hours, so every STREAM_RECHECK_MS the guard asks the database which
  * of the open streams' tokens are still live (one query for all of them) and ends the streams of any that is not:
- * revoked (DELETE /v1/tokens/current, DELETE /v1/users/{id}), expired, or its user removed. The database is the one
- * every process shares, so a revocation made on any process ends the streams on every process within that time.
+ * revoked (DELETE /v1/tokens/current, DELETE /v1/users/{id}), expired, its user removed, or its workspace disabled by
+ * the operator. The database is the one every process shares, so a revocation made on any process ends the streams on
+ * every process within that time.
  *
  * It also bounds how many streams one token and one workspace may hold open (docs/reliability.md, "Limits per token").
  */
@@ -58,7 +59,7 @@ export function createStreamGuard(options: StreamGuardOptions) {
         s.end();
         ended++;
       }
-      if (ended > 0) log.info({ ended }, 'ended live streams whose token was revoked or expired');
+      if (ended > 0) log.info({ ended }, 'ended live streams whose token was revoked or expired, or whose workspace was disabled');
     } catch (err) {
       // The next round tries again; a stream is never ended for a failed check.
       log.warn({ err }, 'checking the tokens of open live streams failed');

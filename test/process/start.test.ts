@@ -126,7 +126,7 @@ describe('a wrong setting', { timeout: 60_000 }, () => {
 describe('the CLI', { timeout: 60_000 }, () => {
   it('creates a workspace and prints the owner token as JSON', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'botlink-cli-'));
-    const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example'], { DATA_DIR: dataDir });
+    const proc = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example', '--json'], { DATA_DIR: dataDir });
     expect(await proc.exited).toBe(0);
     const printed = JSON.parse(proc.stdout());
     expect(printed).toMatchObject({
@@ -143,10 +143,10 @@ describe('the CLI', { timeout: 60_000 }, () => {
 
   it('restores an owner of a workspace (restore-owner), and says so clearly for an unknown workspace', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'botlink-cli-'));
-    const created = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example'], { DATA_DIR: dataDir });
+    const created = run('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example', '--json'], { DATA_DIR: dataDir });
     expect(await created.exited).toBe(0);
     const workspaceId = JSON.parse(created.stdout()).workspace.id as string;
-    const restored = run('src/cli.ts', ['workspace', 'restore-owner', '--workspace', workspaceId, '--email', 'rescue@acme.example'], { DATA_DIR: dataDir });
+    const restored = run('src/cli.ts', ['workspace', 'restore-owner', '--workspace', workspaceId, '--email', 'rescue@acme.example', '--json'], { DATA_DIR: dataDir });
     expect(await restored.exited).toBe(0);
     expect(JSON.parse(restored.stdout())).toMatchObject({ owner: { email: 'rescue@acme.example', created: true, token: expect.stringMatching(/^blt_/) } });
     const unknown = run('src/cli.ts', ['workspace', 'restore-owner', '--workspace', '00000000-0000-4000-8000-000000000000', '--email', 'a@b.example'], { DATA_DIR: dataDir });

@@ -17,7 +17,7 @@ export function createWhatsappMetrics(registry: Registry) {
     }),
     messages: new Counter({
       name: 'whatsapp_inbound_messages_total',
-      help: 'Customer messages handled, by outcome (reply, notice, notice_recent, silent, empty, cancelled, failed).',
+      help: 'Customer messages handled, by outcome (reply, notice, notice_recent, silent, empty, cancelled, failed, workspace_disabled).',
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),

@@ -22,6 +22,8 @@ export interface WhatsappChannelOptions {
   repository: WhatsappRepository;
   secrets: SecretBox;
   runtime: Pick<SessionRuntime, 'handleMessage'>;
+  /** Whether a workspace answers its messages (not disabled by the operator); absent: every workspace does. */
+  serving?: WhatsappWorkerOptions['serving'];
   logger: Logger;
   registry?: Registry;
   /** false: webhooks are stored but not processed (benchmarks of the ingest alone); default true. */
@@ -42,6 +44,7 @@ export function createWhatsappChannel(options: WhatsappChannelOptions) {
     settings,
     runtime: options.runtime,
     graph,
+    ...(options.serving ? { serving: options.serving } : {}),
     logger: options.logger,
     ...(metrics ? { metrics } : {}),
     ...options.worker,

@@ -53,6 +53,8 @@ export interface WhatsappWorkerOptions {
   settings: Pick<WhatsappSettings, 'workspaceFor' | 'credentials'>;
   runtime: Pick<SessionRuntime, 'handleMessage'>;
   graph: Pick<GraphClient, 'sendText'>;
+  /** Whether the workspace takes conversations (AccountsService.isServing); absent: every workspace does. */
+  serving?: (workspaceId: string) => Promise<boolean>;
   logger: Logger;
   metrics?: WhatsappMetrics;
   /** Names this process in `claimed_by`; default a random id. */
@@ -257,6 +259,13 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
   async function answer(row: WhatsappInboundMessage): Promise<void> {
     const messageLog = log.child({ workspaceId: row.workspace_id, inboundId: row.id });
     try {
+      // Acknowledged means stored, so the message is kept; a disabled workspace does not answer it (nor later).
+      if (options.serving && !(await options.serving(row.workspace_id))) {
+        messageLog.info('a WhatsApp message for a disabled workspace: stored, not answered');
+        metrics?.messages.inc({ outcome: 'workspace_disabled' });
+        await repository.finishInbound({ id: row.id, owner, state: 'done', outcome: 'workspace_disabled', sendLeaseMs: SEND_LEASE_MS });
+        return;
+      }
       const conversation = row.session_external_id ?? (await repository.touchConversation({
         workspaceId: row.workspace_id,
         waId: row.wa_id,
