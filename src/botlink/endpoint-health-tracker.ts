@@ -18,6 +18,7 @@ import type { Metrics } from '../metrics.ts';
 import {
   applyOutcome,
   applyOutcomes,
+  HEALTH_WINDOW,
   initialHealth,
   isFailure,
   type EndpointHealth,
@@ -140,8 +141,7 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
     flushTimer.unref();
   }
 
-  async function flushOne(workspaceId: string, entry: Entry): Promise<void> {
-    const outcomes = entry.pending.splice(0);
+  async function flushOne(workspaceId: string, entry: Entry, outcomes: Entry['pending']): Promise<void> {
     if (outcomes.length === 0) return;
     const endpointUrl = entry.health.endpointUrl;
     const written = await db.transaction().execute(async (trx) => {
@@ -178,9 +178,12 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
     const run = flushing.then(async () => {
       for (const [workspaceId, entry] of entries) {
         if (entry.pending.length === 0) continue;
+        const outcomes = entry.pending.splice(0);
         try {
-          await flushOne(workspaceId, entry);
+          await flushOne(workspaceId, entry, outcomes);
         } catch (err) {
+          // Back in front of what came meanwhile, bounded: a workspace deleted meanwhile must not grow it forever.
+          entry.pending = [...outcomes, ...entry.pending].slice(-HEALTH_WINDOW);
           logger.warn({ workspaceId, err: errorText(err) }, 'endpoint health could not be written; kept for the next try');
         }
       }
