@@ -346,6 +346,8 @@ describe('the dashboard web app', () => {
       await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
       await page.getByLabel('Channel').selectOption('phone');
       await page.getByRole('link', { name: /\+31612345678/ }).waitFor({ state: 'detached' });
+      // The filtered list is drawn after the old one is cleared: wait for it before counting.
+      await page.getByRole('link', { name: /\+31687654321/ }).waitFor();
       await expect(page.getByRole('link', { name: /\+31687654321/ }).count()).resolves.toBe(1);
       expect(new URL(page.url()).search).toBe('?channel=phone');
       await page.getByLabel('Channel').selectOption('webchat');
@@ -354,6 +356,7 @@ describe('the dashboard web app', () => {
       await page.getByLabel('Channel').selectOption('');
       await page.getByLabel('Status').selectOption('active');
       await page.getByRole('link', { name: /\+31687654321/ }).waitFor({ state: 'detached' });
+      await page.getByRole('link', { name: /\+31612345678/ }).waitFor();
       await expect(page.getByRole('link', { name: /\+31612345678/ }).count()).resolves.toBe(1);
       await page.getByLabel('Status').selectOption('');
     });
