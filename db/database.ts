@@ -57,6 +57,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
 
+/** How often a migration run is tried when it lost a race with another schema being dropped (see below). */
+const MIGRATE_ATTEMPTS = 3;
+
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrate(db: Db, schema?: string): Promise<void> {
   const migrator = new Migrator({
@@ -64,7 +67,13 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
     provider: { getMigrations: async () => migrations },
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely looks for its own tables through `introspection.getTables()`, which reads every schema of the database: a
+  // schema dropped by someone else at that moment (another tenant, another test file) fails the read with 3F000
+  // before any migration ran. Nothing was applied, so the run is simply tried again.
+  for (let attempt = 1; attempt < MIGRATE_ATTEMPTS && error && !results?.length && (error as { code?: string }).code === '3F000'; attempt++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
