@@ -22,8 +22,6 @@
  * repeat the knowledge pages.
  */
 import { randomBytes } from 'node:crypto';
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -36,6 +34,7 @@ import { verifyChannelRequest } from '../src/receiver/index.ts';
 import { api, freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
 import type { BenchmarkResult, BenchmarkStatus } from './lib/benchmark.ts';
 import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
+import { startCallersProcess, type CallersProcess, type CallersScript } from './lib/callers-process.ts';
 import { caBundle, https } from './lib/https-peer.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
 import type { DeadEndpointCallersConfig, DeadEndpointCallersMessage, DeadEndpointCallersResults, PromptRecord } from './dead-endpoint-callers.ts';
@@ -257,36 +256,9 @@ async function turnsByRef(base: string, owner: string): Promise<Map<string, Turn
   return byRef;
 }
 
-function startCallers(config: DeadEndpointCallersConfig) {
-  const child = fork(new URL('./dead-endpoint-callers.ts', import.meta.url), [], {
-    execPath: process.execPath,
-    execArgv: [],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, DEAD_ENDPOINT_CALLERS_CONFIG: JSON.stringify(config) },
-  });
-  const exited = once(child, 'exit');
-  const next = <T extends DeadEndpointCallersMessage['type']>(type: T) =>
-    new Promise<Extract<DeadEndpointCallersMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: DeadEndpointCallersMessage) => {
-        if (message.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message as Extract<DeadEndpointCallersMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the callers' process exited early (code ${code})`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  return {
-    next,
-    send: (type: 'start' | 'stop' | 'close') => child.send({ type }),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.disconnect();
-      await exited;
-    },
-  };
-}
+const DEAD_ENDPOINT_CALLERS: CallersScript = { url: new URL('./dead-endpoint-callers.ts', import.meta.url), configVariable: 'DEAD_ENDPOINT_CALLERS_CONFIG' };
+const startCallers = (config: DeadEndpointCallersConfig) =>
+  startCallersProcess<DeadEndpointCallersMessage>(config, DEAD_ENDPOINT_CALLERS);
 
 // ── The run ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -309,7 +281,7 @@ export async function run(): Promise<BenchmarkResult> {
   const llm = await startLlm();
   const database = await benchDatabase(process.env.BENCH_DATABASE_URL);
   let service: ServiceProcess | undefined;
-  let callers: ReturnType<typeof startCallers> | undefined;
+  let callers: CallersProcess<DeadEndpointCallersMessage> | undefined;
   const timeline = { start: 0, measureFrom: 0, hangAt: 0, recoverAt: 0, end: 0 };
   const measured = {
     connectErrors: 0,

@@ -31,7 +31,7 @@ import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
 import { startIntegratorProcess } from './lib/integrator-process.ts';
 import { callSid, type CallersResults } from './phone-callers.ts';
 import { LatencyRecorder, round, summarize, type LatencySummary } from './lib/stats.ts';
-import { startCallersProcess } from './lib/callers-process.ts';
+import { startCallersProcess, type CallersProcess } from './lib/callers-process.ts';
 
 export const name = 'phone-calls';
 
@@ -100,7 +100,7 @@ export async function run(): Promise<BenchmarkResult> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   });
   let service: RunningService | undefined;
-  let callers: Awaited<ReturnType<typeof startCallersProcess>> | undefined;
+  let callers: CallersProcess | undefined;
   let results: CallersResults | undefined;
   /** runtime.handleMessage's duration per prompt id (`<call index>:<n>`, the n-th turn of that call). */
   const runtimeMs = new Map<string, number>();

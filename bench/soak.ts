@@ -38,7 +38,7 @@ import { machineInfo, runConditions } from './lib/report.ts';
 import { round, summarize } from './lib/stats.ts';
 import type { CallersResults } from './phone-callers.ts';
 import type { ProbeMessage, ProbeSample, ProbeSummary } from './soak-probe.ts';
-import { startCallersProcess } from './lib/callers-process.ts';
+import { startCallersProcess, type CallersProcess } from './lib/callers-process.ts';
 
 // ── Options ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -404,7 +404,7 @@ async function main(): Promise<number> {
     },
   });
   const probe = startProbe(service);
-  let callers: ReturnType<typeof startCallersProcess> | undefined;
+  let callers: CallersProcess | undefined;
   let traffic: Traffic | undefined;
   const samples: Sample[] = [];
   let sampler: NodeJS.Timeout | undefined;

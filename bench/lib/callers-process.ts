@@ -1,24 +1,33 @@
-/** Starts bench/phone-callers.ts (the phone load generator) in a process of its own and talks to it over IPC. */
+/** Starts a load generator (bench/phone-callers.ts by default) in a process of its own and talks to it over IPC. */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import type { CallersConfig, CallersMessage } from '../phone-callers.ts';
 
-export function startCallersProcess(config: CallersConfig) {
-  const child = fork(new URL('../phone-callers.ts', import.meta.url), [], {
+/** Which script to run and the variable its configuration travels in (JSON). */
+export interface CallersScript {
+  url: URL;
+  configVariable: string;
+}
+
+export const PHONE_CALLERS: CallersScript = { url: new URL('../phone-callers.ts', import.meta.url), configVariable: 'PHONE_CALLERS_CONFIG' };
+
+/** `config` is the script's own configuration (CallersConfig for the phone callers); `Message` what it sends back. */
+export function startCallersProcess<Message extends { type: string } = CallersMessage>(config: CallersConfig | object, script: CallersScript = PHONE_CALLERS) {
+  const child = fork(script.url, [], {
     execPath: process.execPath,
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, PHONE_CALLERS_CONFIG: JSON.stringify(config) },
+    env: { ...process.env, [script.configVariable]: JSON.stringify(config) },
   });
   const exited = once(child, 'exit');
   /** The next message of this type from the callers; rejects when their process exits first. */
-  const next = <T extends CallersMessage['type']>(type: T) =>
-    new Promise<Extract<CallersMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: CallersMessage) => {
+  const next = <T extends Message['type']>(type: T) =>
+    new Promise<Extract<Message, { type: T }>>((resolve, reject) => {
+      const onMessage = (message: Message) => {
         if (message.type !== type) return;
         child.off('message', onMessage);
         child.off('exit', onExit);
-        resolve(message as Extract<CallersMessage, { type: T }>);
+        resolve(message as Extract<Message, { type: T }>);
       };
       const onExit = (code: number | null) => reject(new Error(`the callers' process exited early (code ${code})`));
       child.on('message', onMessage);
@@ -26,7 +35,7 @@ export function startCallersProcess(config: CallersConfig) {
     });
   return {
     next,
-    send: (type: 'start' | 'close') => child.send({ type }),
+    send: (type: 'start' | 'stop' | 'close') => child.send({ type }),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.disconnect();
@@ -34,3 +43,6 @@ export function startCallersProcess(config: CallersConfig) {
     },
   };
 }
+
+/** A running load generator that sends `Message`s (the phone callers' by default). */
+export type CallersProcess<Message extends { type: string } = CallersMessage> = ReturnType<typeof startCallersProcess<Message>>;
