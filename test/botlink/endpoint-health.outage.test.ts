@@ -16,11 +16,12 @@ import { fixture, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { ACCESS_TOKEN, APP_SECRET, MASTER_KEY, PHONE_NUMBER_ID, TEST_WORKER, VERIFY_TOKEN, wamid } from '../channels/whatsapp/fixtures/harness.ts';
 import { metaSignature } from '../channels/whatsapp/fixtures/meta.ts';
 import { PROBE_MESSAGE } from '../../src/integration/endpoint-health-events.ts';
+import { CHANNEL_TIMEOUT_MS, PHONE_CHANNEL_TIMEOUT_MS } from '../../src/limits.ts';
 
 type Mode = 'healthy' | 'hang' | 'slow';
 const SLOW_MS = 2_500;
 /** The phone's deadline (protocol §8): a turn that did not wait answers well before it. */
-const PHONE_DEADLINE_MS = 3_500;
+const PHONE_DEADLINE_MS = PHONE_CHANNEL_TIMEOUT_MS;
 
 async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -119,7 +120,7 @@ describeEachDatabase('a broken endpoint that callers never notice', (get) => {
   it('healthy: the integrator answers on the phone and on WhatsApp, and the integration says healthy', async () => {
     expect((await phoneTurn(a, 'Where is order 1?')).token).toBe('Integrator: Where is order 1?');
     expect((await whatsappTurn(a, 'Where is order 2?')).text).toBe('Integrator: Where is order 2?');
-    expect(await health(a)).toMatchObject({ state: 'healthy', wait_ms: { phone: 3500, whatsapp: 6000 }, consecutive_failures: 0 });
+    expect(await health(a)).toMatchObject({ state: 'healthy', wait_ms: { phone: PHONE_CHANNEL_TIMEOUT_MS, whatsapp: CHANNEL_TIMEOUT_MS }, consecutive_failures: 0 });
   });
 
   it('hanging: three turns time out, then turns no longer wait while the request is still sent', async () => {
