@@ -7,7 +7,7 @@
  * there is no valid measurement).
  */
 import { readdir } from 'node:fs/promises';
-import type { Benchmark, BenchmarkResult } from './lib/benchmark.ts';
+import type { LegacyBenchmark as Benchmark, BenchmarkResult } from './lib/benchmark.ts';
 import { machineInfo, machineLine, runConditions, updateDocSection, writeResultFile } from './lib/report.ts';
 
 const benchDir = new URL('./', import.meta.url);

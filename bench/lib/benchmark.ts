@@ -1,26 +1,50 @@
 /**
- * What a benchmark module in bench/ is: a file named `*.bench.ts` that exports `name` and `run()`. The runner
- * (bench/run.ts) finds them, runs them one after the other and writes what they return; a benchmark itself only
- * measures.
+ * What a benchmark module in bench/ is: a file named `*.bench.ts` that exports `name`, `title` and `run()`. The
+ * runner (bench/run.ts) starts each run of each benchmark in a process of its own (bench/run-one.ts), three runs by
+ * default, and reports every metric as the median with the min–max over the runs. A benchmark only measures: it
+ * returns its metrics and whatever made the run invalid; it never prints a verdict or writes a file itself.
  */
 
-/** How a run compares with its targets: 'failed' means the measurement itself is not valid (requests failed). */
-export type BenchmarkStatus = 'pass' | 'miss' | 'failed';
+/** A target for one metric: a fixed bound, or another metric of the same run (`metric`, times `factor`, default 1). */
+export type Target =
+  | { op: '<=' | '>=' | '='; value: number }
+  | { op: '<=' | '>='; metric: string; factor?: number };
 
-export interface BenchmarkResult {
-  status: BenchmarkStatus;
-  /** Plain-text table for the terminal. */
-  table: string;
-  /** Markdown for this benchmark's section of docs/performance.md (the runner adds the machine and the date). */
-  markdown: string;
-  /** Parameters and results, written to bench/results/<name>.json with the machine info. */
-  data: { parameters: Record<string, unknown>; results: Record<string, unknown> };
+export interface Metric {
+  /** Stable id, snake_case (`overhead_p99_ms`); the same in every run, so runs can be compared. */
+  key: string;
+  /** The row's words in the table ("overhead beyond the integrator, p99"). */
+  label: string;
+  /** Unit shown after the label: 'ms', 'µs', '/s', 'MiB', '%', '' for a count. */
+  unit: string;
+  value: number;
+  /** Decimals shown (default 2 when the unit is 'ms', else 0). */
+  digits?: number;
+  target?: Target;
+}
+
+export interface RunResult {
+  metrics: Metric[];
+  /**
+   * Everything that makes this run's measurement invalid, one sentence each: an unanswered prompt, a lost or
+   * duplicated event, a failed request, a call that could not connect. Any entry fails the whole benchmark (exit 1),
+   * printed before its figures.
+   */
+  invalid: string[];
+  /** One paragraph for docs/performance.md: what ran against what, with which parameters. */
+  setup: string;
+  /** The parameters, as they went into the run (written to the result file). */
+  parameters: Record<string, unknown>;
+  /** Anything else worth keeping (per-round figures, RSS over time, profiles' top items). */
+  details?: Record<string, unknown>;
 }
 
 export interface Benchmark {
-  /** kebab-case; names the JSON file and the doc markers `<!-- bench:<name>:start -->`. */
+  /** kebab-case; names the result file and the placeholder `<!-- bench:<name> -->` in bench/performance.template.md. */
   name: string;
-  run(): Promise<BenchmarkResult>;
+  /** Heading in docs/performance.md. */
+  title: string;
+  run(): Promise<RunResult>;
 }
 
 /** A whole number from the environment, or the default; anything else stops the run with a sentence naming it. */
@@ -47,4 +71,25 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   const align = header.map((_h, i) => (i === 0 ? ':--' : '--:'));
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(align), ...rows.map(line)].join('\n');
+}
+
+/** Progress for the terminal (stderr), prefixed with the benchmark's name. */
+export function progress(name: string, line: string): void {
+  process.stderr.write(`  [${name}] ${line}\n`);
+}
+
+// The format of a run before issue 16 (one run, a verdict of its own). Removed once every benchmark returns a RunResult.
+/** @deprecated */
+export type BenchmarkStatus = 'pass' | 'miss' | 'failed';
+/** @deprecated */
+export interface BenchmarkResult {
+  status: BenchmarkStatus;
+  table: string;
+  markdown: string;
+  data: { parameters: Record<string, unknown>; results: Record<string, unknown> };
+}
+/** @deprecated */
+export interface LegacyBenchmark {
+  name: string;
+  run(): Promise<BenchmarkResult>;
 }
