@@ -32,6 +32,17 @@ export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 export const MAX_TOOL_DESCRIPTION_CHARS = 500;
 /** protocol §4.3, §8: manifest cache, 10 minutes. */
 export const MANIFEST_CACHE_MS = 10 * 60_000;
+/**
+ * How long past its 10 minutes a manifest that was read fine may still be offered while a new fetch is on its way
+ * (docs/protocol.md §4.3, "stale while refreshing"): 50 minutes, so a manifest is at most an hour old. Beyond that a
+ * turn waits for the fetch again (at most its own deadline).
+ */
+export const MANIFEST_STALE_MS = 50 * 60_000;
+/**
+ * Deadline of the manifest GET: protocol §8 gives it none; the manifest is read for the phone only, so it is the phone
+ * channel's 3.5 s, never the tool call's 4 s (a turn never waits longer than its channel's deadline).
+ */
+export const MANIFEST_TIMEOUT_MS = PHONE_CHANNEL_TIMEOUT_MS;
 /** protocol §2.5, §8: the first 6000 characters of a tool result are passed to the AI. */
 export const MAX_TOOL_RESULT_CHARS = 6_000;
 /** protocol §5.3, §8: an own key has at least 32 characters. */

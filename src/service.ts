@@ -284,6 +284,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const phone = createPhoneChannel({
     runtime,
     workspaceForNumber: (number) => phoneRepo.workspaceForNumber(number),
+    prepareCall: (workspaceId) => {
+      integration.credentials(workspaceId).then(
+        (credentials) => credentials && tools.prefetch(workspaceId, credentials),
+        (err: unknown) => logger.warn({ err, workspaceId }, 'the tools manifest could not be prefetched for a call'),
+      );
+    },
     metrics: createPhoneMetrics(metrics.registry),
     logger,
     auth: { twilioAuthToken: config.twilioAuthToken, bridgeToken: config.bridgeToken, publicUrl: config.publicUrl },

@@ -10,6 +10,10 @@
  * Manifest cache (protocol §4.3: 10 minutes):
  * - one entry per workspace, fresh while `now() <= fetchedAt + MANIFEST_CACHE_MS`; the entry remembers the endpoint
  *   URL and a SHA-256 of the key, so new credentials miss it without the key itself ever being a key or a log field;
+ * - stale while refreshing: a manifest that was read fine and expired less than MANIFEST_STALE_MS ago is still
+ *   offered, and a new fetch starts in the background; its result (tools or a failure) replaces the entry. So a turn
+ *   never waits for the 10-minute refresh of a working endpoint (issue 16: the manifest off the phone's critical path);
+ * - `prefetch` starts the fetch when a call is set up, so the first turn of a call finds it ready;
  * - a manifest that could not be fetched or read is remembered for {@link MANIFEST_FAILURE_CACHE_MS}, so a dead
  *   endpoint is asked at most twice a minute per workspace rather than on every turn;
  * - callers for the same workspace and credentials share one request in flight (single-flight). That request is not
@@ -18,15 +22,17 @@
  * - `invalidate` forgets the entry and detaches a request in flight, whose result then reaches its waiting callers
  *   but is not stored.
  *
- * Deadlines: the manifest GET has TOOL_CALL_TIMEOUT_MS (protocol §8 gives no deadline of its own for it, and it is fetched
- * on the phone's clock, where the tool call's 4 s is the budget). A tool call has TOOL_CALL_TIMEOUT_MS in all, from
- * `call()` to its outcome: when the manifest has to be fetched first, the POST gets what is left.
+ * Deadlines: the manifest GET has MANIFEST_TIMEOUT_MS, the phone channel's 3.5 s (protocol §8 gives it none, and a turn
+ * never waits past its channel's deadline). A tool call has TOOL_CALL_TIMEOUT_MS in all, from `call()` to its
+ * outcome: when the manifest has to be fetched first, the POST gets what is left.
  */
 import { createHash } from 'node:crypto';
 import { AppError, errorText } from '../errors.ts';
 import {
   BOTLINK_USER_AGENT,
   MANIFEST_CACHE_MS,
+  MANIFEST_STALE_MS,
+  MANIFEST_TIMEOUT_MS,
   MAX_RESPONSE_BYTES,
   MAX_TOOL_RESULT_CHARS,
   SENT_AT_HEADER,
@@ -65,8 +71,10 @@ export interface ToolsClientOptions {
    * pass a fake one to move through the 10 minutes without waiting. Deadlines run on real timers.
    */
   now?: () => number;
-  /** Deadline of one tool call, and of the manifest fetch, in ms; default TOOL_CALL_TIMEOUT_MS (protocol §8: 4 s). */
+  /** Deadline of one tool call in ms; default TOOL_CALL_TIMEOUT_MS (protocol §8: 4 s). */
   toolTimeoutMs?: number;
+  /** Deadline of the manifest GET in ms; default MANIFEST_TIMEOUT_MS (3.5 s), and never above `toolTimeoutMs`. */
+  manifestTimeoutMs?: number;
   /** Accepted like the bot link client's, but src/metrics.ts has no tool metrics yet, so nothing is recorded. */
   metrics?: Metrics;
 }
@@ -253,6 +261,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
   const now = options.now ?? Date.now;
   const timeoutMs = options.toolTimeoutMs ?? TOOL_CALL_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError('toolTimeoutMs must be a positive number of ms');
+  const manifestTimeoutMs = Math.min(options.manifestTimeoutMs ?? MANIFEST_TIMEOUT_MS, timeoutMs);
   // One Ajv (through the compiler) per tools client; each fetch compiles its tools once (./tool-schema.ts).
   const compiler = createToolSchemaCompiler();
   const cache = new Map<string, CacheEntry>();
@@ -267,7 +276,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
         method: 'GET',
         url: toolsUrl(credentials.endpointUrl, '/manifest'),
         headers: manifestHeaders(credentials.key, sentAt),
-        timeoutMs,
+        timeoutMs: manifestTimeoutMs,
         maxBytes: MAX_RESPONSE_BYTES, // protocol §7.2: cut off at 64 KB
         ...(signal ? { signal } : {}),
       });
@@ -281,20 +290,15 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
     }
   }
 
-  /** Entries nobody asked for since they expired are dropped, at most once per cache period. */
+  /** Entries past their time to be offered stale are dropped, at most once per cache period. */
   function sweep(t: number): void {
     if (t - lastSweep < MANIFEST_CACHE_MS) return;
     lastSweep = t;
-    for (const [workspaceId, entry] of cache) if (entry.expiresAt < t) cache.delete(workspaceId);
+    for (const [workspaceId, entry] of cache) if (entry.expiresAt + MANIFEST_STALE_MS < t) cache.delete(workspaceId);
   }
 
-  /** The workspace's manifest from the cache, from the request in flight, or from a new request. Never rejects. */
-  function load(workspaceId: string, credentials: ToolsCredentials): Promise<LoadedManifest> {
-    const t = now();
-    sweep(t);
-    const fingerprint = fingerprintOf(credentials);
-    const entry = cache.get(workspaceId);
-    if (entry !== undefined && entry.fingerprint === fingerprint && t <= entry.expiresAt) return Promise.resolve(entry.loaded);
+  /** The request in flight for these credentials, or a new one whose result is stored unless it was detached. */
+  function refresh(workspaceId: string, fingerprint: string, credentials: ToolsCredentials): Promise<LoadedManifest> {
     const running = inFlight.get(workspaceId);
     if (running !== undefined && running.fingerprint === fingerprint) return running.promise;
     // A request in flight for other credentials is detached: its result is not stored over this one's.
@@ -309,6 +313,25 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
     const flight: Flight = { fingerprint, promise };
     inFlight.set(workspaceId, flight);
     return promise;
+  }
+
+  /**
+   * The workspace's manifest: from the cache while fresh; a stale one that was read fine while a new fetch runs;
+   * otherwise the request in flight or a new one. Never rejects.
+   */
+  function load(workspaceId: string, credentials: ToolsCredentials): Promise<LoadedManifest> {
+    const t = now();
+    sweep(t);
+    const fingerprint = fingerprintOf(credentials);
+    const entry = cache.get(workspaceId);
+    if (entry !== undefined && entry.fingerprint === fingerprint) {
+      if (t <= entry.expiresAt) return Promise.resolve(entry.loaded);
+      if (entry.loaded.manifest.status === 'ok' && t <= entry.expiresAt + MANIFEST_STALE_MS) {
+        void refresh(workspaceId, fingerprint, credentials);
+        return Promise.resolve(entry.loaded);
+      }
+    }
+    return refresh(workspaceId, fingerprint, credentials);
   }
 
   async function call(
@@ -413,6 +436,9 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
       return unavailableManifest('The request for the tools manifest was cancelled.', now());
     },
     call,
+    prefetch(workspaceId, credentials) {
+      void load(workspaceId, credentials);
+    },
     invalidate(workspaceId) {
       cache.delete(workspaceId);
       inFlight.delete(workspaceId);

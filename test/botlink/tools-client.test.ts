@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MANIFEST_FAILURE_CACHE_MS, MAX_TOOL_ERROR_CHARS, createToolsClient } from '../../src/botlink/tools-client.ts';
 import type { ToolsClientOptions } from '../../src/botlink/tools-client.ts';
-import { MANIFEST_CACHE_MS, MAX_TOOL_RESULT_CHARS } from '../../src/limits.ts';
+import { MANIFEST_CACHE_MS, MANIFEST_STALE_MS, MANIFEST_TIMEOUT_MS, MAX_TOOL_RESULT_CHARS, PHONE_CHANNEL_TIMEOUT_MS, TOOL_CALL_TIMEOUT_MS } from '../../src/limits.ts';
 import { GuardedClient } from '../../src/net/guarded-client.ts';
 import { verifyToolsRequest } from '../../src/receiver/index.ts';
 import type { ToolCallRequestBody } from '../../src/receiver/index.ts';
@@ -35,6 +35,12 @@ const manifestBody = {
 };
 /** A manifest lists at most eight tools (protocol §2.3): these behaviours get a manifest of their own. */
 const extraTools = ['slow', 'wait150', 'crash', 'garbage', 'no_ok'];
+
+/** Polls `ok` every 10 ms for up to 2 s. */
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await sleep(10);
+  expect(ok()).toBe(true);
+}
 
 function header(req: { headers: IncomingMessage['headers'] }, name: string): string | undefined {
   const value = req.headers[name];
@@ -176,7 +182,7 @@ describe('the tools client (protocol §2.3–§2.5, §4.2–§4.4, §5.4)', () =
   });
 
   describe('the manifest cache (protocol §4.3: 10 minutes)', () => {
-    it('answers from the cache for 10 minutes, and asks again 1 ms later', async () => {
+    it('answers from the cache for 10 minutes; then offers it while a new fetch runs, and the new one after', async () => {
       const tools = client();
       const first = await tools.manifest(ws(), credentials());
       expect(manifestRequests()).toBe(1);
@@ -185,11 +191,59 @@ describe('the tools client (protocol §2.3–§2.5, §4.2–§4.4, §5.4)', () =
       clock = START + MANIFEST_CACHE_MS;
       expect(await tools.manifest(ws(), credentials())).toBe(first);
       expect(manifestRequests()).toBe(1);
+      // 1 ms past the 10 minutes: the turn gets the manifest it had at once (stale while refreshing)…
+      manifestDelayMs = 100;
       clock = START + MANIFEST_CACHE_MS + 1;
+      expect(await tools.manifest(ws(), credentials())).toBe(first);
+      // …while one new request runs, shared by every caller meanwhile.
+      expect(await tools.manifest(ws(), credentials())).toBe(first);
+      await until(() => manifestRequests() === 2);
+      await sleep(manifestDelayMs + 50);
       const second = await tools.manifest(ws(), credentials());
-      expect(manifestRequests()).toBe(2);
       expect(second).not.toBe(first);
       expect(second.fetchedAt).toBe(START + MANIFEST_CACHE_MS + 1);
+      expect(manifestRequests()).toBe(2);
+    });
+
+    it(`offers a stale manifest at most ${MANIFEST_STALE_MS / 60_000} minutes past its 10; then the turn waits for the fetch`, async () => {
+      const tools = client();
+      const first = await tools.manifest(ws(), credentials());
+      clock = START + MANIFEST_CACHE_MS + MANIFEST_STALE_MS + 1;
+      const second = await tools.manifest(ws(), credentials());
+      expect(second).not.toBe(first);
+      expect(second.fetchedAt).toBe(clock);
+      expect(manifestRequests()).toBe(2);
+    });
+
+    it('a refresh that fails replaces the stale manifest: a broken endpoint\'s tools are not offered on', async () => {
+      const tools = client();
+      await tools.manifest(ws(), credentials());
+      manifestStatus = 500;
+      clock = START + MANIFEST_CACHE_MS + 1;
+      expect((await tools.manifest(ws(), credentials())).status).toBe('ok'); // stale, while the refresh runs
+      await until(() => manifestRequests() === 2);
+      await sleep(50);
+      expect((await tools.manifest(ws(), credentials())).status).toBe('unavailable');
+    });
+
+    it('a failed fetch is never offered stale', async () => {
+      const tools = client();
+      manifestStatus = 500;
+      expect((await tools.manifest(ws(), credentials())).status).toBe('unavailable');
+      manifestStatus = 200;
+      clock = START + MANIFEST_FAILURE_CACHE_MS + 1;
+      expect((await tools.manifest(ws(), credentials())).status).toBe('ok');
+    });
+
+    it('prefetch() starts the fetch and returns at once; the next turn finds the manifest in the cache', async () => {
+      manifestDelayMs = 100;
+      const tools = client();
+      tools.prefetch(ws(), credentials());
+      await until(() => manifestRequests() === 1);
+      await sleep(manifestDelayMs + 50);
+      expect((await tools.manifest(ws(), credentials(), undefined, 0)).status).toBe('ok'); // waits 0 ms: from the cache
+      tools.prefetch(ws(), credentials()); // fresh: nothing is asked
+      expect(manifestRequests()).toBe(1);
     });
 
     it('a new key or a new endpoint URL misses the cache', async () => {
@@ -216,6 +270,15 @@ describe('the tools client (protocol §2.3–§2.5, §4.2–§4.4, §5.4)', () =
       tools.invalidate(ws());
       await tools.manifest(ws(), credentials());
       expect(manifestRequests()).toBe(2);
+    });
+
+    it('the manifest GET has its own deadline, the phone channel\'s, never the tool call\'s longer one', async () => {
+      expect(MANIFEST_TIMEOUT_MS).toBe(PHONE_CHANNEL_TIMEOUT_MS);
+      expect(MANIFEST_TIMEOUT_MS).toBeLessThan(TOOL_CALL_TIMEOUT_MS);
+      manifestDelayMs = 1_000;
+      const result = await client({ manifestTimeoutMs: 150 }).manifest(ws(), credentials());
+      expect(result).toMatchObject({ status: 'unavailable', tools: [] });
+      expect(result.error).toMatch(/150 ms|time/i);
     });
 
     it(`remembers a failed fetch for ${MANIFEST_FAILURE_CACHE_MS / 1000} s, then asks again`, async () => {

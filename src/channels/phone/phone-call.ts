@@ -36,6 +36,8 @@ export type PhoneRuntime = Pick<SessionRuntime, 'handleMessage' | 'open' | 'inte
 export interface PhoneCallDeps {
   runtime: PhoneRuntime;
   workspaceForNumber: (number: string) => Promise<string | undefined>;
+  /** Starts loading what the call's turns will need (the tools manifest) without waiting for it; never throws. */
+  prepareCall?: (workspaceId: string) => void;
   metrics: PhoneMetrics;
   logger: Logger;
   fillerMs: number;
@@ -230,6 +232,8 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       sendEnd();
       return;
     }
+    // The tools manifest is fetched while the session opens, so the first turn does not wait for it (issue 16).
+    deps.prepareCall?.(workspaceId);
     // protocol §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
     const customerPhone = normaliseE164(frame.from);
     // If the socket closes meanwhile, the close handler (queued behind this) still ends the session. `hold`: the call's

@@ -53,6 +53,8 @@ export interface PhoneChannelOptions {
 export interface PhoneChannelDeps {
   runtime: PhoneRuntime;
   workspaceForNumber: (number: string) => Promise<string | undefined>;
+  /** See PhoneCallDeps.prepareCall: the tools manifest is prefetched when a call is set up. */
+  prepareCall?: (workspaceId: string) => void;
   metrics: PhoneMetrics;
   logger: Logger;
   auth: { twilioAuthToken: string | null; bridgeToken: string | null; publicUrl: string };
@@ -100,6 +102,7 @@ export function createPhoneChannel(deps: PhoneChannelDeps): PhoneChannel {
   const callDeps: PhoneCallDeps = {
     runtime: deps.runtime,
     workspaceForNumber: deps.workspaceForNumber,
+    ...(deps.prepareCall ? { prepareCall: deps.prepareCall } : {}),
     metrics: deps.metrics,
     logger: log,
     fillerMs: o.fillerMs ?? PHONE_FILLER_MS,

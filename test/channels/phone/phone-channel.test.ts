@@ -117,6 +117,19 @@ describeEachDatabase('phone channel (ConversationRelay)', (get) => {
       expect(row).toMatchObject({ workspace_id: ws.workspaceId, channel: 'phone', customer_phone: '+31612345678', turn_count: 1 });
     });
 
+    it('the tools manifest is fetched when the call is set up, before the caller says anything', async () => {
+      // Saving the integration again drops the cached manifest (any earlier call of this suite filled it).
+      await service.api('PUT', '/v1/integration', { token: ws.owner, body: { endpoint_url: `${integrator.origin}/botlink/channel` } });
+      const manifestGets = () => integrator.requests.filter((r) => r.method === 'GET' && r.url === '/botlink/tools/manifest').length;
+      const before = manifestGets();
+      const caller = await open();
+      caller.setup(callSid());
+      expect(await until(async () => manifestGets(), (n) => n > before)).toBe(before + 1);
+      caller.say('Where is my order?');
+      expect(await caller.answer()).toMatchObject({ type: 'text', token: 'Answer to: Where is my order?', last: true });
+      expect(manifestGets()).toBe(before + 1); // the turn used the manifest fetched at setup
+    });
+
     it('a call to a number no workspace answers hears an apology, then end', async () => {
       const caller = await open();
       caller.setup(callSid(), '+19995550100');
