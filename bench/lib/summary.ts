@@ -106,7 +106,10 @@ export function summarizeRuns(runs: readonly RunRecord[]): BenchmarkSummary {
   // Metrics in the order the first run that has them lists them; each keeps its first description.
   const described = new Map<string, Metric>();
   for (const r of runs) if (r.ok) for (const m of r.result.metrics) if (!described.has(m.key)) described.set(m.key, m);
-  const byRun = runs.map((r) => (r.ok ? new Map(r.result.metrics.map((m) => [m.key, m.value])) : null));
+  // A value that is not a finite number (NaN and Infinity become null in JSON) counts as not reported.
+  const byRun = runs.map((r) =>
+    r.ok ? new Map(r.result.metrics.filter((m) => typeof m.value === 'number' && Number.isFinite(m.value)).map((m) => [m.key, m.value])) : null,
+  );
   const medians = new Map<string, number>();
   for (const key of described.keys()) {
     const present = byRun.flatMap((values) => (values?.has(key) ? [values.get(key)!] : []));
