@@ -17,7 +17,7 @@ import { buildChannelRequest, encodeChannelRequest, type ChannelRequestInput } f
 import { createBotLinkClient } from '../src/botlink/client.ts';
 import { GuardedClient } from '../src/net/guarded-client.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
-import { envNumber, progress as report } from './lib/benchmark.ts';
+import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { startIntegratorProcess, type IntegratorProcess } from './lib/integrator-process.ts';
 import { LatencyRecorder, median, round, summarize, type LatencySummary } from './lib/stats.ts';
 
@@ -326,5 +326,5 @@ function jsonMode(mode: ModeSummary): Record<string, unknown> {
 }
 
 function progress(line: string): void {
-  report(name, line);
+  benchProgress(name, line);
 }

@@ -23,7 +23,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startService } from '../src/service.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
-import { envNumber, progress as report } from './lib/benchmark.ts';
+import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { LatencyRecorder, median, round, summarize } from './lib/stats.ts';
 
 export const name = 'whatsapp-ingest';
@@ -251,7 +251,7 @@ export async function run(): Promise<RunResult> {
 }
 
 function progress(line: string): void {
-  report(name, line);
+  benchProgress(name, line);
 }
 
 /** The child: the real service on PostgreSQL with WhatsApp processing paused, until the parent disconnects. */
