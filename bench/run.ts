@@ -12,7 +12,8 @@
  * request: printed first, in capitals), threw or exited non-zero; a missed target alone exits 0 (a benchmark is a
  * measurement, not a test).
  *
- * BENCH_DIR, BENCH_RESULTS_DIR and BENCH_DOC point the runner at other folders (the runner's own tests use them).
+ * BENCH_DIR, BENCH_RESULTS_DIR, BENCH_TEMPLATE and BENCH_DOC point the runner at other files and folders (the runner's
+ * own tests use them).
  */
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -152,7 +153,7 @@ async function main(): Promise<number> {
   }
   if (options.record && runnable.length > 0) {
     await writePerformanceDoc(paths);
-    console.log(`Recorded: bench/results/<name>.json copied, ${paths.doc} regenerated.\n`);
+    console.log(`Recorded: ${join(paths.resultsDir, '<name>.json')} copied, ${paths.doc} regenerated.\n`);
   }
 
   console.log('Summary:');

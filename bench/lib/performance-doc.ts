@@ -6,6 +6,7 @@
  * does it after copying the new result files; test/bench/performance-doc.test.ts fails when the doc differs.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { markdownTable } from './benchmark.ts';
 import type { MachineInfo } from './report.ts';
@@ -21,7 +22,7 @@ export interface DocPaths {
 export function defaultPaths(): DocPaths {
   const at = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
   return {
-    template: at('../performance.template.md'),
+    template: process.env.BENCH_TEMPLATE ?? at('../performance.template.md'),
     resultsDir: process.env.BENCH_RESULTS_DIR ?? at('../results/'),
     doc: process.env.BENCH_DOC ?? at('../../docs/performance.md'),
   };
@@ -143,7 +144,7 @@ export async function generatePerformanceDoc(paths: DocPaths = defaultPaths()): 
   const results = new Map<string, unknown>();
   for (const name of placeholders(template)) {
     try {
-      results.set(name, JSON.parse(await readFile(`${paths.resultsDir.replace(/\/?$/, '/')}${name}.json`, 'utf8')));
+      results.set(name, JSON.parse(await readFile(join(paths.resultsDir, `${name}.json`), 'utf8')));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }

@@ -22,7 +22,13 @@ async function runner(fixture: string, args: string[]): Promise<{ code: number |
   folders.push(results);
   const child = spawn(process.execPath, ['bench/run.ts', ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH, BENCH_DIR: join(fixtures, fixture), BENCH_RESULTS_DIR: results },
+    env: {
+      PATH: process.env.PATH,
+      BENCH_DIR: join(fixtures, fixture),
+      BENCH_RESULTS_DIR: results,
+      BENCH_TEMPLATE: join(fixtures, 'template.md'),
+      BENCH_DOC: join(results, 'performance.md'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -39,7 +45,8 @@ async function onlyRunFolder(results: string): Promise<string> {
   return join(results, 'runs', runs[0]!);
 }
 
-describe('npm run bench', () => {
+// Each case starts the runner and a node process per run; on a loaded 2-core machine that is seconds, not the suite's 20.
+describe('npm run bench', { timeout: 60_000 }, () => {
   it('runs each run in its own process and writes the runs and their summary to a folder named by the time and label', async () => {
     const { code, stdout, stderr, results } = await runner('answered', ['--runs', '2', '--label', 'e2e test']);
     expect(code, stdout + stderr).toBe(0);
@@ -64,6 +71,17 @@ describe('npm run bench', () => {
     // A missed target is reported, and still exits 0 (checked above).
     expect(stdout).toMatch(/our rate, \/s\s+100\s+100–100\s+≥ peer rate\s+MISS \(0\/2\)/);
     expect(stderr).toContain('[tiny] running in process');
+  });
+
+  it('with --record, copies the result file beside the others and regenerates the doc from the template', async () => {
+    const { code, stdout, stderr, results } = await runner('answered', ['--runs', '1', '--record']);
+    expect(code, stdout + stderr).toBe(0);
+    expect((await readdir(results)).sort()).toEqual(['performance.md', 'runs', 'tiny.json']);
+    const folder = await onlyRunFolder(results);
+    expect(await readFile(join(results, 'tiny.json'), 'utf8')).toBe(await readFile(join(folder, 'tiny.json'), 'utf8'));
+    const doc = await readFile(join(results, 'performance.md'), 'utf8');
+    expect(doc).toMatch(/\| turn p99, ms \| 1[01]\.00 \|  \| ≤ 25 \| pass \(1\/1\) \|/);
+    expect(doc).toContain('*Not measured yet.*');
   });
 
   it('fails when a run leaves a prompt unanswered, printing that sentence first, and when a run throws', async () => {
