@@ -196,12 +196,18 @@ export function formatVerdict(metric: MetricSummary): string {
   return `${metric.verdict === 'pass' ? 'pass' : 'MISS'} (${metric.runsMet}/${metric.runsCounted})`;
 }
 
+/** "10.00–30.00"; "-0.33 to 5.25" when a bound is negative (a dash beside a minus sign misreads). */
+function formatRange(m: MetricSummary): string {
+  const [min, max] = [formatValue(m, m.min), formatValue(m, m.max)];
+  return m.min < 0 || m.max < 0 ? `${min} to ${max}` : `${min}–${max}`;
+}
+
 /** The rows of the table `measure | median | min–max | target | result`. */
 export function summaryRows(summary: BenchmarkSummary): string[][] {
   return summary.metrics.map((m) => [
     measureLabel(m),
     formatValue(m, m.median),
-    m.runsCounted > 1 ? `${formatValue(m, m.min)}–${formatValue(m, m.max)}` : '',
+    m.runsCounted > 1 ? formatRange(m) : '',
     formatTarget(m, summary.metrics),
     formatVerdict(m),
   ]);

@@ -79,3 +79,10 @@ describe('a run that is not a valid measurement fails the benchmark', () => {
     expect(summary.metrics[0]).toMatchObject({ median: 15, values: [10, null, 20], runsCounted: 2 });
   });
 });
+
+describe('the range is readable with negative values', () => {
+  it('writes "to" between bounds when one is negative', () => {
+    const added = (value: number): Metric => ({ key: 'added_ms', label: 'added p50', unit: 'ms', value });
+    expect(summaryRows(summarizeRuns([ok([added(-0.5)]), ok([added(2)])]))[0]![2]).toBe('-0.50 to 2.00');
+  });
+});
