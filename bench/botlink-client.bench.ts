@@ -16,12 +16,13 @@ import { Agent } from 'undici';
 import { buildChannelRequest, encodeChannelRequest, type ChannelRequestInput } from '../src/botlink/channel-request.ts';
 import { createBotLinkClient } from '../src/botlink/client.ts';
 import { GuardedClient } from '../src/net/guarded-client.ts';
-import type { BenchmarkResult, BenchmarkStatus } from './lib/benchmark.ts';
-import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
+import type { Metric, RunResult } from './lib/benchmark.ts';
+import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { startIntegratorProcess, type IntegratorProcess } from './lib/integrator-process.ts';
 import { LatencyRecorder, median, round, summarize, type LatencySummary } from './lib/stats.ts';
 
 export const name = 'botlink-client';
+export const title = 'The Bot Link client against plain undici';
 
 /** Issue target: Bot Link throughput / plain throughput. */
 const TARGET_RATIO = 0.85;
@@ -156,7 +157,7 @@ function readParameters(): Parameters {
   };
 }
 
-export async function run(): Promise<BenchmarkResult> {
+export async function run(): Promise<RunResult> {
   const parameters = readParameters();
   const { concurrency, connections, rounds, roundSeconds, warmupSeconds } = parameters;
   const integrator = await startIntegratorProcess();
@@ -235,103 +236,80 @@ export async function run(): Promise<BenchmarkResult> {
 
   const plain = summarizeMode(measured.filter((r) => r.mode === 'plain'));
   const link = summarizeMode(measured.filter((r) => r.mode === 'botlink'));
-  const ratio = link.throughput / plain.throughput;
-  const addedP50 = link.latencyMs.p50 - plain.latencyMs.p50;
-  const addedP99 = link.latencyMs.p99 - plain.latencyMs.p99;
-  const ratioMet = ratio >= TARGET_RATIO;
-  const p99Met = addedP99 <= TARGET_ADDED_P99_MS;
-  // A failure during the warm-up invalidates the run too: something is wrong with the set-up.
-  const failures = plain.failures + link.failures + warmupFailures;
-  const status: BenchmarkStatus = failures > 0 ? 'failed' : ratioMet && p99Met ? 'pass' : 'miss';
-
-  const verdict = (met: boolean) => (failures > 0 ? 'invalid' : met ? 'pass' : 'MISS');
-  const ms = (v: number) => v.toFixed(3);
-  const signedMs = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`;
-  const header = ['', 'plain undici', 'Bot Link client', 'target', 'result'];
-  const rows = [
-    ['throughput, req/s (median round)', plain.throughput.toFixed(0), link.throughput.toFixed(0), '', ''],
-    ['throughput ratio Bot Link / plain', '', ratio.toFixed(3), `≥ ${TARGET_RATIO}`, verdict(ratioMet)],
-    ['latency p50, ms', ms(plain.latencyMs.p50), ms(link.latencyMs.p50), '', ''],
-    ['latency p90, ms', ms(plain.latencyMs.p90), ms(link.latencyMs.p90), '', ''],
-    ['latency p99, ms', ms(plain.latencyMs.p99), ms(link.latencyMs.p99), '', ''],
-    ['added p50, ms', '', signedMs(addedP50), '', ''],
-    ['added p99, ms', '', signedMs(addedP99), `≤ ${TARGET_ADDED_P99_MS}`, verdict(p99Met)],
-    [
-      'client CPU per request, µs',
-      plain.clientCpuMicrosPerRequest.toFixed(0),
-      link.clientCpuMicrosPerRequest.toFixed(0),
-      '',
-      '',
-    ],
-    ['client / server CPU use, % of a core', cpuPair(plain), cpuPair(link), '', ''],
-    ['requests measured (failed)', `${plain.completed} (${plain.failures})`, `${link.completed} (${link.failures})`, '', ''],
-  ];
-
-  const missed = [
-    ...(ratioMet ? [] : [`throughput ratio ${ratio.toFixed(3)} is below ${TARGET_RATIO}`]),
-    ...(p99Met ? [] : [`added p99 ${addedP99.toFixed(3)} ms is above ${TARGET_ADDED_P99_MS} ms`]),
-  ];
   const failureNotes = [
     ...[...noAnswers].map(([reason, n]) => `${n} × no answer (${reason})`),
     ...[...errors].map(([message, n]) => `${n} × ${message}`),
   ];
-  const [verdictWord, detail] =
-    status === 'failed'
-      ? ['FAILED', `${failures} requests failed, so these figures are not valid (${failureNotes.join('; ')}).`]
-      : status === 'pass'
-        ? ['PASS', 'Both targets met.']
-        : ['TARGET MISSED', `${missed.join('; ')}.`];
+  // A failure during the warm-up invalidates the run too: something is wrong with the set-up.
+  const invalid = [
+    ...(plain.failures > 0 ? [`${plain.failures} plain undici requests failed in the measured rounds`] : []),
+    ...(link.failures > 0 ? [`${link.failures} Bot Link requests got no answer in the measured rounds`] : []),
+    ...(warmupFailures > 0 ? [`${warmupFailures} requests failed during the warm-up`] : []),
+    ...(failureNotes.length > 0 ? [`the failures were: ${failureNotes.join('; ')}`] : []),
+  ];
+  const ms = { unit: 'ms', digits: 3 } as const;
+  const metrics: Metric[] = [
+    { key: 'plain_throughput', label: 'plain undici throughput (median round)', unit: 'req/s', value: plain.throughput },
+    { key: 'botlink_throughput', label: 'Bot Link throughput (median round)', unit: 'req/s', value: link.throughput },
+    {
+      key: 'throughput_ratio',
+      label: 'throughput ratio Bot Link / plain',
+      unit: '',
+      digits: 3,
+      value: link.throughput / plain.throughput,
+      target: { op: '>=', value: TARGET_RATIO },
+    },
+    { key: 'plain_p50_ms', label: 'plain latency p50', ...ms, value: plain.latencyMs.p50 },
+    { key: 'botlink_p50_ms', label: 'Bot Link latency p50', ...ms, value: link.latencyMs.p50 },
+    { key: 'plain_p99_ms', label: 'plain latency p99', ...ms, value: plain.latencyMs.p99 },
+    { key: 'botlink_p99_ms', label: 'Bot Link latency p99', ...ms, value: link.latencyMs.p99 },
+    { key: 'added_p50_ms', label: 'added p50 (Bot Link − plain)', ...ms, value: link.latencyMs.p50 - plain.latencyMs.p50 },
+    {
+      key: 'added_p99_ms',
+      label: 'added p99 (Bot Link − plain)',
+      ...ms,
+      value: link.latencyMs.p99 - plain.latencyMs.p99,
+      target: { op: '<=', value: TARGET_ADDED_P99_MS },
+    },
+    { key: 'plain_cpu_per_request_us', label: 'plain client CPU per request', unit: 'µs', value: plain.clientCpuMicrosPerRequest },
+    { key: 'botlink_cpu_per_request_us', label: 'Bot Link client CPU per request', unit: 'µs', value: link.clientCpuMicrosPerRequest },
+    { key: 'plain_client_cpu_pct', label: 'plain: client CPU use (of one core)', unit: '%', value: plain.clientCpuUse * 100 },
+    { key: 'plain_server_cpu_pct', label: 'plain: integrator CPU use (of one core)', unit: '%', value: plain.serverCpuUse * 100 },
+    { key: 'botlink_client_cpu_pct', label: 'Bot Link: client CPU use (of one core)', unit: '%', value: link.clientCpuUse * 100 },
+    { key: 'botlink_server_cpu_pct', label: 'Bot Link: integrator CPU use (of one core)', unit: '%', value: link.serverCpuUse * 100 },
+    { key: 'plain_requests', label: 'plain requests measured', unit: '', value: plain.completed },
+    { key: 'botlink_requests', label: 'Bot Link requests measured', unit: '', value: link.completed },
+  ];
   const setup =
-    `${concurrency} concurrent requests over ${connections} keep-alive HTTPS/1.1 connections to 127.0.0.1, ` +
-    `${requestBytes}-byte request body, ${responseBytes}-byte response; ${warmupSeconds} s warm-up each, then ` +
-    `${rounds} alternating rounds of ${roundSeconds} s each (ABBA order).`;
-
-  const markdown = [
-    markdownTable(header, rows),
-    '',
-    `**${verdictWord.charAt(0)}${verdictWord.slice(1).toLowerCase()}:** ${detail}`,
-    '',
-    `Setup: ${setup} Round throughputs, req/s: plain ${plain.roundThroughputs.join(', ')}; ` +
-      `Bot Link ${link.roundThroughputs.join(', ')}.`,
-  ].join('\n');
+    `${concurrency} concurrent requests over ${connections} keep-alive HTTPS/1.1 connections to 127.0.0.1 (the integrator ` +
+    `a child process), ${requestBytes}-byte request body, ${responseBytes}-byte response; ${warmupSeconds} s warm-up each, ` +
+    `then ${rounds} alternating rounds of ${roundSeconds} s each (ABBA order). Round throughputs, req/s: plain ` +
+    `${plain.roundThroughputs.join(', ')}; Bot Link ${link.roundThroughputs.join(', ')}.`;
 
   return {
-    status,
-    table: `${textTable(header, rows)}\n\n${verdictWord}: ${detail}\n${setup}`,
-    markdown,
-    data: {
-      parameters: { ...parameters, requestBytes, responseBytes, endpoint: 'loopback HTTPS, child process' },
-      results: {
-        targets: { minThroughputRatio: TARGET_RATIO, maxAddedP99Ms: TARGET_ADDED_P99_MS },
-        throughputRatio: round(ratio),
-        addedP50Ms: round(addedP50),
-        addedP99Ms: round(addedP99),
-        ratioMet,
-        addedP99Met: p99Met,
-        failures,
-        failureDetails: failureNotes,
-        plain: jsonMode(plain),
-        botlink: jsonMode(link),
-        rounds: measured.map((r) => {
-          const latency = summarize(r.latencies);
-          return {
-            mode: r.mode,
-            throughputPerSecond: round(r.throughput, 1),
-            completed: r.completed,
-            failures: r.failures,
-            tlsHandshakes: r.tlsHandshakes,
-            clientCpuMicrosPerRequest: round(r.clientCpuMicros / Math.max(1, r.completed), 1),
-            p50Ms: round(latency.p50),
-            p99Ms: round(latency.p99),
-          };
-        }),
-      },
+    metrics,
+    invalid,
+    setup,
+    parameters: { ...parameters, requestBytes, responseBytes, endpoint: 'loopback HTTPS, child process' },
+    details: {
+      failureDetails: failureNotes,
+      plain: jsonMode(plain),
+      botlink: jsonMode(link),
+      rounds: measured.map((r) => {
+        const latency = summarize(r.latencies);
+        return {
+          mode: r.mode,
+          throughputPerSecond: round(r.throughput, 1),
+          completed: r.completed,
+          failures: r.failures,
+          tlsHandshakes: r.tlsHandshakes,
+          clientCpuMicrosPerRequest: round(r.clientCpuMicros / Math.max(1, r.completed), 1),
+          p50Ms: round(latency.p50),
+          p99Ms: round(latency.p99),
+        };
+      }),
     },
   };
-}
-
-function cpuPair(mode: ModeSummary): string {
-  return `${Math.round(mode.clientCpuUse * 100)} / ${Math.round(mode.serverCpuUse * 100)}`;
 }
 
 function jsonMode(mode: ModeSummary): Record<string, unknown> {
@@ -348,5 +326,5 @@ function jsonMode(mode: ModeSummary): Record<string, unknown> {
 }
 
 function progress(line: string): void {
-  process.stderr.write(`  [${name}] ${line}\n`);
+  benchProgress(name, line);
 }

@@ -22,11 +22,12 @@ import { migrate, openDatabase } from '../db/database.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startService } from '../src/service.ts';
-import type { BenchmarkResult, BenchmarkStatus } from './lib/benchmark.ts';
-import { envNumber, markdownTable, textTable } from './lib/benchmark.ts';
+import type { Metric, RunResult } from './lib/benchmark.ts';
+import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { LatencyRecorder, median, round, summarize } from './lib/stats.ts';
 
 export const name = 'whatsapp-ingest';
+export const title = 'WhatsApp webhook ingest: events acknowledged only once stored';
 
 /** Issue target: acknowledged (durably stored) events per second. */
 const TARGET_EVENTS_PER_SECOND = 2_000;
@@ -80,7 +81,7 @@ interface RoundResult {
   latencies: Float64Array;
 }
 
-export async function run(): Promise<BenchmarkResult> {
+export async function run(): Promise<RunResult> {
   const parameters = readParameters();
   const { concurrency, rounds, roundSeconds, warmupSeconds, databaseUrl } = parameters;
   const schema = `bench_wa_${randomBytes(5).toString('hex')}`;
@@ -205,69 +206,52 @@ export async function run(): Promise<BenchmarkResult> {
   const clientCpuUse = measured.reduce((n, r) => n + r.clientCpuMicros, 0) / 1000 / wallMs;
   const serverCpuUse = measured.reduce((n, r) => n + r.serverCpuMicros, 0) / 1000 / wallMs;
   const serverCpuPerEvent = measured.reduce((n, r) => n + r.serverCpuMicros, 0) / Math.max(1, acknowledged);
-  // Rows with no 200 can exist (a request cut off after the commit); 200s with no row cannot.
-  const durable = stored >= acknowledgedTotal;
-  const met = throughput >= TARGET_EVENTS_PER_SECOND;
-  const status: BenchmarkStatus = failuresTotal > 0 || !durable ? 'failed' : met ? 'pass' : 'miss';
-
-  const ms = (v: number) => v.toFixed(2);
-  const header = ['', 'value', 'target', 'result'];
-  const rows = [
-    ['acknowledged events/s (median round)', throughput.toFixed(0), `≥ ${TARGET_EVENTS_PER_SECOND}`, status === 'failed' ? 'invalid' : met ? 'pass' : 'MISS'],
-    ['ack latency p50, ms', ms(latency.p50), '', ''],
-    ['ack latency p90, ms', ms(latency.p90), '', ''],
-    ['ack latency p99, ms', ms(latency.p99), '', ''],
-    ['ack latency max, ms', ms(latency.max), '', ''],
-    ['service CPU per event, µs', serverCpuPerEvent.toFixed(0), '', ''],
-    ['load generator / service CPU use, % of a core', `${Math.round(clientCpuUse * 100)} / ${Math.round(serverCpuUse * 100)}`, '', ''],
-    ['200s, whole run (rows stored)', `${acknowledgedTotal} (${stored})`, '= rows', durable ? 'pass' : 'LOST'],
-    ['requests failed', String(failuresTotal), '0', failuresTotal === 0 ? 'pass' : 'FAILED'],
-  ];
   const failureNotes = [...errors].map(([text, n]) => `${n} × ${text}`);
-  const [verdictWord, detail] =
-    status === 'failed'
-      ? ['FAILED', !durable ? `${acknowledgedTotal - stored} acknowledged events have no stored row.` : `${failuresTotal} requests failed (${failureNotes.join('; ')}).`]
-      : status === 'pass'
-        ? ['PASS', 'Target met.']
-        : ['TARGET MISSED', `${throughput.toFixed(0)} events/s is below ${TARGET_EVENTS_PER_SECOND}.`];
+  // Rows with no 200 can exist (a request cut off after the commit); 200s with no row cannot.
+  const invalid = [
+    ...(failuresTotal > 0 ? [`${failuresTotal} requests failed (${failureNotes.join('; ')})`] : []),
+    ...(stored < acknowledgedTotal ? [`${acknowledgedTotal - stored} acknowledged events have no stored row (${acknowledgedTotal} acknowledged, ${stored} stored)`] : []),
+  ];
+  const metrics: Metric[] = [
+    {
+      key: 'events_per_second',
+      label: 'acknowledged events (median round)',
+      unit: '/s',
+      value: throughput,
+      target: { op: '>=', value: TARGET_EVENTS_PER_SECOND },
+    },
+    { key: 'ack_p50_ms', label: 'ack latency p50', unit: 'ms', value: latency.p50 },
+    { key: 'ack_p90_ms', label: 'ack latency p90', unit: 'ms', value: latency.p90 },
+    { key: 'ack_p99_ms', label: 'ack latency p99', unit: 'ms', value: latency.p99 },
+    { key: 'ack_max_ms', label: 'ack latency max', unit: 'ms', value: latency.max },
+    { key: 'service_cpu_per_event_us', label: 'service CPU per event', unit: 'µs', value: serverCpuPerEvent },
+    { key: 'load_generator_cpu_pct', label: 'load generator CPU use (of one core)', unit: '%', value: clientCpuUse * 100 },
+    { key: 'service_cpu_pct', label: 'service CPU use (of one core)', unit: '%', value: serverCpuUse * 100 },
+    { key: 'acknowledged', label: '200s, whole run with the warm-up', unit: '', value: acknowledgedTotal },
+    { key: 'stored_rows', label: 'rows stored', unit: '', value: stored },
+  ];
   const setup =
     `${concurrency} concurrent signed webhook POSTs (${requestBytes}-byte Meta text-message bodies, a new message id each) over ` +
     `${concurrency} keep-alive HTTP/1.1 connections to the service on 127.0.0.1 (a child process), PostgreSQL on the same ` +
     `machine (pool of 10, synchronous_commit as the server has it); processing paused, so this is the ingest alone; ` +
-    `request logs at info to /dev/null; ${warmupSeconds} s warm-up, then ${rounds} rounds of ${roundSeconds} s.`;
-  const markdown = [
-    markdownTable(header, rows),
-    '',
-    `**${verdictWord.charAt(0)}${verdictWord.slice(1).toLowerCase()}:** ${detail}`,
-    '',
-    `Setup: ${setup} Round throughputs, events/s: ${measured.map((r) => Math.round(r.throughput)).join(', ')}.`,
-  ].join('\n');
+    `request logs at info to /dev/null; ${warmupSeconds} s warm-up, then ${rounds} rounds of ${roundSeconds} s. Round ` +
+    `throughputs, events/s: ${measured.map((r) => Math.round(r.throughput)).join(', ')}.`;
 
   return {
-    status,
-    table: `${textTable(header, rows)}\n\n${verdictWord}: ${detail}\n${setup}`,
-    markdown,
-    data: {
-      parameters: { concurrency, rounds, roundSeconds, warmupSeconds, requestBytes, database: 'postgres', processing: 'paused' },
-      results: {
-        target: { minEventsPerSecond: TARGET_EVENTS_PER_SECOND },
-        eventsPerSecond: round(throughput, 1),
-        roundThroughputs: measured.map((r) => round(r.throughput, 0)),
-        latencyMs: Object.fromEntries(Object.entries(latency).map(([k, v]) => [k, round(v)])),
-        serverCpuMicrosPerEvent: round(serverCpuPerEvent, 1),
-        clientCpuUse: round(clientCpuUse),
-        serverCpuUse: round(serverCpuUse),
-        acknowledgedWholeRun: acknowledgedTotal,
-        storedRows: stored,
-        failures: failuresTotal,
-        failureDetails: failureNotes,
-      },
+    metrics,
+    invalid,
+    setup,
+    parameters: { concurrency, rounds, roundSeconds, warmupSeconds, requestBytes, database: 'postgres', processing: 'paused' },
+    details: {
+      roundThroughputs: measured.map((r) => round(r.throughput, 0)),
+      latencyMs: Object.fromEntries(Object.entries(latency).map(([k, v]) => [k, round(v)])),
+      failureDetails: failureNotes,
     },
   };
 }
 
 function progress(line: string): void {
-  process.stderr.write(`  [${name}] ${line}\n`);
+  benchProgress(name, line);
 }
 
 /** The child: the real service on PostgreSQL with WhatsApp processing paused, until the parent disconnects. */

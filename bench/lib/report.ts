@@ -1,10 +1,9 @@
 /**
- * Where results go: bench/results/<name>.json and the benchmark's section of docs/performance.md, between
- * `<!-- bench:<name>:start -->` and `<!-- bench:<name>:end -->`. Everything outside the markers is left as written.
+ * The machine a benchmark ran on, and its state when a run starts (the soak records them; the runner, bench/run.ts,
+ * records its own per run in bench/lib/summary.ts's RunConditions).
  */
 import { arch, cpus, freemem, loadavg, release, totalmem, type as osType } from 'node:os';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import type { BenchmarkResult } from './benchmark.ts';
+import { readFile } from 'node:fs/promises';
 
 export interface MachineInfo {
   cpuModel: string;
@@ -46,55 +45,4 @@ export function runConditions(): RunConditions {
     loadAverage1m: Math.round(loadavg()[0]! * 100) / 100,
     freeMemoryGiB: Math.round((freemem() / 2 ** 30) * 10) / 10,
   };
-}
-
-export async function writeResultFile(
-  resultsDir: URL,
-  name: string,
-  machine: MachineInfo,
-  conditions: RunConditions,
-  result: BenchmarkResult,
-): Promise<URL> {
-  await mkdir(resultsDir, { recursive: true });
-  const file = new URL(`${name}.json`, resultsDir);
-  const json = {
-    benchmark: name,
-    date: conditions.date.toISOString(),
-    status: result.status,
-    machine,
-    conditions: { loadAverage1m: conditions.loadAverage1m, freeMemoryGiB: conditions.freeMemoryGiB },
-    ...result.data,
-  };
-  await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
-  return file;
-}
-
-/** Replace the text between the benchmark's markers; append a new section with markers if the doc has none. */
-export async function updateDocSection(doc: URL, name: string, markdown: string): Promise<void> {
-  const start = `<!-- bench:${name}:start -->`;
-  const end = `<!-- bench:${name}:end -->`;
-  let text: string;
-  try {
-    text = await readFile(doc, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    text = '# Performance\n';
-  }
-  const section = `${start}\n${markdown.trim()}\n${end}`;
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
-  if (from !== -1 && to > from) {
-    text = `${text.slice(0, from)}${section}${text.slice(to + end.length)}`;
-  } else {
-    text = `${text.trimEnd()}\n\n## ${name}\n\n${section}\n`;
-  }
-  await writeFile(doc, text);
-}
-
-export function machineLine(machine: MachineInfo, conditions: RunConditions): string {
-  return (
-    `Measured ${conditions.date.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine.cpus} × ` +
-    `${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, undici ` +
-    `${machine.undici}; load average ${conditions.loadAverage1m} (1 min) at the start.`
-  );
 }
