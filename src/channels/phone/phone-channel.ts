@@ -52,6 +52,8 @@ export interface PhoneChannelOptions {
 
 export interface PhoneChannelDeps {
   runtime: PhoneRuntime;
+  /** Admission control (src/admission): calls beyond the engine's bound hear the busy sentence. */
+  admission?: PhoneCallDeps['admission'];
   workspaceForNumber: (number: string) => Promise<string | undefined>;
   metrics: PhoneMetrics;
   logger: Logger;
@@ -99,6 +101,7 @@ export function createPhoneChannel(deps: PhoneChannelDeps): PhoneChannel {
 
   const callDeps: PhoneCallDeps = {
     runtime: deps.runtime,
+    ...(deps.admission ? { admission: deps.admission } : {}),
     workspaceForNumber: deps.workspaceForNumber,
     metrics: deps.metrics,
     logger: log,

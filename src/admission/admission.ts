@@ -1,0 +1,146 @@
+/**
+ * Admission control (docs/operations.md, "Overload"): whether the engine takes new work now. Pure: it counts what runs
+ * (open calls, turns in flight), is told the event loop's delay, and answers; the clock is given. The wiring (the
+ * event-loop monitor, the metric, the log line) is admission-monitor.ts.
+ *
+ * The rules:
+ * - A new phone call is admitted below `maxCalls` open calls and while not shedding; otherwise it is refused (the
+ *   caller hears the busy sentence). A call admitted keeps every turn: its prompts are always answered.
+ * - A web chat message is admitted while not shedding and below `maxTurnsInFlight`; otherwise 503 with Retry-After.
+ * - Shedding starts when the loop delay reaches `shedLoopDelayMs`, the turns in flight reach `maxTurnsInFlight` or a
+ *   call is refused at `maxCalls`; it stops when, after at least `minShedMs`, the delay is below `resumeLoopDelayMs`,
+ *   the turns in flight are below 80 % of their bound and the open calls below 90 % of theirs.
+ * - WhatsApp is never refused: its events are stored before they are acknowledged, and the worker takes them from
+ *   the database at the pace the engine can answer.
+ */
+
+export interface AdmissionLimits {
+  /** Open phone calls; Infinity for none. */
+  maxCalls: number;
+  /** Turns running at once, all channels; Infinity for none. */
+  maxTurnsInFlight: number;
+  /** Event-loop delay (ms, p99 over the last window) at which shedding starts; Infinity: never on the delay. */
+  shedLoopDelayMs: number;
+  /** Shedding stops below this delay (ms). */
+  resumeLoopDelayMs: number;
+  /** Shedding lasts at least this long (ms). */
+  minShedMs: number;
+}
+
+/** No bound at all (an engine on PostgreSQL). */
+export const UNBOUNDED: AdmissionLimits = {
+  maxCalls: Infinity,
+  maxTurnsInFlight: Infinity,
+  shedLoopDelayMs: Infinity,
+  resumeLoopDelayMs: Infinity,
+  minShedMs: 0,
+};
+
+/** What was turned away: a new call, or a web chat message. */
+export type ShedKind = 'call' | 'webchat';
+/**
+ * Why shedding started: the event loop fell behind, too many turns run, or the open calls reached their bound (then
+ * only new calls are refused; web chat still runs while the loop keeps up).
+ */
+export type ShedCause = 'loop_delay' | 'turns_in_flight' | 'open_calls';
+
+export type AdmissionChange = { shedding: true; cause: ShedCause; at: number } | { shedding: false; at: number; shedMs: number };
+
+export interface AdmissionState {
+  shedding: boolean;
+  cause: ShedCause | null;
+  openCalls: number;
+  turnsInFlight: number;
+  loopDelayMs: number;
+  /** Turned away since the start, by kind. */
+  shed: Record<ShedKind, number>;
+}
+
+export interface Admission {
+  /** A new phone call: true to take it (count it until `callEnded`), false to refuse it. */
+  admitCall(): boolean;
+  callEnded(): void;
+  /** A web chat message: true to run it (then `turnStarted`/`turnEnded` count it like any turn). */
+  admitWebchat(): boolean;
+  turnStarted(): void;
+  turnEnded(): void;
+  /** The event loop's delay over the last window (ms). */
+  observeLoopDelay(ms: number): void;
+  state(): AdmissionState;
+}
+
+export function createAdmission(limits: AdmissionLimits, options: { now: () => number; onChange?: (change: AdmissionChange) => void }): Admission {
+  const { now } = options;
+  let openCalls = 0;
+  let turnsInFlight = 0;
+  let loopDelayMs = 0;
+  let shedding = false;
+  let cause: ShedCause | null = null;
+  let shedSince = 0;
+  const shed: Record<ShedKind, number> = { call: 0, webchat: 0 };
+
+  function start(started: ShedCause, at: number): void {
+    shedding = true;
+    cause = started;
+    shedSince = at;
+    options.onChange?.({ shedding: true, cause: started, at });
+  }
+
+  function update(): void {
+    const at = now();
+    const overloaded: ShedCause | null =
+      loopDelayMs >= limits.shedLoopDelayMs ? 'loop_delay' : turnsInFlight >= limits.maxTurnsInFlight ? 'turns_in_flight' : null;
+    if (!shedding) {
+      if (overloaded !== null) start(overloaded, at);
+      return;
+    }
+    // Calls at their bound refuse calls only; the loop or the turns falling behind widen it to every new message.
+    if (cause === 'open_calls' && overloaded !== null) {
+      cause = overloaded;
+      options.onChange?.({ shedding: true, cause: overloaded, at });
+      return;
+    }
+    const calm = loopDelayMs < limits.resumeLoopDelayMs && turnsInFlight < 0.8 * limits.maxTurnsInFlight && openCalls < 0.9 * limits.maxCalls;
+    if (calm && at - shedSince >= limits.minShedMs) {
+      shedding = false;
+      cause = null;
+      options.onChange?.({ shedding: false, at, shedMs: at - shedSince });
+    }
+  }
+
+  return {
+    admitCall() {
+      update();
+      if (!shedding && openCalls >= limits.maxCalls) start('open_calls', now());
+      if (shedding) {
+        shed.call++;
+        return false;
+      }
+      openCalls++;
+      return true;
+    },
+    callEnded() {
+      openCalls = Math.max(0, openCalls - 1);
+    },
+    admitWebchat() {
+      update();
+      if ((shedding && cause !== 'open_calls') || turnsInFlight >= limits.maxTurnsInFlight) {
+        shed.webchat++;
+        return false;
+      }
+      return true;
+    },
+    turnStarted() {
+      turnsInFlight++;
+      if (turnsInFlight >= limits.maxTurnsInFlight) update();
+    },
+    turnEnded() {
+      turnsInFlight = Math.max(0, turnsInFlight - 1);
+    },
+    observeLoopDelay(ms) {
+      loopDelayMs = ms;
+      update();
+    },
+    state: () => ({ shedding, cause, openCalls, turnsInFlight, loopDelayMs, shed: { ...shed } }),
+  };
+}
