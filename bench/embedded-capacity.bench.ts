@@ -61,86 +61,31 @@ export async function run(): Promise<RunResult> {
   };
   const loadBefore = loadavg();
   const integrator = await startIntegratorProcess({ delayMs: INTEGRATOR_MS, echo: true });
-  const engine = fork(new URL('./embedded-engine.ts', import.meta.url), [], {
-    execPath: process.execPath,
-    // EMBEDDED_ENGINE_ARGS: flags for the engine only (`--cpu-prof --cpu-prof-dir=…` to profile it).
-    execArgv: (process.env.EMBEDDED_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
-    // The engine's log (stdout) goes to stderr with the progress lines.
-    stdio: ['ignore', 2, 'inherit', 'ipc'],
-    env: { ...process.env, EMBEDDED_ENGINE_CONFIG: JSON.stringify({ integratorOrigin: integrator.origin, number: NUMBER } satisfies EngineConfig) },
-  });
-  const engineExited = once(engine, 'exit');
-  const nextFromEngine = <T extends EngineMessage['type']>(type: T) =>
-    new Promise<Extract<EngineMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (m: EngineMessage) => {
-        if (m.type !== type) return;
-        engine.off('message', onMessage);
-        engine.off('exit', onExit);
-        resolve(m as Extract<EngineMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the engine exited early (code ${code})`));
-      engine.on('message', onMessage);
-      engine.once('exit', onExit);
-    });
-
   const invalid: string[] = [];
   const steps: Step[] = [];
   let overload: Step | undefined;
   try {
-    const ready = await nextFromEngine('ready');
-    const url = `${ready.url.replace('http', 'ws')}/v1/phone/ws`;
-
-    const runStep = async (turnsPerSecond: number, seconds: number): Promise<Step> => {
-      const calls = Math.round((turnsPerSecond * INTERVAL_MS) / 1000);
-      progress(name, `${turnsPerSecond} turns/s: ${calls} calls, ${parameters.warmupSeconds} s warm-up + ${seconds} s`);
-      const { warmupSeconds } = parameters;
-      const token = ready.bridgeToken;
-      const callers = startCallersProcess({ url, token, number: NUMBER, calls, intervalMs: INTERVAL_MS, warmupSeconds, seconds, matchIds: true });
+    // The ramp measures the engine without admission control (what it can do); the overload runs with the defaults.
+    {
+      const engine = await startEngine(integrator.origin, true);
       try {
-        const { connectErrors } = await callers.next('connected');
-        if (connectErrors > 0) invalid.push(`${turnsPerSecond} turns/s: ${connectErrors} of ${calls} calls could not connect.`);
-        await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened, or calls refused)
-        callers.send('start');
-        const phase = setTimeout(() => engine.send({ type: 'phase' }), parameters.warmupSeconds * 1000);
-        const results: CallersResults = await callers.next('finished');
-        clearTimeout(phase);
-        engine.send({ type: 'stats' });
-        const stats = await nextFromEngine('stats');
-        callers.send('close');
-        const { dropped } = await callers.next('closed');
-        const o = summarize(Float64Array.from(results.totalsMs.map((ms) => ms - INTEGRATOR_MS)));
-        const { type: _type, ...engineStats } = stats;
-        return {
-          turnsPerSecond,
-          calls,
-          prompts: results.prompts,
-          answered: results.answered,
-          unanswered: results.unanswered,
-          mismatched: results.mismatched,
-          refused: results.refused,
-          dropped,
-          overheadMs: { p50: round(o.p50, 2), p99: round(o.p99, 2), max: round(o.max, 2) },
-          engine: engineStats,
-        };
+        for (const rate of ramp) {
+          const step = await runStep(engine, rate, parameters.stepSeconds, parameters.warmupSeconds, invalid);
+          steps.push(step);
+          // The ramp stops at the first rate past capacity: the next ones only collapse further.
+          if (!withinCapacity(step)) break;
+        }
       } finally {
-        await callers.stop();
-        // The calls' sessions end and are written before the next step.
-        await new Promise((r) => setTimeout(r, 2_000));
+        await engine.stop();
       }
-    };
-
-    for (const rate of ramp) {
-      const step = await runStep(rate, parameters.stepSeconds);
-      steps.push(step);
-      progress(name, `  p50 ${step.overheadMs.p50} ms, p99 ${step.overheadMs.p99} ms, answered ${step.answered}/${step.prompts}, refused ${step.refused} calls, RSS peak ${round(step.engine.rssPeakMiB, 0)} MiB`);
-      // The ramp stops at the first rate the engine sheds at or misses the bound at: the next ones only shed more.
-      if (!withinCapacity(step)) break;
     }
-    overload = await runStep(parameters.overloadTurnsPerSecond, parameters.overloadSeconds);
-    progress(name, `overload: p99 ${overload.overheadMs.p99} ms, answered ${overload.answered}/${overload.prompts}, refused ${overload.refused} calls, RSS peak ${round(overload.engine.rssPeakMiB, 0)} MiB`);
+    const engine = await startEngine(integrator.origin, false);
+    try {
+      overload = await runStep(engine, parameters.overloadTurnsPerSecond, parameters.overloadSeconds, parameters.warmupSeconds, invalid);
+    } finally {
+      await engine.stop();
+    }
   } finally {
-    engine.disconnect();
-    await engineExited;
     await integrator.stop();
   }
 
@@ -177,6 +122,96 @@ export async function run(): Promise<RunResult> {
     `(${parameters.warmupSeconds} s warm-up + ${parameters.stepSeconds} s each, stopping at the first step past capacity), then ` +
     `${parameters.overloadTurnsPerSecond} turns/s for ${parameters.overloadSeconds} s. Load average at start ${loadBefore.map((l) => l.toFixed(2)).join(' ')}.`;
   return { metrics, invalid, setup, parameters, details: { steps, overload, loadAverageAtStart: loadBefore, loadAverageAtEnd: loadavg() } };
+}
+
+interface Engine {
+  url: string;
+  bridgeToken: string;
+  send(message: { type: 'phase' | 'stats' }): void;
+  next<T extends EngineMessage['type']>(type: T): Promise<Extract<EngineMessage, { type: T }>>;
+  stop(): Promise<void>;
+}
+
+/** A fresh engine (fresh DATA_DIR) in a process of its own; `unbounded`: admission control off. */
+async function startEngine(integratorOrigin: string, unbounded: boolean): Promise<Engine> {
+  const config: EngineConfig = { integratorOrigin, number: NUMBER, unbounded };
+  const child = fork(new URL('./embedded-engine.ts', import.meta.url), [], {
+    execPath: process.execPath,
+    // EMBEDDED_ENGINE_ARGS: flags for the engine only (`--cpu-prof --cpu-prof-dir=…` to profile it).
+    execArgv: (process.env.EMBEDDED_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
+    // The engine's log (stdout) goes to stderr with the progress lines.
+    stdio: ['ignore', 2, 'inherit', 'ipc'],
+    env: { ...process.env, EMBEDDED_ENGINE_CONFIG: JSON.stringify(config) },
+  });
+  const exited = once(child, 'exit');
+  const next = <T extends EngineMessage['type']>(type: T) =>
+    new Promise<Extract<EngineMessage, { type: T }>>((resolve, reject) => {
+      const onMessage = (m: EngineMessage) => {
+        if (m.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(m as Extract<EngineMessage, { type: T }>);
+      };
+      const onExit = (code: number | null) => reject(new Error(`the engine exited early (code ${code})`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const ready = await next('ready');
+  return {
+    url: `${ready.url.replace('http', 'ws')}/v1/phone/ws`,
+    bridgeToken: ready.bridgeToken,
+    send: (message) => child.send(message),
+    next,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+/** One step: `turnsPerSecond` × 2 s calls speaking for a warm-up and `seconds`, then closed (their sessions end). */
+async function runStep(engine: Engine, turnsPerSecond: number, seconds: number, warmupSeconds: number, invalid: string[]): Promise<Step> {
+  const calls = Math.round((turnsPerSecond * INTERVAL_MS) / 1000);
+  progress(name, `${turnsPerSecond} turns/s: ${calls} calls, ${warmupSeconds} s warm-up + ${seconds} s`);
+  const { url, bridgeToken: token } = engine;
+  const callers = startCallersProcess({ url, token, number: NUMBER, calls, intervalMs: INTERVAL_MS, warmupSeconds, seconds, matchIds: true });
+  try {
+    const { connectErrors } = await callers.next('connected');
+    if (connectErrors > 0) invalid.push(`${turnsPerSecond} turns/s: ${connectErrors} of ${calls} calls could not connect.`);
+    await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened, or calls refused)
+    callers.send('start');
+    const phase = setTimeout(() => engine.send({ type: 'phase' }), warmupSeconds * 1000);
+    const results: CallersResults = await callers.next('finished');
+    clearTimeout(phase);
+    engine.send({ type: 'stats' });
+    const { type: _type, ...stats } = await engine.next('stats');
+    callers.send('close');
+    const { dropped } = await callers.next('closed');
+    const o = summarize(Float64Array.from(results.totalsMs.map((ms) => ms - INTEGRATOR_MS)));
+    const step: Step = {
+      turnsPerSecond,
+      calls,
+      prompts: results.prompts,
+      answered: results.answered,
+      unanswered: results.unanswered,
+      mismatched: results.mismatched,
+      refused: results.refused,
+      dropped,
+      overheadMs: { p50: round(o.p50, 2), p99: round(o.p99, 2), max: round(o.max, 2) },
+      engine: stats,
+    };
+    progress(
+      name,
+      `  p50 ${step.overheadMs.p50} ms, p99 ${step.overheadMs.p99} ms, answered ${step.answered}/${step.prompts}, refused ${step.refused} calls, ` +
+        `RSS peak ${round(stats.rssPeakMiB, 0)} MiB, loop delay p99 ${round(stats.loopDelayP99Ms, 0)} ms`,
+    );
+    return step;
+  } finally {
+    await callers.stop();
+    // The calls' sessions end and are written before the next step.
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
 }
 
 function withinCapacity(step: Step): boolean {

@@ -15,6 +15,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { UNBOUNDED } from '../src/admission/admission.ts';
 import { startService } from '../src/service.ts';
 
 export interface EngineConfig {
@@ -22,6 +23,8 @@ export interface EngineConfig {
   number: string;
   /** pino level of the engine's log (its `warn` lines about shedding go to stderr); default 'warn'. */
   logLevel?: string;
+  /** Admission control off (the capacity ramp measures what the engine does without it); default: the embedded bounds. */
+  unbounded?: boolean;
 }
 
 export interface EngineStats {
@@ -48,13 +51,20 @@ async function countQueries(): Promise<() => void> {
   const proto = PGlite.prototype as unknown as { execProtocolRawSync: (message: Uint8Array) => unknown };
   const original = proto.execProtocolRawSync;
   const byStatement = new Map<string, { calls: number; ms: number }>();
+  const names = new Map<string, string>();
   proto.execProtocolRawSync = function (this: unknown, message: Uint8Array) {
     const started = performance.now();
     try {
       return original.call(this, message);
     } finally {
       const text = Buffer.from(message).toString('latin1');
-      const label = /(select|insert|update|delete|with|begin|commit|rollback)\b[^\0]{0,70}/i.exec(text)?.[0].replace(/\s+/g, ' ') ?? `(protocol ${text.charAt(0)})`;
+      const sqlText = /(select|insert|update|delete|with|begin|commit|rollback)\b[^\0]{0,70}/i.exec(text)?.[0].replace(/\s+/g, ' ');
+      // A named statement is parsed once (P: name, SQL) and then only bound and executed (B: portal, name): the
+      // executions are labelled with the SQL their name was parsed with.
+      const kind = text.charAt(0);
+      if (kind === 'P' && sqlText) names.set(text.slice(5).split('\0', 1)[0]!, sqlText);
+      const bound = kind === 'B' ? names.get(text.slice(5).split('\0', 2)[1] ?? '') : undefined;
+      const label = sqlText ?? (bound ? `(bind+execute) ${bound}` : `(protocol ${kind})`);
       const entry = byStatement.get(label) ?? { calls: 0, ms: 0 };
       entry.calls++;
       entry.ms += performance.now() - started;
@@ -84,7 +94,8 @@ async function main(): Promise<void> {
     OUTBOUND_ALLOW: '127.0.0.1/32',
     LOG_LEVEL: config.logLevel ?? 'warn',
   });
-  const service = await startService({ config: serviceConfig, logger: createLogger(serviceConfig.logLevel), drainMs: 5_000 });
+  const logger = createLogger(serviceConfig.logLevel);
+  const service = await startService({ config: serviceConfig, logger, drainMs: 5_000, ...(config.unbounded ? { admission: UNBOUNDED } : {}) });
   const api = async (method: string, path: string, token: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(service.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);

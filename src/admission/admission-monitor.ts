@@ -14,6 +14,7 @@ import {
   EMBEDDED_MIN_SHED_MS,
   EMBEDDED_RESUME_LOOP_DELAY_MS,
   EMBEDDED_SHED_LOOP_DELAY_MS,
+  EMBEDDED_SHED_WINDOWS,
   LOOP_DELAY_WINDOW_MS,
   SHED_LOG_INTERVAL_MS,
 } from './limits.ts';
@@ -23,6 +24,7 @@ export const EMBEDDED_LIMITS: AdmissionLimits = {
   maxCalls: EMBEDDED_MAX_CALLS,
   maxTurnsInFlight: EMBEDDED_MAX_TURNS_IN_FLIGHT,
   shedLoopDelayMs: EMBEDDED_SHED_LOOP_DELAY_MS,
+  shedWindows: EMBEDDED_SHED_WINDOWS,
   resumeLoopDelayMs: EMBEDDED_RESUME_LOOP_DELAY_MS,
   minShedMs: EMBEDDED_MIN_SHED_MS,
 };
@@ -84,8 +86,6 @@ export function startAdmissionMonitor(deps: {
       admission.observeLoopDelay(loopDelay.percentile(99) / 1e6);
       loopDelay.reset();
       const state = admission.state();
-      deps.metrics.admissionOpenCalls.set(state.openCalls);
-      deps.metrics.admissionTurnsInFlight.set(state.turnsInFlight);
       // While it goes on, a reminder at most once a minute with what was turned away since the last line.
       if (state.shedding && now() - lastLogAt >= SHED_LOG_INTERVAL_MS) {
         const total = shedTotal();
@@ -101,8 +101,21 @@ export function startAdmissionMonitor(deps: {
     ...admission,
     admitCall() {
       const admitted = admission.admitCall();
-      if (!admitted) deps.metrics.admissionShed.inc({ kind: 'call' });
+      if (admitted) deps.metrics.admissionOpenCalls.inc();
+      else deps.metrics.admissionShed.inc({ kind: 'call' });
       return admitted;
+    },
+    callEnded() {
+      admission.callEnded();
+      deps.metrics.admissionOpenCalls.dec();
+    },
+    turnStarted() {
+      admission.turnStarted();
+      deps.metrics.admissionTurnsInFlight.inc();
+    },
+    turnEnded() {
+      admission.turnEnded();
+      deps.metrics.admissionTurnsInFlight.dec();
     },
     admitWebchat() {
       const admitted = admission.admitWebchat();

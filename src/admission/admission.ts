@@ -19,8 +19,12 @@ export interface AdmissionLimits {
   maxCalls: number;
   /** Turns running at once, all channels; Infinity for none. */
   maxTurnsInFlight: number;
-  /** Event-loop delay (ms, p99 over the last window) at which shedding starts; Infinity: never on the delay. */
+  /**
+   * Event-loop delay (ms, p99 over a window) at which shedding starts, when `shedWindows` windows in a row reach it
+   * (one slow window is a start-up or a collection, not overload); Infinity: never on the delay.
+   */
   shedLoopDelayMs: number;
+  shedWindows: number;
   /** Shedding stops below this delay (ms). */
   resumeLoopDelayMs: number;
   /** Shedding lasts at least this long (ms). */
@@ -32,6 +36,7 @@ export const UNBOUNDED: AdmissionLimits = {
   maxCalls: Infinity,
   maxTurnsInFlight: Infinity,
   shedLoopDelayMs: Infinity,
+  shedWindows: 1,
   resumeLoopDelayMs: Infinity,
   minShedMs: 0,
 };
@@ -74,6 +79,8 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
   let openCalls = 0;
   let turnsInFlight = 0;
   let loopDelayMs = 0;
+  /** Windows in a row whose delay reached shedLoopDelayMs. */
+  let slowWindows = 0;
   let shedding = false;
   let cause: ShedCause | null = null;
   let shedSince = 0;
@@ -89,7 +96,7 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
   function update(): void {
     const at = now();
     const overloaded: ShedCause | null =
-      loopDelayMs >= limits.shedLoopDelayMs ? 'loop_delay' : turnsInFlight >= limits.maxTurnsInFlight ? 'turns_in_flight' : null;
+      slowWindows >= limits.shedWindows ? 'loop_delay' : turnsInFlight >= limits.maxTurnsInFlight ? 'turns_in_flight' : null;
     if (!shedding) {
       if (overloaded !== null) start(overloaded, at);
       return;
@@ -121,6 +128,7 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
     },
     callEnded() {
       openCalls = Math.max(0, openCalls - 1);
+      if (shedding) update();
     },
     admitWebchat() {
       update();
@@ -136,9 +144,11 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
     },
     turnEnded() {
       turnsInFlight = Math.max(0, turnsInFlight - 1);
+      if (shedding) update();
     },
     observeLoopDelay(ms) {
       loopDelayMs = ms;
+      slowWindows = ms >= limits.shedLoopDelayMs ? slowWindows + 1 : 0;
       update();
     },
     state: () => ({ shedding, cause, openCalls, turnsInFlight, loopDelayMs, shed: { ...shed } }),

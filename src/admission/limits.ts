@@ -27,6 +27,8 @@ export const EMBEDDED_MAX_TURNS_IN_FLIGHT = 150;
  * that sees the database falling behind. 100 ms: twice the capacity's bound on a turn's overhead (50 ms).
  */
 export const EMBEDDED_SHED_LOOP_DELAY_MS = 100;
+/** Windows in a row (of LOOP_DELAY_WINDOW_MS) the delay must reach EMBEDDED_SHED_LOOP_DELAY_MS: one slow second is a start-up or a collection. */
+export const EMBEDDED_SHED_WINDOWS = 2;
 /** Shedding stops once the loop delay is below this (ms) and the turns in flight are below 80 % of their bound. */
 export const EMBEDDED_RESUME_LOOP_DELAY_MS = 40;
 /** Shedding lasts at least this long (ms), so that the engine does not flap between admitting and refusing. */
