@@ -101,7 +101,10 @@ export interface ServiceOptions {
   phone?: PhoneChannelOptions;
   /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
   webhooks?: Pick<DeliveryWorkerOptions, 'instanceId' | 'endpointConcurrency' | 'maxInFlight' | 'pollIntervalMs' | 'timeoutMs' | 'leaseMs'>;
-  /** Admission control's bounds (tests use small ones); default: src/admission/limits.ts on PGlite, none on PostgreSQL. */
+  /**
+   * Admission control's bounds (tests use small ones); default: src/admission/limits.ts for the embedded default (PGlite
+   * opened from DATA_DIR), none on PostgreSQL or on a database handed in (tests, benches).
+   */
   admission?: AdmissionLimits;
   /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
@@ -133,6 +136,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let state: 'starting' | 'ready' | 'draining' = 'starting';
 
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
+  /** The embedded default as `npm start` runs it: PGlite in DATA_DIR, on this process's event loop (src/admission). */
+  const embedded = !options.database && !config.databaseUrl;
   const database = options.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
   try {
     if (!options.database) await migrate(database.db);
@@ -199,11 +204,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     tools,
     logger,
     // PGlite runs on this process's event loop: its turn ends go in batches (src/admission/limits.ts says why).
-    ...(database.kind === 'pglite' ? { turnWriteLingerMs: EMBEDDED_TURN_WRITE_LINGER_MS } : {}),
+    ...(embedded ? { turnWriteLingerMs: EMBEDDED_TURN_WRITE_LINGER_MS } : {}),
     ...(options.sessions?.idleMs ? { idleMs: options.sessions.idleMs } : {}),
     ...(options.sessions?.instanceId ? { instanceId: options.sessions.instanceId } : {}),
   });
-  const admission = startAdmissionMonitor({ database: database.kind, metrics, logger, ...(options.admission ? { limits: options.admission } : {}) });
+  const admission = startAdmissionMonitor({ embedded, metrics, logger, ...(options.admission ? { limits: options.admission } : {}) });
   // The channels' turns are counted in flight (the service's `runtime` itself stays the one the tests and benches see).
   const channelRuntime = countTurns(runtime, admission);
   const sweep = setInterval(() => {

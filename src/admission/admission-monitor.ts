@@ -14,6 +14,7 @@ import {
   EMBEDDED_MIN_SHED_MS,
   EMBEDDED_RESUME_LOOP_DELAY_MS,
   EMBEDDED_SHED_LOOP_DELAY_MS,
+  EMBEDDED_SHED_MIN_TURNS_IN_FLIGHT,
   EMBEDDED_SHED_WINDOWS,
   LOOP_DELAY_WINDOW_MS,
   SHED_LOG_INTERVAL_MS,
@@ -25,6 +26,7 @@ export const EMBEDDED_LIMITS: AdmissionLimits = {
   maxTurnsInFlight: EMBEDDED_MAX_TURNS_IN_FLIGHT,
   shedLoopDelayMs: EMBEDDED_SHED_LOOP_DELAY_MS,
   shedWindows: EMBEDDED_SHED_WINDOWS,
+  shedMinTurnsInFlight: EMBEDDED_SHED_MIN_TURNS_IN_FLIGHT,
   resumeLoopDelayMs: EMBEDDED_RESUME_LOOP_DELAY_MS,
   minShedMs: EMBEDDED_MIN_SHED_MS,
 };
@@ -40,7 +42,8 @@ const CAUSE_WORDS: Record<ShedCause, string> = {
 };
 
 export function startAdmissionMonitor(deps: {
-  database: 'pglite' | 'postgres';
+  /** The embedded default (PGlite on this event loop): its bounds; otherwise none. */
+  embedded: boolean;
   metrics: Pick<Metrics, 'admissionShedding' | 'admissionShed' | 'admissionOpenCalls' | 'admissionTurnsInFlight'>;
   logger: Logger;
   /** Tests: other bounds than the embedded defaults. */
@@ -48,7 +51,7 @@ export function startAdmissionMonitor(deps: {
   now?: () => number;
 }): AdmissionMonitor {
   const now = deps.now ?? Date.now;
-  const limits = deps.limits ?? (deps.database === 'pglite' ? EMBEDDED_LIMITS : UNBOUNDED);
+  const limits = deps.limits ?? (deps.embedded ? EMBEDDED_LIMITS : UNBOUNDED);
   const log = deps.logger.child({ component: 'admission' });
   let lastLogAt = 0;
   let shedAtLastLog = 0;

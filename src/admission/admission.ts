@@ -7,7 +7,7 @@
  * - A new phone call is admitted below `maxCalls` open calls and while not shedding; otherwise it is refused (the
  *   caller hears the busy sentence). A call admitted keeps every turn: its prompts are always answered.
  * - A web chat message is admitted while not shedding and below `maxTurnsInFlight`; otherwise 503 with Retry-After.
- * - Shedding starts when the loop delay reaches `shedLoopDelayMs`, the turns in flight reach `maxTurnsInFlight` or a
+ * - Shedding starts when the loop delay reaches `shedLoopDelayMs` with real work in flight, the turns in flight reach `maxTurnsInFlight` or a
  *   call is refused at `maxCalls`; it stops when, after at least `minShedMs`, the delay is below `resumeLoopDelayMs`,
  *   the turns in flight are below 80 % of their bound and the open calls below 90 % of theirs.
  * - WhatsApp is never refused: its events are stored before they are acknowledged, and the worker takes them from
@@ -25,6 +25,11 @@ export interface AdmissionLimits {
    */
   shedLoopDelayMs: number;
   shedWindows: number;
+  /**
+   * The loop delay counts only with at least this many turns in flight: a slow loop under light traffic is the
+   * machine's (other processes, a start-up), and turning a few customers away would not relieve it.
+   */
+  shedMinTurnsInFlight: number;
   /** Shedding stops below this delay (ms). */
   resumeLoopDelayMs: number;
   /** Shedding lasts at least this long (ms). */
@@ -37,6 +42,7 @@ export const UNBOUNDED: AdmissionLimits = {
   maxTurnsInFlight: Infinity,
   shedLoopDelayMs: Infinity,
   shedWindows: 1,
+  shedMinTurnsInFlight: 0,
   resumeLoopDelayMs: Infinity,
   minShedMs: 0,
 };
@@ -96,7 +102,7 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
   function update(): void {
     const at = now();
     const overloaded: ShedCause | null =
-      slowWindows >= limits.shedWindows ? 'loop_delay' : turnsInFlight >= limits.maxTurnsInFlight ? 'turns_in_flight' : null;
+      slowWindows >= limits.shedWindows && turnsInFlight >= limits.shedMinTurnsInFlight ? 'loop_delay' : turnsInFlight >= limits.maxTurnsInFlight ? 'turns_in_flight' : null;
     if (!shedding) {
       if (overloaded !== null) start(overloaded, at);
       return;

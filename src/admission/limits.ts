@@ -29,6 +29,12 @@ export const EMBEDDED_MAX_TURNS_IN_FLIGHT = 150;
 export const EMBEDDED_SHED_LOOP_DELAY_MS = 100;
 /** Windows in a row (of LOOP_DELAY_WINDOW_MS) the delay must reach EMBEDDED_SHED_LOOP_DELAY_MS: one slow second is a start-up or a collection. */
 export const EMBEDDED_SHED_WINDOWS = 2;
+/**
+ * The loop delay counts only with at least this many turns in flight (about 100 ms of turns at the capacity below): under
+ * light traffic a slow loop is the machine's (other processes, a start-up, a restart's recovery), and turning a few
+ * customers away would not relieve it.
+ */
+export const EMBEDDED_SHED_MIN_TURNS_IN_FLIGHT = 20;
 /** Shedding stops once the loop delay is below this (ms) and the turns in flight are below 80 % of their bound. */
 export const EMBEDDED_RESUME_LOOP_DELAY_MS = 40;
 /** Shedding lasts at least this long (ms), so that the engine does not flap between admitting and refusing. */

@@ -14,7 +14,15 @@ import { seedWorkspace, startTestService, type TestService } from '../helpers/se
 
 const SHOP = 'https://shop.example';
 /** Two open calls, one turn in flight; the event loop is left out (a test cannot make it slow on purpose reliably). */
-const LIMITS: AdmissionLimits = { maxCalls: 2, maxTurnsInFlight: 1, shedLoopDelayMs: Infinity, shedWindows: 1, resumeLoopDelayMs: Infinity, minShedMs: 0 };
+const LIMITS: AdmissionLimits = {
+  maxCalls: 2,
+  maxTurnsInFlight: 1,
+  shedLoopDelayMs: Infinity,
+  shedWindows: 1,
+  shedMinTurnsInFlight: 0,
+  resumeLoopDelayMs: Infinity,
+  minShedMs: 0,
+};
 
 describeEachDatabase('overload: admission control', (get) => {
   let service: TestService;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAdmission, UNBOUNDED, type AdmissionChange, type AdmissionLimits } from '../../src/admission/admission.ts';
 
-const limits: AdmissionLimits = { maxCalls: 10, maxTurnsInFlight: 5, shedLoopDelayMs: 100, shedWindows: 2, resumeLoopDelayMs: 40, minShedMs: 5_000 };
+const limits: AdmissionLimits = { maxCalls: 10, maxTurnsInFlight: 5, shedLoopDelayMs: 100, shedWindows: 2, shedMinTurnsInFlight: 0, resumeLoopDelayMs: 40, minShedMs: 5_000 };
 
 function setup(overrides: Partial<AdmissionLimits> = {}) {
   let now = 0;
@@ -51,6 +51,18 @@ describe('the event loop falling behind', () => {
     expect(admission.admitCall()).toBe(false);
     expect(admission.admitWebchat()).toBe(false);
     expect(admission.state().shed).toEqual({ call: 1, webchat: 1 });
+  });
+
+  it('a slow loop under light traffic (fewer turns in flight than the minimum) is the machine\'s: nothing is refused', () => {
+    const { admission } = setup({ shedMinTurnsInFlight: 3, maxTurnsInFlight: 10 });
+    admission.turnStarted();
+    admission.observeLoopDelay(500);
+    admission.observeLoopDelay(500);
+    expect(admission.admitWebchat()).toBe(true);
+    admission.turnStarted();
+    admission.turnStarted();
+    admission.observeLoopDelay(500);
+    expect(admission.state()).toMatchObject({ shedding: true, cause: 'loop_delay' });
   });
 
   it('shedding stops only after its minimum time and once the delay is below the resume mark (no flapping)', () => {
