@@ -64,10 +64,12 @@ export async function run(): Promise<RunResult> {
   const invalid: string[] = [];
   const steps: Step[] = [];
   let overload: Step | undefined;
+  const rssAtReadyMiB: number[] = [];
   try {
     // The ramp measures the engine without admission control (what it can do); the overload runs with the defaults.
     {
       const engine = await startEngine(integrator.origin, true);
+      rssAtReadyMiB.push(engine.rssAtReadyMiB);
       try {
         for (const rate of ramp) {
           const step = await runStep(engine, rate, parameters.stepSeconds, parameters.warmupSeconds, invalid);
@@ -80,6 +82,7 @@ export async function run(): Promise<RunResult> {
       }
     }
     const engine = await startEngine(integrator.origin, false);
+    rssAtReadyMiB.push(engine.rssAtReadyMiB);
     try {
       overload = await runStep(engine, parameters.overloadTurnsPerSecond, parameters.overloadSeconds, parameters.warmupSeconds, invalid);
     } finally {
@@ -121,11 +124,12 @@ export async function run(): Promise<RunResult> {
     `HTTPS integrator in another child answering in ${INTEGRATOR_MS} ms with the message echoed. Ramp ${ramp.join(', ')} turns/s ` +
     `(${parameters.warmupSeconds} s warm-up + ${parameters.stepSeconds} s each, stopping at the first step past capacity), then ` +
     `${parameters.overloadTurnsPerSecond} turns/s for ${parameters.overloadSeconds} s. Load average at start ${loadBefore.map((l) => l.toFixed(2)).join(' ')}.`;
-  return { metrics, invalid, setup, parameters, details: { steps, overload, loadAverageAtStart: loadBefore, loadAverageAtEnd: loadavg() } };
+  return { metrics, invalid, setup, parameters, details: { rssAtReadyMiB, steps, overload, loadAverageAtStart: loadBefore, loadAverageAtEnd: loadavg() } };
 }
 
 interface Engine {
   url: string;
+  rssAtReadyMiB: number;
   bridgeToken: string;
   send(message: { type: 'phase' | 'stats' }): void;
   next<T extends EngineMessage['type']>(type: T): Promise<Extract<EngineMessage, { type: T }>>;
@@ -159,6 +163,7 @@ async function startEngine(integratorOrigin: string, unbounded: boolean): Promis
   const ready = await next('ready');
   return {
     url: `${ready.url.replace('http', 'ws')}/v1/phone/ws`,
+    rssAtReadyMiB: round(ready.rssMiB, 0),
     bridgeToken: ready.bridgeToken,
     send: (message) => child.send(message),
     next,

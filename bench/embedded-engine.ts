@@ -40,7 +40,8 @@ export interface EngineStats {
   metrics: Record<string, number>;
 }
 
-export type EngineMessage = { type: 'ready'; url: string; bridgeToken: string } | EngineStats;
+/** `rssMiB`: the engine's RSS once started, migrated and configured, before any call. */
+export type EngineMessage = { type: 'ready'; url: string; bridgeToken: string; rssMiB: number } | EngineStats;
 
 /**
  * EMBEDDED_ENGINE_QUERY_STATS=1: time PGlite's own (synchronous) execution per statement, by its SQL's first words,
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
         process.exit(0);
       });
   });
-  process.send!({ type: 'ready', url: service.url, bridgeToken } satisfies EngineMessage);
+  process.send!({ type: 'ready', url: service.url, bridgeToken, rssMiB: process.memoryUsage.rss() / 2 ** 20 } satisfies EngineMessage);
 }
 
 if (process.send) {

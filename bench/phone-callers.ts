@@ -114,7 +114,8 @@ class Caller {
       return;
     }
     if (frame.type !== 'text') return;
-    if (this.refused) return;
+    // Nothing asked yet (the busy sentence before the refusal's `end`, a greeting): not an answer to any prompt.
+    if (this.refused || this.#n === 0) return;
     if (frame.preemptible) {
       this.#results.fillers++;
       return;
