@@ -62,7 +62,10 @@ export function startAdmissionMonitor(deps: {
 
   function onChange(change: AdmissionChange): void {
     deps.metrics.admissionShedding.reset();
-    if (change.shedding) {
+    if (change.shedding && change.since !== undefined) {
+      deps.metrics.admissionShedding.set({ cause: change.cause }, 1);
+      log.warn({ cause: change.cause, shedMs: change.at - change.since }, `shedding goes on, now because ${CAUSE_WORDS[change.cause]}`);
+    } else if (change.shedding) {
       deps.metrics.admissionShedding.set({ cause: change.cause }, 1);
       const { openCalls, turnsInFlight, loopDelayMs } = admission.state();
       const bounds = { maxCalls: limits.maxCalls, maxTurnsInFlight: limits.maxTurnsInFlight };

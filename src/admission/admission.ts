@@ -55,7 +55,10 @@ export type ShedKind = 'call' | 'webchat';
  */
 export type ShedCause = 'loop_delay' | 'turns_in_flight' | 'open_calls';
 
-export type AdmissionChange = { shedding: true; cause: ShedCause; at: number } | { shedding: false; at: number; shedMs: number };
+/** Shedding started, its cause changed while it went on (`since`: when it started), or it stopped. */
+export type AdmissionChange =
+  | { shedding: true; cause: ShedCause; at: number; since?: number }
+  | { shedding: false; at: number; shedMs: number };
 
 export interface AdmissionState {
   shedding: boolean;
@@ -107,13 +110,16 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
       if (overloaded !== null) start(overloaded, at);
       return;
     }
-    // Calls at their bound refuse calls only; the loop or the turns falling behind widen it to every new message.
-    if (cause === 'open_calls' && overloaded !== null) {
-      cause = overloaded;
-      options.onChange?.({ shedding: true, cause: overloaded, at });
+    const callsHigh = openCalls >= 0.9 * limits.maxCalls;
+    const calm = loopDelayMs < limits.resumeLoopDelayMs && turnsInFlight < 0.8 * limits.maxTurnsInFlight && !callsHigh;
+    // The cause that holds now: the loop or the turns falling behind refuse every new message; calls at (or near)
+    // their bound refuse calls only. The recorded cause follows it, so the metric and web chat see the present reason.
+    const current: ShedCause | null = overloaded ?? (callsHigh ? 'open_calls' : null);
+    if (current !== null && current !== cause && (overloaded !== null || !calm)) {
+      cause = current;
+      options.onChange?.({ shedding: true, cause: current, at, since: shedSince });
       return;
     }
-    const calm = loopDelayMs < limits.resumeLoopDelayMs && turnsInFlight < 0.8 * limits.maxTurnsInFlight && openCalls < 0.9 * limits.maxCalls;
     if (calm && at - shedSince >= limits.minShedMs) {
       shedding = false;
       cause = null;

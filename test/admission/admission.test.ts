@@ -90,6 +90,17 @@ describe('the event loop falling behind', () => {
     expect(changes.map((c) => (c.shedding ? c.cause : 'stopped'))).toEqual(['open_calls', 'loop_delay']);
     expect(admission.admitWebchat()).toBe(false);
   });
+
+  it('when the loop catches up but the calls stay at their bound, the cause goes back to open_calls: web chat runs again', () => {
+    const { admission, changes } = setup();
+    for (let i = 0; i < 11; i++) admission.admitCall();
+    admission.observeLoopDelay(200);
+    admission.observeLoopDelay(200);
+    admission.observeLoopDelay(10);
+    expect(changes.map((c) => (c.shedding ? c.cause : 'stopped'))).toEqual(['open_calls', 'loop_delay', 'open_calls']);
+    expect(admission.admitWebchat()).toBe(true);
+    expect(admission.admitCall()).toBe(false);
+  });
 });
 
 describe('turns in flight', () => {
