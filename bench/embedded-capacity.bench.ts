@@ -42,6 +42,8 @@ interface Step {
   dropped: number;
   overheadMs: { p50: number; p99: number; max: number };
   engine: Omit<EngineStats, 'type'>;
+  /** The load generator's CPU over the measured part, % of a core (it must not be the bottleneck). */
+  callersCpuPercent: number;
 }
 
 export async function run(): Promise<RunResult> {
@@ -205,11 +207,15 @@ async function runStep(engine: Engine, turnsPerSecond: number, seconds: number, 
       dropped,
       overheadMs: { p50: round(o.p50, 2), p99: round(o.p99, 2), max: round(o.max, 2) },
       engine: stats,
+      callersCpuPercent: round(results.cpuMicros / 1e4 / seconds, 0),
     };
     progress(
       name,
       `  p50 ${step.overheadMs.p50} ms, p99 ${step.overheadMs.p99} ms, answered ${step.answered}/${step.prompts}, refused ${step.refused} calls, ` +
-        `RSS peak ${round(stats.rssPeakMiB, 0)} MiB, loop delay p99 ${round(stats.loopDelayP99Ms, 0)} ms`,
+        `RSS peak ${round(stats.rssPeakMiB, 0)} MiB, loop delay p99 ${round(stats.loopDelayP99Ms, 0)} ms, ` +
+        `CPU engine ${round(stats.cpuMicros / 1e4 / stats.seconds, 0)} % / callers ${step.callersCpuPercent} %, ` +
+        `runtime share p50 / p99 ${round(stats.runtimeMs.p50 - INTEGRATOR_MS, 1)} / ${round(stats.runtimeMs.p99 - INTEGRATOR_MS, 1)} ms, ` +
+        `bot link p50 / p99 ${stats.botlinkMs.p50} / ${stats.botlinkMs.p99} ms, endpoint decisions ${JSON.stringify(stats.decisions)}`,
     );
     return step;
   } finally {

@@ -36,6 +36,11 @@ export interface EngineStats {
   heapMiB: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /** The session runtime's share of each turn of the phase (`runtime.handleMessage`, the integrator's time included), ms. */
+  runtimeMs: { p50: number; p99: number; count: number };
+  /** The bot-link exchange as the phase's completed turns recorded it (ms), and the turns by endpoint-health decision. */
+  botlinkMs: { p50: number; p99: number; count: number };
+  decisions: Record<string, number>;
   /** The admission metrics (src/metrics.ts) as the engine's /metrics shows them: name{labels} → value. */
   metrics: Record<string, number>;
 }
@@ -107,9 +112,21 @@ async function main(): Promise<void> {
   await api('PUT', '/v1/integration', owner, { endpoint_url: `${config.integratorOrigin}/botlink/channel` });
   await api('PUT', '/v1/phone', owner, { numbers: [config.number] });
 
+  // The runtime's share of each turn: the channels call the service's runtime object, looked up at each call.
+  let runtimeMs: number[] = [];
+  const handleMessage = service.runtime.handleMessage.bind(service.runtime);
+  service.runtime.handleMessage = async (message) => {
+    const started = performance.now();
+    try {
+      return await handleMessage(message);
+    } finally {
+      runtimeMs.push(performance.now() - started);
+    }
+  };
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   let phaseCpu = process.cpuUsage();
   let phaseStarted = performance.now();
+  let phaseStartedAt = new Date();
   let rssPeak = 0;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 250);
   sampler.unref();
@@ -132,12 +149,29 @@ async function main(): Promise<void> {
       loopDelay.enable();
       phaseCpu = process.cpuUsage();
       phaseStarted = performance.now();
+      phaseStartedAt = new Date();
       rssPeak = process.memoryUsage.rss();
+      runtimeMs = [];
     } else if (message.type === 'stats') {
       const cpu = process.cpuUsage(phaseCpu);
       const m = process.memoryUsage();
       rssPeak = Math.max(rssPeak, m.rss);
-      void admissionMetrics().then((metrics) =>
+      const sorted = runtimeMs.sort((a, b) => a - b);
+      const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+      const turns = service.database.db
+        .selectFrom('session_turns')
+        .select(['timings', 'botlink'])
+        .where('status', '=', 'completed')
+        .where('started_at', '>=', phaseStartedAt)
+        .execute();
+      void Promise.all([admissionMetrics(), turns]).then(([metrics, rows]) => {
+        const botlink = rows.map((r) => (r.timings as { botlink?: number }).botlink ?? Number.NaN).sort((a, b) => a - b);
+        const decisions: Record<string, number> = {};
+        for (const r of rows) {
+          const decision = (r.botlink as { endpoint?: { decision?: string } } | null)?.endpoint?.decision ?? 'none';
+          decisions[decision] = (decisions[decision] ?? 0) + 1;
+        }
+        const pick = (values: number[], p: number) => values[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))] ?? Number.NaN;
         process.send!({
           type: 'stats',
           cpuMicros: cpu.user + cpu.system,
@@ -147,9 +181,12 @@ async function main(): Promise<void> {
           heapMiB: m.heapUsed / 2 ** 20,
           loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
           loopDelayMaxMs: loopDelay.max / 1e6,
+          runtimeMs: { p50: at(50), p99: at(99), count: sorted.length },
+          botlinkMs: { p50: pick(botlink, 50), p99: pick(botlink, 99), count: botlink.length },
+          decisions,
           metrics,
-        } satisfies EngineStats),
-      );
+        } satisfies EngineStats);
+      });
     }
   });
   process.on('disconnect', () => {
