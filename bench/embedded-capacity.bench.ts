@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import { EMBEDDED_RSS_CEILING_MIB } from '../src/admission/limits.ts';
 import { envNumber, progress, type Metric, type RunResult } from './lib/benchmark.ts';
 import { startCallersProcess } from './lib/callers-process.ts';
-import { startIntegratorProcess } from './lib/integrator-process.ts';
+import { startIntegratorProcess, type IntegratorProcess } from './lib/integrator-process.ts';
 import { round, summarize } from './lib/stats.ts';
 import type { EngineConfig, EngineMessage, EngineStats } from './embedded-engine.ts';
 import type { CallersResults } from './phone-callers.ts';
@@ -44,6 +44,9 @@ interface Step {
   engine: Omit<EngineStats, 'type'>;
   /** The load generator's CPU over the measured part, % of a core (it must not be the bottleneck). */
   callersCpuPercent: number;
+  /** The integrator's CPU over the warm-up and the measured part, % of a core, and the TLS handshakes it accepted. */
+  integratorCpuPercent: number;
+  integratorTlsHandshakes: number;
 }
 
 export async function run(): Promise<RunResult> {
@@ -74,7 +77,7 @@ export async function run(): Promise<RunResult> {
       rssAtReadyMiB.push(engine.rssAtReadyMiB);
       try {
         for (const rate of ramp) {
-          const step = await runStep(engine, rate, parameters.stepSeconds, parameters.warmupSeconds, invalid);
+          const step = await runStep(engine, integrator, rate, parameters.stepSeconds, parameters.warmupSeconds, invalid);
           steps.push(step);
           // The ramp stops at the first rate past capacity: the next ones only collapse further.
           if (!withinCapacity(step)) break;
@@ -86,7 +89,7 @@ export async function run(): Promise<RunResult> {
     const engine = await startEngine(integrator.origin, false);
     rssAtReadyMiB.push(engine.rssAtReadyMiB);
     try {
-      overload = await runStep(engine, parameters.overloadTurnsPerSecond, parameters.overloadSeconds, parameters.warmupSeconds, invalid);
+      overload = await runStep(engine, integrator, parameters.overloadTurnsPerSecond, parameters.overloadSeconds, parameters.warmupSeconds, invalid);
     } finally {
       await engine.stop();
     }
@@ -178,7 +181,14 @@ async function startEngine(integratorOrigin: string, unbounded: boolean): Promis
 }
 
 /** One step: `turnsPerSecond` × 2 s calls speaking for a warm-up and `seconds`, then closed (their sessions end). */
-async function runStep(engine: Engine, turnsPerSecond: number, seconds: number, warmupSeconds: number, invalid: string[]): Promise<Step> {
+async function runStep(
+  engine: Engine,
+  integrator: IntegratorProcess,
+  turnsPerSecond: number,
+  seconds: number,
+  warmupSeconds: number,
+  invalid: string[],
+): Promise<Step> {
   const calls = Math.round((turnsPerSecond * INTERVAL_MS) / 1000);
   progress(name, `${turnsPerSecond} turns/s: ${calls} calls, ${warmupSeconds} s warm-up + ${seconds} s`);
   const { url, bridgeToken: token } = engine;
@@ -187,10 +197,16 @@ async function runStep(engine: Engine, turnsPerSecond: number, seconds: number, 
     const { connectErrors } = await callers.next('connected');
     if (connectErrors > 0) invalid.push(`${turnsPerSecond} turns/s: ${connectErrors} of ${calls} calls could not connect.`);
     await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened, or calls refused)
+    const integratorBefore = await integrator.stats();
+    const startedAt = performance.now();
     callers.send('start');
     const phase = setTimeout(() => engine.send({ type: 'phase' }), warmupSeconds * 1000);
     const results: CallersResults = await callers.next('finished');
     clearTimeout(phase);
+    const integratorAfter = await integrator.stats();
+    const integratorCpu = integratorAfter.cpuMicros - integratorBefore.cpuMicros;
+    const integratorTlsHandshakes = integratorAfter.tlsHandshakes - integratorBefore.tlsHandshakes;
+    const integratorCpuPercent = round(integratorCpu / 10 / (performance.now() - startedAt), 0);
     engine.send({ type: 'stats' });
     const { type: _type, ...stats } = await engine.next('stats');
     callers.send('close');
@@ -208,12 +224,14 @@ async function runStep(engine: Engine, turnsPerSecond: number, seconds: number, 
       overheadMs: { p50: round(o.p50, 2), p99: round(o.p99, 2), max: round(o.max, 2) },
       engine: stats,
       callersCpuPercent: round(results.cpuMicros / 1e4 / seconds, 0),
+      integratorCpuPercent,
+      integratorTlsHandshakes,
     };
     progress(
       name,
       `  p50 ${step.overheadMs.p50} ms, p99 ${step.overheadMs.p99} ms, answered ${step.answered}/${step.prompts}, refused ${step.refused} calls, ` +
         `RSS peak ${round(stats.rssPeakMiB, 0)} MiB, loop delay p99 ${round(stats.loopDelayP99Ms, 0)} ms, ` +
-        `CPU engine ${round(stats.cpuMicros / 1e4 / stats.seconds, 0)} % / callers ${step.callersCpuPercent} %, ` +
+        `CPU engine ${round(stats.cpuMicros / 1e4 / stats.seconds, 0)} % / callers ${step.callersCpuPercent} % / integrator ${integratorCpuPercent} % (${integratorTlsHandshakes} TLS handshakes), ` +
         `runtime share p50 / p99 ${round(stats.runtimeMs.p50 - INTEGRATOR_MS, 1)} / ${round(stats.runtimeMs.p99 - INTEGRATOR_MS, 1)} ms, ` +
         `bot link p50 / p99 ${stats.botlinkMs.p50} / ${stats.botlinkMs.p99} ms, endpoint decisions ${JSON.stringify(stats.decisions)}`,
     );
