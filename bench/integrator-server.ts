@@ -17,28 +17,41 @@ const key = readFileSync(new URL('server-key.pem', tlsDir), 'utf8');
 
 /** How long the integrator takes to answer (INTEGRATOR_DELAY_MS, default 0): the sessions benchmark uses 50 ms. */
 const delayMs = Number(process.env.INTEGRATOR_DELAY_MS ?? 0);
+/** INTEGRATOR_ECHO=1: the reply carries the message (`Answer to: <message>`), so a load generator can match each answer to its prompt. */
+const echo = process.env.INTEGRATOR_ECHO === '1';
 const reply = Buffer.from(JSON.stringify({ reply: 'Your order ships tomorrow.', handled: true }));
 const replyHeaders = { 'content-type': 'application/json', 'content-length': String(reply.length) };
 
 const server = createServer({ cert, key }, (req, res) => {
-  req.on('data', () => {});
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => echo && chunks.push(chunk));
   req.on('end', () => {
     if (req.method !== 'POST') {
       res.writeHead(405, { 'content-length': '0' });
       res.end();
       return;
     }
-    if (delayMs > 0) {
-      setTimeout(() => {
-        res.writeHead(200, replyHeaders);
-        res.end(reply);
-      }, delayMs);
-      return;
-    }
-    res.writeHead(200, replyHeaders);
-    res.end(reply);
+    const answer = echo ? echoed(chunks) : null;
+    const body = answer ?? reply;
+    const headers = answer ? { 'content-type': 'application/json', 'content-length': String(answer.length) } : replyHeaders;
+    const respond = () => {
+      res.writeHead(200, headers);
+      res.end(body);
+    };
+    if (delayMs > 0) setTimeout(respond, delayMs);
+    else respond();
   });
 });
+
+/** The echo reply for a channel request (a manifest fetch or anything else without a message gets the fixed one). */
+function echoed(chunks: Buffer[]): Buffer | null {
+  try {
+    const message = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: unknown }).message;
+    return typeof message === 'string' ? Buffer.from(JSON.stringify({ reply: `Answer to: ${message}`, handled: true })) : null;
+  } catch {
+    return null;
+  }
+}
 // Rounds alternate between two clients, so one client's sockets sit idle for a whole round; a long keep-alive
 // (announced to undici in the Keep-Alive header) keeps every round on warm connections, with no TLS handshakes.
 let tlsHandshakes = 0;

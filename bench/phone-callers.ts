@@ -38,6 +38,11 @@ export interface CallersResults {
   fillers: number;
   /** With `matchIds`: answers that carried another prompt's reference (or none); never counted as answered. */
   mismatched: number;
+  /**
+   * Calls the service turned away at the door (an `end` frame, reason `busy`, before any prompt was answered: the
+   * embedded engine's admission control, docs/operations.md). Their callers stop speaking; not counted as dropped.
+   */
+  refused: number;
   cpuMicros: number;
 }
 
@@ -50,11 +55,15 @@ export function callSid(index: number): string {
 class Caller {
   ws!: WebSocket;
   dropped = false;
+  refused = false;
   waiting = false;
   #sentAt = 0;
   #n = 0;
   #stopping = false;
   #recording = false;
+  get recording(): boolean {
+    return this.#recording;
+  }
   readonly #index: number;
   readonly #config: CallersConfig;
   readonly #results: CallersResults;
@@ -68,9 +77,9 @@ class Caller {
   async connect(): Promise<void> {
     const { url, token, number } = this.#config;
     this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
-    this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean; token?: string }));
+    this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean; token?: string; handoffData?: string }));
     this.ws.on('close', () => {
-      if (!this.#stopping) this.dropped = true;
+      if (!this.#stopping && !this.refused) this.dropped = true;
     });
     await once(this.ws, 'open');
     const sid = callSid(this.#index);
@@ -79,8 +88,9 @@ class Caller {
 
   /** Speaks now; an answer still outstanding from the previous prompt counts as unanswered. */
   prompt(record: boolean): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    if (this.waiting) this.#results.unanswered++;
+    if (this.refused || this.ws.readyState !== WebSocket.OPEN) return;
+    // Only a recorded prompt counts (a warm-up prompt left unanswered is the warm-up's).
+    if (this.waiting && this.#recording) this.#results.unanswered++;
     this.waiting = true;
     this.#recording = record;
     this.#n++;
@@ -94,8 +104,18 @@ class Caller {
     return `ref p${this.#index}x${this.#n}`;
   }
 
-  #onFrame(frame: { type: string; preemptible?: boolean; token?: string }): void {
+  #onFrame(frame: { type: string; preemptible?: boolean; token?: string; handoffData?: string }): void {
+    if (frame.type === 'end' && (JSON.parse(frame.handoffData ?? '{}') as { reason?: string }).reason === 'busy') {
+      this.refused = true;
+      this.#results.refused++;
+      // A prompt sent before the refusal arrived is not the service's to answer any more.
+      if (this.waiting && this.#recording) this.#results.prompts--;
+      this.waiting = false;
+      return;
+    }
     if (frame.type !== 'text') return;
+    // Nothing asked yet (the busy sentence before the refusal's `end`, a greeting): not an answer to any prompt.
+    if (this.refused || this.#n === 0) return;
     if (frame.preemptible) {
       this.#results.fillers++;
       return;
@@ -120,7 +140,7 @@ class Caller {
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.PHONE_CALLERS_CONFIG ?? '{}') as CallersConfig;
-  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, fillers: 0, mismatched: 0, cpuMicros: 0 };
+  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, fillers: 0, mismatched: 0, refused: 0, cpuMicros: 0 };
   const callers = Array.from({ length: config.calls }, (_, i) => new Caller(i, config, results));
   const send = (message: CallersMessage) => process.send!(message);
   const next = (type: string) =>
@@ -162,14 +182,14 @@ async function main(): Promise<void> {
   // The last answers.
   const lastDeadline = performance.now() + config.intervalMs;
   while (callers.some((c) => c.waiting) && performance.now() < lastDeadline) await new Promise((r) => setTimeout(r, 20));
-  for (const c of callers) if (c.waiting) results.unanswered++;
+  for (const c of callers) if (c.waiting && c.recording) results.unanswered++;
   const cpu = process.cpuUsage(cpuStart);
   results.cpuMicros = cpu.user + cpu.system;
   send(results);
 
   await next('close');
   const dropped = callers.filter((c) => c.dropped).length;
-  for (const c of callers) if (c.ws) c.close();
+  for (const c of callers) if (c.ws && !c.refused) c.close();
   await new Promise((r) => setTimeout(r, 500));
   send({ type: 'closed', dropped });
 }

@@ -1,5 +1,5 @@
 /** Prometheus metrics (prom-client), one registry per service instance so tests can run several side by side. */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
@@ -59,6 +59,29 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: 'webhook_delivery_lag_seconds',
       help: 'From the commit of an event to the 2xx of its delivery, retries included.',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600, 86400],
+      registers: [registry],
+    }),
+    // Admission control (src/admission, docs/operations.md "Overload"): whether the engine turns new work away now.
+    admissionShedding: new Gauge({
+      name: 'botlink_admission_shedding',
+      help: 'Whether the engine turns new work away now (1) or not (0), with the cause while it does.',
+      labelNames: ['cause'] as const,
+      registers: [registry],
+    }),
+    admissionShed: new Counter({
+      name: 'botlink_admission_shed_total',
+      help: 'New work turned away by admission control: phone calls refused with the busy sentence, web chat messages answered 503.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    admissionOpenCalls: new Gauge({
+      name: 'botlink_admission_open_calls',
+      help: 'Phone calls admitted and still open in this process.',
+      registers: [registry],
+    }),
+    admissionTurnsInFlight: new Gauge({
+      name: 'botlink_admission_turns_in_flight',
+      help: 'Turns running in this process, all channels.',
       registers: [registry],
     }),
     webhookEndpointsDisabled: new Counter({

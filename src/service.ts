@@ -30,6 +30,11 @@ import { sessionRoutes } from './http/routes/sessions.ts';
 import { createStreamGuard, type StreamGuardOptions } from './auth/stream-guard.ts';
 import { channelRenderers } from './channels/renderers.ts';
 import { createSessionRuntime, type SessionRuntime } from './sessions/session-runtime.ts';
+// Admission control: the embedded engine's bounds under overload (src/admission, docs/operations.md "Overload").
+import { startAdmissionMonitor } from './admission/admission-monitor.ts';
+import type { AdmissionLimits } from './admission/admission.ts';
+import { countTurns } from './admission/count-turns.ts';
+import { EMBEDDED_TURN_WRITE_LINGER_MS } from './admission/limits.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { createApp } from './http/app.ts';
@@ -96,6 +101,11 @@ export interface ServiceOptions {
   phone?: PhoneChannelOptions;
   /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
   webhooks?: Pick<DeliveryWorkerOptions, 'instanceId' | 'endpointConcurrency' | 'maxInFlight' | 'pollIntervalMs' | 'timeoutMs' | 'leaseMs'>;
+  /**
+   * Admission control's bounds (tests use small ones); default: src/admission/limits.ts for the embedded default (PGlite
+   * opened from DATA_DIR), none on PostgreSQL or on a database handed in (tests, benches).
+   */
+  admission?: AdmissionLimits;
   /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
@@ -126,6 +136,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let state: 'starting' | 'ready' | 'draining' = 'starting';
 
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
+  /** The embedded default as `npm start` runs it: PGlite in DATA_DIR, on this process's event loop (src/admission). */
+  const embedded = !options.database && !config.databaseUrl;
   const database = options.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
   try {
     if (!options.database) await migrate(database.db);
@@ -191,9 +203,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ai,
     tools,
     logger,
+    // PGlite runs on this process's event loop: its turn ends go in batches (src/admission/limits.ts says why).
+    ...(embedded ? { turnWriteLingerMs: EMBEDDED_TURN_WRITE_LINGER_MS } : {}),
     ...(options.sessions?.idleMs ? { idleMs: options.sessions.idleMs } : {}),
     ...(options.sessions?.instanceId ? { instanceId: options.sessions.instanceId } : {}),
   });
+  const admission = startAdmissionMonitor({ embedded, metrics, logger, ...(options.admission ? { limits: options.admission } : {}) });
+  // The channels' turns are counted in flight (the service's `runtime` itself stays the one the tests and benches see).
+  const channelRuntime = countTurns(runtime, admission);
   const sweep = setInterval(() => {
     void runtime.passivateIdle().catch((err: unknown) => logger.error({ err }, 'passivation failed'));
     void runtime.endAbandonedCalls().catch((err: unknown) => logger.error({ err }, 'ending abandoned phone sessions failed'));
@@ -232,11 +249,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   );
 
   // Website chat (protocol §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
-  const webchat = createWebchatService({ db: database.db, runtime, publicUrl: config.publicUrl, logger, metrics });
+  const webchat = createWebchatService({ db: database.db, runtime: channelRuntime, publicUrl: config.publicUrl, logger, metrics });
   const widgetGate = createWidgetGate({
     apiKeys,
     allowedOrigins: (workspaceId) => webchat.allowedOrigins(workspaceId),
     limiter: createRateLimiter(options.webchat?.rateLimit),
+    admission,
     metrics,
   });
   routes.push(...webchatRoutes(webchat));
@@ -248,7 +266,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     publicUrl: config.publicUrl,
     repository: whatsappRepository(database.db),
     secrets,
-    runtime,
+    runtime: channelRuntime,
     serving: (workspaceId) => accounts.isServing(workspaceId),
     logger,
     registry: metrics.registry,
@@ -282,7 +300,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
   // Phone: GET /v1/phone/ws upgrades on this server (ws in noServer mode).
   const phone = createPhoneChannel({
-    runtime,
+    runtime: channelRuntime,
+    admission,
     workspaceForNumber: (number) => phoneRepo.workspaceForNumber(number),
     prepareCall: (workspaceId) => {
       integration.credentials(workspaceId).then(
@@ -341,6 +360,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).
         await phone.stop(drainMs);
         await runtime.stop(drainMs);
+        admission.stop();
         await health.stop();
         if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
         await ai.close();

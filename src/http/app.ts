@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): express.Express {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      customLogLevel: (_req, res, err) => (err || (res.statusCode >= 500 && !shed(res.statusCode, res)) ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
@@ -259,10 +259,18 @@ async function keyWorkspace(access: 'sync-write' | 'sync-read', req: Request, de
   );
 }
 
+/**
+ * A 503 with Retry-After is admission control turning work away (src/admission): not a failure of this request. The
+ * shedding has its own rate-limited `warn` line; an error line per refused request would flood the log under overload.
+ */
+function shed(status: number, res: { hasHeader(name: string): boolean }): boolean {
+  return status === 503 && res.hasHeader('retry-after');
+}
+
 function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appError = toAppError(err);
-    if (appError.status >= 500) (req.log ?? logger).error({ err }, 'request failed');
+    if (appError.status >= 500 && !shed(appError.status, res)) (req.log ?? logger).error({ err }, 'request failed');
     if (res.headersSent) {
       res.destroy();
       return;

@@ -43,6 +43,11 @@ export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sess
   leaseMs?: number;
   leaseWaitMs?: number;
   heldLeaseMs?: number;
+  /**
+   * How long a turn's write waits for other sessions' writes to share its statement (db/group-commit.ts `lingerMs`);
+   * default 0. The embedded engine sets EMBEDDED_TURN_WRITE_LINGER_MS (src/admission/limits.ts).
+   */
+  turnWriteLingerMs?: number;
   now?: () => number;
   /** Whether the team can take a person now (src/sessions/handoff.ts); absent: the manual switch alone. */
   teamAvailable?: (workspaceId: string) => Promise<boolean>;
@@ -109,7 +114,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const heldLeaseMs = deps.heldLeaseMs ?? SESSION_HELD_LEASE_MS;
   const live = new Map<string, Live>();
   // Turn ends of all sessions are written in groups: under load one statement stores many turns (db/group-commit.ts).
-  const turnWrites = groupCommit<SaveTurnInput>({ write: (batch) => deps.sessions.saveTurns(batch) });
+  const turnWrites = groupCommit<SaveTurnInput>({ write: (batch) => deps.sessions.saveTurns(batch), lingerMs: deps.turnWriteLingerMs ?? 0 });
   const loading = new Map<string, Promise<Live>>();
   const listeners = new Map<string, Set<(event: SessionStreamEvent) => void>>();
   let stopping = false;

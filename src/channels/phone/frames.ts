@@ -162,10 +162,12 @@ export type OutboundFrame = TextFrame | EndFrame | LanguageFrame;
 
 /**
  * What handoffData carries (at least `reason`, interfaces.md): 'human' connects a person, 'forward' hands the caller
- * to the team's follow-up, 'reconnect' asks the action to connect the call to a running instance again (drain).
+ * to the team's follow-up, 'reconnect' asks the action to connect the call to a running instance again (drain),
+ * 'busy' says the engine refused the call at its bound (docs/operations.md, "Overload"; the action hangs up: the
+ * caller has heard the busy sentence already).
  */
 export interface HandoffData {
-  reason: 'human' | 'forward' | 'reconnect';
+  reason: 'human' | 'forward' | 'reconnect' | 'busy';
   /** Our session id, so the action and the team find the conversation. */
   session_id: string;
   /** Why a person was asked for: 'integrator' (the bot link's handoff) or 'dtmf' (the caller pressed 0). */

@@ -21,6 +21,7 @@ import { cutToChars } from '../../text/cut.ts';
 import { normaliseLanguage } from '../../text/language.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import type { Logger } from '../../log.ts';
+import type { Admission } from '../../admission/admission.ts';
 import type { SessionRuntime, TurnResult } from '../../sessions/session-runtime.ts';
 import type { HandoffRequest } from '../../../machines/session-types.ts';
 import { parseFrame, type DropReason, type HandoffData, type InboundFrame, type OutboundFrame, type SetupFrame } from './frames.ts';
@@ -35,6 +36,8 @@ export type PhoneRuntime = Pick<SessionRuntime, 'handleMessage' | 'open' | 'inte
 
 export interface PhoneCallDeps {
   runtime: PhoneRuntime;
+  /** Admission control (src/admission): a call beyond the engine's bound is refused with the busy sentence. */
+  admission?: Pick<Admission, 'admitCall' | 'callEnded'>;
   workspaceForNumber: (number: string) => Promise<string | undefined>;
   /** Starts loading what the call's turns will need (the tools manifest) without waiting for it; never throws. */
   prepareCall?: (workspaceId: string) => void;
@@ -83,6 +86,8 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
   let log = deps.logger;
   let opened: Opened | null = null;
   let setupSeen = false;
+  /** Counted by admission control until the socket closes. */
+  let admitted = false;
   let closed = false;
   let ending = false;
   let handedBack = false;
@@ -154,6 +159,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     if (current?.fillerTimer) clearTimeout(current.fillerTimer);
     current = null;
     metrics.activeCalls.dec();
+    if (admitted) deps.admission?.callEnded();
     log.info({ code, handedBack }, 'phone call closed');
     // Wait for setup still in the queue, so a call closed right after setup still ends its session.
     void queue
@@ -222,9 +228,20 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     if (setupSeen) return drop('duplicate_setup', 'a second setup');
     setupSeen = true;
     clearTimeout(setupTimer);
+    log = deps.logger.child({ callSid: frame.callSid, relaySessionId: frame.sessionId });
+    if (deps.admission) {
+      // Before any database work: past its bound the engine says so at once rather than answering nobody well.
+      if (!deps.admission.admitCall()) {
+        metrics.calls.inc({ outcome: 'busy' });
+        log.info('call refused: the engine is at its bound (busy sentence)');
+        sendText(phonePhrase('busy', language));
+        sendEnd({ reason: 'busy', session_id: '' });
+        return;
+      }
+      admitted = true;
+    }
     const to = normaliseE164(frame.to);
     const workspaceId = to ? await deps.workspaceForNumber(to) : undefined;
-    log = deps.logger.child({ callSid: frame.callSid, relaySessionId: frame.sessionId });
     if (!workspaceId) {
       metrics.calls.inc({ outcome: 'unknown_number' });
       log.warn({ to: frame.to }, 'call to a number no workspace answers');

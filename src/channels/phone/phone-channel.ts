@@ -52,6 +52,8 @@ export interface PhoneChannelOptions {
 
 export interface PhoneChannelDeps {
   runtime: PhoneRuntime;
+  /** Admission control (src/admission): calls beyond the engine's bound hear the busy sentence. */
+  admission?: PhoneCallDeps['admission'];
   workspaceForNumber: (number: string) => Promise<string | undefined>;
   /** See PhoneCallDeps.prepareCall: the tools manifest is prefetched when a call is set up. */
   prepareCall?: (workspaceId: string) => void;
@@ -101,6 +103,7 @@ export function createPhoneChannel(deps: PhoneChannelDeps): PhoneChannel {
 
   const callDeps: PhoneCallDeps = {
     runtime: deps.runtime,
+    ...(deps.admission ? { admission: deps.admission } : {}),
     workspaceForNumber: deps.workspaceForNumber,
     ...(deps.prepareCall ? { prepareCall: deps.prepareCall } : {}),
     metrics: deps.metrics,

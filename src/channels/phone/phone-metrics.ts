@@ -21,7 +21,7 @@ export function createPhoneMetrics(registry: Registry) {
     }),
     calls: new Counter({
       name: 'phone_calls_total',
-      help: 'Phone calls that sent setup, by outcome (answered, unknown_number, failed).',
+      help: 'Phone calls that sent setup, by outcome (answered, unknown_number, failed, busy: refused at the engine\'s bound).',
       labelNames: ['outcome'] as const,
       registers,
     }),

@@ -4,7 +4,7 @@
  */
 import { primaryLanguage } from '../../text/language.ts';
 
-export type PhonePhraseKey = 'unknown_number' | 'goodbye';
+export type PhonePhraseKey = 'unknown_number' | 'goodbye' | 'busy';
 
 const phonePhrases = {
   en: {
@@ -12,10 +12,13 @@ const phonePhrases = {
     unknown_number: 'Sorry, this number cannot take calls right now. Goodbye.',
     /** After a handoff that ends the call without a person (docs/phone.md, TwiML action). */
     goodbye: 'Thank you for calling. Goodbye.',
+    /** The engine is at its bound and takes no new call now (docs/operations.md, "Overload"). */
+    busy: 'Sorry, we are very busy right now and cannot take your call. Please call again in a few minutes. Goodbye.',
   },
   nl: {
     unknown_number: 'Sorry, dit nummer kan op dit moment geen gesprekken aannemen. Tot ziens.',
     goodbye: 'Bedankt voor uw telefoontje. Tot ziens.',
+    busy: 'Sorry, het is op dit moment erg druk en we kunnen uw gesprek niet aannemen. Belt u over een paar minuten nog eens? Tot ziens.',
   },
 } as const satisfies { en: Record<PhonePhraseKey, string> } & Record<string, Partial<Record<PhonePhraseKey, string>>>;
 

@@ -17,6 +17,8 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { Counter } from 'prom-client';
+import type { Admission } from '../../admission/admission.ts';
+import { SHED_RETRY_AFTER_SECONDS } from '../../admission/limits.ts';
 import { WIDGET_KEY_HEADER } from '../../auth/api-keys.ts';
 import { AppError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
@@ -37,6 +39,8 @@ export interface WidgetGateDeps {
   /** The workspace's canonical allowed origins. */
   allowedOrigins(workspaceId: string): Promise<readonly string[]>;
   limiter: RateLimiter;
+  /** Admission control (src/admission): beyond the engine's bound a message is answered 503 with Retry-After. */
+  admission?: Pick<Admission, 'admitWebchat'>;
   metrics?: Pick<Metrics, 'registry'>;
 }
 
@@ -88,6 +92,12 @@ export function createWidgetGate(deps: WidgetGateDeps) {
       refused?.inc({ reason: 'rate_limited' });
       res.setHeader('Retry-After', String(decision.retryAfterSeconds));
       throw new AppError('rate_limited', `Too many requests with this widget key; try again in ${decision.retryAfterSeconds} s.`, { retry_after_seconds: decision.retryAfterSeconds });
+    }
+    // Last, so that only requests that would run get counted: beyond the engine's bound, the widget tries again later.
+    if (deps.admission && !deps.admission.admitWebchat()) {
+      refused?.inc({ reason: 'overloaded' });
+      res.setHeader('Retry-After', String(SHED_RETRY_AFTER_SECONDS));
+      throw new AppError('unavailable', `The service is very busy right now; try again in ${SHED_RETRY_AFTER_SECONDS} s.`, { retry_after_seconds: SHED_RETRY_AFTER_SECONDS });
     }
     return workspaceId;
   }
