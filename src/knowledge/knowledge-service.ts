@@ -36,6 +36,7 @@ import {
   RANK_WEIGHTS,
   RECALL_PREFIX_MIN_CHARS,
   RECALL_CANDIDATE_LIMIT,
+  RECALL_RANKED_LIMIT,
   RECALL_SCORE_FACTOR,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
@@ -214,6 +215,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       maxTerms: MAX_QUERY_TERMS,
       prefixMinChars: RECALL_PREFIX_MIN_CHARS,
       candidateLimit: RECALL_CANDIDATE_LIMIT,
+      rankedLimit: RECALL_RANKED_LIMIT,
       signal: options.signal,
     };
     // One round trip: the recall search runs only when the precise one found nothing, so all hits share a strategy.
