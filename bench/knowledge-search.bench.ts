@@ -23,7 +23,7 @@
  * (default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -59,7 +59,8 @@ async function freshDatabase(kind: DatabaseKind, url: string): Promise<OpenedDat
   const admin = await openDatabase({ url, poolSize: 1 });
   await sql`create schema ${sql.id(schema)}`.execute(admin.db);
   await admin.close();
-  const opened = await openDatabase({ url, schema, poolSize: 2 });
+  // One connection: the searches run one at a time, and its server process is the one whose CPU time is read.
+  const opened = await openDatabase({ url, schema, poolSize: 1 });
   await migrate(opened.db, schema);
   return {
     ...opened,
@@ -80,6 +81,8 @@ interface Round {
   byKind: Record<QueryKind, LatencySummary & { strategies: Record<string, number> }>;
   /** CPU time of this process per measured search (on PGlite: the database's own). */
   cpuPerSearchMs: number;
+  /** PostgreSQL on this machine: CPU time of the connection's server process per search (null when not readable). */
+  serverCpuPerSearchMs: number | null;
   /** Share of the product-by-model-name questions whose first passage is a product with that model name. */
   preciseTopPct: number;
   failed: number;
@@ -126,6 +129,8 @@ async function measure(kind: DatabaseKind, pages: number, url: string, queries: 
     const byKind = Object.fromEntries(KINDS.map((k) => [k, { latency: new LatencyRecorder(queries), strategies: {} as Record<string, number> }]));
     let precise = 0;
     let preciseTop = 0;
+    const serverPid = kind === 'postgres' ? (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid : null;
+    const serverBefore = serverCpuMs(serverPid);
     const cpuBefore = process.cpuUsage();
     for (let j = 0; j < queries; j++) {
       const { query, result, ms } = await search(j);
@@ -140,6 +145,7 @@ async function measure(kind: DatabaseKind, pages: number, url: string, queries: 
       }
     }
     const cpu = process.cpuUsage(cpuBefore);
+    const serverAfter = serverCpuMs(serverPid);
     const round_: Round = {
       database: kind,
       pages,
@@ -148,6 +154,7 @@ async function measure(kind: DatabaseKind, pages: number, url: string, queries: 
       all: summarize(all.values()),
       byKind: Object.fromEntries(KINDS.map((k) => [k, { ...summarize(byKind[k]!.latency.values()), strategies: byKind[k]!.strategies }])) as Round['byKind'],
       cpuPerSearchMs: (cpu.user + cpu.system) / 1000 / queries,
+      serverCpuPerSearchMs: serverBefore !== null && serverAfter !== null ? (serverAfter - serverBefore) / queries : null,
       preciseTopPct: precise ? (100 * preciseTop) / precise : Number.NaN,
       failed,
       ...(firstFailure ? { firstFailure } : {}),
@@ -157,6 +164,22 @@ async function measure(kind: DatabaseKind, pages: number, url: string, queries: 
   } finally {
     await opened.close();
     await opened.drop();
+  }
+}
+
+/**
+ * User plus system CPU time of a local process in ms, from /proc (clock ticks of 10 ms; summed over thousands of
+ * searches that is fine); null when there is no such process here (a remote server) or no /proc.
+ */
+function serverCpuMs(pid: number | null): number | null {
+  if (pid === null) return null;
+  try {
+    // A server in a container reports its own process ids: only a postgres process of that id here counts.
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) return null;
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
   }
 }
 
@@ -197,6 +220,7 @@ export async function run(): Promise<RunResult> {
       { key: `${key}_max_ms`, label: `search max (${where})`, unit: 'ms', value: r.all.max },
       { key: `${key}_recall_p99_ms`, label: `search p99, recall questions only (${where})`, unit: 'ms', value: r.byKind.recall.p99 },
       { key: `${key}_cpu_per_search_ms`, label: `CPU of the benchmark process per search (${where})`, unit: 'ms', value: r.cpuPerSearchMs },
+      ...(r.serverCpuPerSearchMs === null ? [] : [{ key: `${key}_server_cpu_per_search_ms`, label: `CPU of the PostgreSQL server process per search (${where})`, unit: 'ms', value: r.serverCpuPerSearchMs }]),
       { key: `${key}_sync_pages_per_s`, label: `sync, pages per second (${where})`, unit: '/s', value: r.pages / r.syncSeconds },
       { key: `${key}_precise_top_pct`, label: `questions naming a product answered by it first (${where})`, unit: '%', value: r.preciseTopPct, digits: 1 },
     );
@@ -208,7 +232,7 @@ export async function run(): Promise<RunResult> {
     `${sizesText} synthetic shop pages (bench/lib/shop-corpus.ts: about 70 % products of one chunk, 30 % guides and posts of 1–6 chunks, ` +
     `55 % Dutch and 45 % English) synced through the knowledge service in batches of ${BATCH} into a fresh ` +
     `${databases.map((d) => (d === 'postgres' ? `PostgreSQL schema (${new URL(url).host}, analysed after the sync)` : 'PGlite data directory (as `npm start`, not analysed)')).join(' and a fresh ')}; ` +
-    `then ${warmup} warm-up and ${queries} measured searches, one at a time, in the benchmark process (the database's search statement is what is measured; ` +
+    `then ${warmup} warm-up and ${queries} measured searches, one at a time, in the benchmark process over one connection (the database's search statement is what is measured; ` +
     `PGlite runs inside that process): a quarter each of a product by its model name, common words found in hundreds to thousands of chunks, ` +
     `a question about nothing in the shop, and a chatty question not every word of which occurs (the recall path); half Dutch, half English.`;
 
@@ -228,6 +252,7 @@ export async function run(): Promise<RunResult> {
         all: roundSummary(r.all),
         byKind: Object.fromEntries(KINDS.map((k) => [k, { ...roundSummary(r.byKind[k]), strategies: r.byKind[k].strategies }])),
         cpuPerSearchMs: round(r.cpuPerSearchMs, 3),
+        serverCpuPerSearchMs: r.serverCpuPerSearchMs === null ? null : round(r.serverCpuPerSearchMs, 3),
         preciseTopPct: round(r.preciseTopPct, 1),
         failed: r.failed,
       })),
