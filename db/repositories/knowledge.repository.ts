@@ -223,6 +223,8 @@ function knowledgeQueries(db: Db) {
      *
      * Every tsquery is a call of an immutable function on the statement's parameters (migration 0014), which the
      * planner evaluates while planning: the index conditions are constants it estimates from the column's statistics.
+     * So this statement must stay unprepared (not `prepared()`, db/prepared.ts): a generic plan would call the functions
+     * again for every chunk it ranks.
      * Each branch ranks chunks alone and keeps the best `limit` with ties; only those are joined to their documents
      * for the final order (score, external_id, ordinal), so a word found in thousands of chunks costs thousands of
      * ranks but not thousands of joins. `precise` is materialized (referenced twice); the recall branch's `not exists
