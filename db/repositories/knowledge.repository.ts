@@ -70,6 +70,8 @@ export interface SearchQuery {
   prefixMinChars: number;
   /** Recall: at most this many chunks sharing a word are ranked. */
   candidateLimit: number;
+  /** Recall: of the candidates, this many with the most of the query's words are ranked with ts_rank_cd. */
+  rankedLimit: number;
   signal?: AbortSignal | undefined;
 }
 
@@ -216,76 +218,67 @@ function knowledgeQueries(db: Db) {
      * the text; letting each occurrence count is what makes one score comparable across queries.
      *
      * Only when it finds nothing, the recall search: chunks matching any of the query's words (the longer ones also as
-     * prefixes, at most `candidateLimit` candidates), scored by ts_rank_cd times the share of the query's words the
-     * chunk contains.
+     * prefixes, at most `candidateLimit` candidates); of those the `rankedLimit` with the most of the words (then by
+     * ts_rank) are scored by ts_rank_cd times the share of the query's words the chunk contains.
      *
-     * `qs` is NOT MATERIALIZED so that each branch gets the query's tsqueries inlined as its own index conditions (a
-     * CTE shared by two branches is otherwise materialized, and a join against it cannot use the GIN index the same
-     * way). `precise` is referenced twice and so materialized once; the recall branch's `not exists (select from
-     * precise)` refers to none of its rows, so PostgreSQL makes it a one-time filter: the recall scan does not run
-     * when the precise search has hits.
+     * Every tsquery is a call of an immutable function on the statement's parameters (migration 0014), which the
+     * planner evaluates while planning: the index conditions are constants it estimates from the column's statistics.
+     * So this statement must stay unprepared (not `prepared()`, db/prepared.ts): a generic plan would call the functions
+     * again for every chunk it ranks.
+     * Each branch ranks chunks alone and keeps the best `limit` with ties; only those are joined to their documents
+     * for the final order (score, external_id, ordinal), so a word found in thousands of chunks costs thousands of
+     * ranks but not thousands of joins. `precise` is materialized (referenced twice); the recall branch's `not exists
+     * (select from precise)` refers to none of its rows, so PostgreSQL makes it a one-time filter: the recall scan does
+     * not run when the precise search has hits.
      */
     async search(q: SearchQuery): Promise<ChunkHit[]> {
+      const words = sql`knowledge_any_term(knowledge_query_terms(${q.config}::regconfig, ${q.query}, ${q.maxTerms}, null))`;
+      const prefixTerms = sql`knowledge_query_terms(${q.config}::regconfig, ${q.query}, ${q.maxTerms}, ${q.prefixMinChars})`;
+      const weights = sql`${q.weights}::float4[]`;
       const { rows } = await sql<ChunkHit>`
-        with ${queryTerms(q)},
-        precise as (
-          select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,
-            ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_word, 32)::float8 as score
-          from qs
-          join knowledge_chunks c on c.tsv @@ qs.precise
-          join knowledge_documents d on d.id = c.document_id
-          where c.workspace_id = ${q.workspaceId}
-          order by score desc, d.external_id, c.ordinal
-          limit ${q.limit}
-        )
-        select id, kind, external_id, title, url, text, score, strategy from (
+        with precise as materialized (
+          select c.id, c.document_id, c.ordinal, c.text, ts_rank_cd(${weights}, c.tsv, ${words}, 32)::float8 as score
+          from knowledge_chunks c
+          where c.workspace_id = ${q.workspaceId} and c.tsv @@ websearch_to_tsquery(${q.config}::regconfig, ${q.query})
+          order by score desc
+          fetch first ${q.limit} rows with ties
+        ),
+        candidates as (
+          select c.id, c.document_id, c.ordinal, c.tsv
+          from knowledge_chunks c
+          where c.workspace_id = ${q.workspaceId} and c.tsv @@ knowledge_any_term(${prefixTerms})
+            and not exists (select from precise)
+          limit ${q.candidateLimit}
+        ),
+        ranked as (
+          select id, document_id, ordinal, tsv, (select count(*) from unnest(${prefixTerms}) as term where tsv @@ term) as matched
+          from candidates
+          order by matched desc, ts_rank(${weights}, tsv, knowledge_any_term(${prefixTerms}), 32) desc
+          limit ${q.rankedLimit}
+        ),
+        recall as (
+          select r.id, r.document_id, r.ordinal, c.text,
+            ts_rank_cd(${weights}, r.tsv, knowledge_any_term(${prefixTerms}), 32)::float8 * r.matched::float8
+              / cardinality(${prefixTerms}) as score
+          from ranked r
+          join knowledge_chunks c on c.id = r.id
+          order by score desc
+          fetch first ${q.limit} rows with ties
+        ),
+        -- At most one of the two has rows.
+        hits as (
           select *, 'websearch' as strategy from precise
           union all
-          (select c.id, d.kind, d.external_id, d.title, d.url, c.text, c.ordinal,
-            ts_rank_cd(${q.weights}::float4[], c.tsv, qs.any_prefix, 32)::float8
-              * (select count(*) from terms t where c.tsv @@ t.prefix::tsquery)::float8 / qs.n as score,
-            'recall' as strategy
-          from qs
-          join knowledge_chunks c on c.id in (
-            select c2.id from knowledge_chunks c2
-            where c2.workspace_id = ${q.workspaceId} and c2.tsv @@ qs.any_prefix
-            limit ${q.candidateLimit}
-          )
-          join knowledge_documents d on d.id = c.document_id
-          where not exists (select from precise)
-          order by score desc, d.external_id, c.ordinal
-          limit ${q.limit})
-        ) hits
-        -- At most one of the two has rows.
-        order by score desc, external_id, ordinal`.execute(db, { signal: q.signal });
+          select *, 'recall' as strategy from recall
+        )
+        select h.id, d.kind, d.external_id, d.title, d.url, h.text, h.score, h.strategy
+        from hits h
+        join knowledge_documents d on d.id = h.document_id
+        order by h.score desc, d.external_id, h.ordinal
+        limit ${q.limit}`.execute(db, { signal: q.signal });
       return rows;
     },
   };
-}
-
-/**
- * The query's words as the configuration normalises them (the longest `maxTerms`), each as tsquery input text:
- * `word` exact and `prefix` (`'word':*` from `prefixMinChars` letters on), and their ORs as tsqueries. The input text
- * is built inside the database from those lexemes, each quoted and escaped as tsquery input wants it (quote and
- * backslash doubled), so no text of the query is ever read as tsquery syntax.
- */
-function queryTerms(q: SearchQuery) {
-  return sql`
-    terms as (
-      select word, word || case when char_length(lexeme) >= ${q.prefixMinChars} then ':*' else '' end as prefix
-      from (
-        select lexeme, '''' || replace(replace(lexeme, chr(92), chr(92) || chr(92)), '''', '''''') || '''' as word
-        from unnest(tsvector_to_array(to_tsvector(${q.config}::regconfig, ${q.query}))) as lexeme
-        order by char_length(lexeme) desc, lexeme
-        limit ${q.maxTerms}
-      ) quoted
-    ),
-    qs as not materialized (
-      select websearch_to_tsquery(${q.config}::regconfig, ${q.query}) as precise,
-        (select string_agg(word, ' | ') from terms)::tsquery as any_word,
-        (select string_agg(prefix, ' | ') from terms)::tsquery as any_prefix,
-        (select count(*) from terms) as n
-    )`;
 }
 
 export type KnowledgeQueries = ReturnType<typeof knowledgeQueries>;

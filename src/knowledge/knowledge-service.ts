@@ -12,7 +12,8 @@
  *   rank/(rank+1) in 0..1 (ranked over the words one by one, not over the AND query; see the repository).
  * - Only when that finds nothing, the recall fallback: any of the query's words, prefixes of the words of 4+ letters
  *   (so a Dutch word finds its compounds: verzend → verzendkosten). Its score is scaled down by the share of the
- *   query's words the passage contains and by RECALL_SCORE_FACTOR: one word of many is weak evidence.
+ *   query's words the passage contains and by RECALL_SCORE_FACTOR: one word of many is weak evidence. Of at most
+ *   RECALL_CANDIDATE_LIMIT chunks sharing a word, the RECALL_RANKED_LIMIT with the most of the words are ranked.
  * - `confident` is the best score against KNOWLEDGE_CONFIDENCE_THRESHOLD (calibrated on the test fixtures).
  * - An AbortSignal is passed to Kysely, which stops waiting for the query (the database finishes it; our queries are
  *   milliseconds).
@@ -36,6 +37,7 @@ import {
   RANK_WEIGHTS,
   RECALL_PREFIX_MIN_CHARS,
   RECALL_CANDIDATE_LIMIT,
+  RECALL_RANKED_LIMIT,
   RECALL_SCORE_FACTOR,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
@@ -214,6 +216,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       maxTerms: MAX_QUERY_TERMS,
       prefixMinChars: RECALL_PREFIX_MIN_CHARS,
       candidateLimit: RECALL_CANDIDATE_LIMIT,
+      rankedLimit: RECALL_RANKED_LIMIT,
       signal: options.signal,
     };
     // One round trip: the recall search runs only when the precise one found nothing, so all hits share a strategy.
