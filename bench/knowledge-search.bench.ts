@@ -190,23 +190,34 @@ function isProductNamed(result: KnowledgeSearchResult, question: string): boolea
   return first?.source === 'product' && first.title.startsWith(model);
 }
 
+function pageCount(s: string): number {
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 100) throw new RangeError(`page counts must be whole numbers >= 100, got ${JSON.stringify(s)}`);
+  return n;
+}
+
+function databaseName(s: string): 'postgres' | 'pglite' {
+  if (s !== 'postgres' && s !== 'pglite') throw new RangeError(`a database is postgres or pglite, got ${JSON.stringify(s)}`);
+  return s;
+}
+
 export async function run(): Promise<RunResult> {
-  const sizes = envList('KNOWLEDGE_BENCH_PAGES', '10000,100000').map((s) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 100) throw new RangeError(`KNOWLEDGE_BENCH_PAGES must list whole numbers >= 100, got ${JSON.stringify(s)}`);
-    return n;
-  });
-  const databases = envList('KNOWLEDGE_BENCH_DATABASES', 'postgres,pglite').map((s) => {
-    if (s !== 'postgres' && s !== 'pglite') throw new RangeError(`KNOWLEDGE_BENCH_DATABASES lists postgres and/or pglite, got ${JSON.stringify(s)}`);
-    return s;
-  });
+  const sizes = envList('KNOWLEDGE_BENCH_PAGES', '10000,100000').map(pageCount);
+  const databases = envList('KNOWLEDGE_BENCH_DATABASES', 'postgres,pglite').map(databaseName);
+  // KNOWLEDGE_BENCH_ROUNDS (`postgres:10000,pglite:10000`) names each round instead of every database × every size.
+  const chosen = process.env.KNOWLEDGE_BENCH_ROUNDS?.trim()
+    ? envList('KNOWLEDGE_BENCH_ROUNDS', '').map((entry) => {
+        const [database = '', pages = ''] = entry.split(':');
+        return { database: databaseName(database), pages: pageCount(pages) };
+      })
+    : databases.flatMap((database) => sizes.map((pages) => ({ database, pages })));
   const queries = envNumber('KNOWLEDGE_BENCH_QUERIES', 2_000, { min: 100 });
   const warmup = envNumber('KNOWLEDGE_BENCH_WARMUP', 200, { min: 0 });
   const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
   const rounds: Round[] = [];
   const loadBefore = loadavg();
-  for (const database of databases) for (const pages of sizes) rounds.push(await measure(database, pages, url, queries, warmup));
+  for (const { database, pages } of chosen) rounds.push(await measure(database, pages, url, queries, warmup));
 
   const metrics: Metric[] = [];
   const invalid: string[] = [];
@@ -227,11 +238,13 @@ export async function run(): Promise<RunResult> {
     if (r.failed) invalid.push(`${where}: ${r.failed} of ${queries} searches failed; the first: ${r.firstFailure}.`);
   }
 
-  const sizesText = sizes.map((n) => n.toLocaleString('en')).join(' and ');
+  const usedSizes = [...new Set(chosen.map((c) => c.pages))];
+  const usedDatabases = [...new Set(chosen.map((c) => c.database))];
+  const sizesText = usedSizes.map((n) => n.toLocaleString('en')).join(' and ');
   const setup =
     `${sizesText} synthetic shop pages (bench/lib/shop-corpus.ts: about 70 % products of one chunk, 30 % guides and posts of 1–6 chunks, ` +
     `55 % Dutch and 45 % English) synced through the knowledge service in batches of ${BATCH} into a fresh ` +
-    `${databases.map((d) => (d === 'postgres' ? `PostgreSQL schema (${new URL(url).host}, analysed after the sync)` : 'PGlite data directory (as `npm start`, not analysed)')).join(' and a fresh ')}; ` +
+    `${usedDatabases.map((d) => (d === 'postgres' ? `PostgreSQL schema (${new URL(url).host}, analysed after the sync)` : 'PGlite data directory (as `npm start`, not analysed)')).join(' and a fresh ')}; ` +
     `then ${warmup} warm-up and ${queries} measured searches, one at a time, in the benchmark process over one connection (the database's search statement is what is measured; ` +
     `PGlite runs inside that process): a quarter each of a product by its model name, common words found in hundreds to thousands of chunks, ` +
     `a question about nothing in the shop, and a chatty question not every word of which occurs (the recall path); half Dutch, half English.`;
@@ -240,7 +253,13 @@ export async function run(): Promise<RunResult> {
     metrics,
     invalid,
     setup,
-    parameters: { pages: sizes, databases, queries, warmup, batch: BATCH, url: databases.includes('postgres') ? new URL(url).host : null },
+    parameters: {
+      rounds: chosen.map((c) => `${c.database}:${c.pages}`),
+      queries,
+      warmup,
+      batch: BATCH,
+      url: usedDatabases.includes('postgres') ? new URL(url).host : null,
+    },
     details: {
       loadAverageBefore: loadBefore,
       loadAverageAfter: loadavg(),
