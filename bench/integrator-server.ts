@@ -19,24 +19,41 @@ const key = readFileSync(new URL('server-key.pem', tlsDir), 'utf8');
 const delayMs = Number(process.env.INTEGRATOR_DELAY_MS ?? 0);
 const reply = Buffer.from(JSON.stringify({ reply: 'Your order ships tomorrow.', handled: true }));
 const replyHeaders = { 'content-type': 'application/json', 'content-length': String(reply.length) };
+/**
+ * INTEGRATOR_ECHO_REF=1: the answer repeats the prompt's reference (`ref p<call>x<n>`, bench/phone-callers.ts), so
+ * the callers match every answer to its prompt by id.
+ */
+const echoRef = process.env.INTEGRATOR_ECHO_REF === '1';
+const REF = /ref p\d+x\d+/;
+
+function replyFor(body: string): Buffer {
+  if (!echoRef) return reply;
+  const ref = REF.exec(body)?.[0] ?? 'ref none';
+  return Buffer.from(JSON.stringify({ reply: `Your order ships tomorrow. (${ref})`, handled: true }));
+}
 
 const server = createServer({ cert, key }, (req, res) => {
-  req.on('data', () => {});
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => {
+    if (echoRef) chunks.push(chunk);
+  });
   req.on('end', () => {
     if (req.method !== 'POST') {
       res.writeHead(405, { 'content-length': '0' });
       res.end();
       return;
     }
+    const body = replyFor(echoRef ? Buffer.concat(chunks).toString('utf8') : '');
+    const headers = echoRef ? { 'content-type': 'application/json', 'content-length': String(body.length) } : replyHeaders;
     if (delayMs > 0) {
       setTimeout(() => {
-        res.writeHead(200, replyHeaders);
-        res.end(reply);
+        res.writeHead(200, headers);
+        res.end(body);
       }, delayMs);
       return;
     }
-    res.writeHead(200, replyHeaders);
-    res.end(reply);
+    res.writeHead(200, headers);
+    res.end(body);
   });
 });
 // Rounds alternate between two clients, so one client's sockets sit idle for a whole round; a long keep-alive
