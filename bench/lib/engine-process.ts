@@ -31,6 +31,8 @@ export interface EngineConfig {
   instanceId: string;
   /** Run under `--cpu-prof`, writing the profile into this directory at stop. */
   cpuProfileDir?: string;
+  /** More Node flags for the engine (`--trace-gc`, `--max-semi-space-size=…`), for investigations. */
+  nodeFlags?: string[];
 }
 
 export interface EngineReport {
@@ -61,7 +63,7 @@ export type EngineProcess = Awaited<ReturnType<typeof startEngineProcess>>;
 export async function startEngineProcess(config: EngineConfig) {
   const child = fork(new URL(import.meta.url), [], {
     execPath: process.execPath,
-    execArgv: config.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.cpuProfileDir}`] : [],
+    execArgv: [...(config.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.cpuProfileDir}`] : []), ...(config.nodeFlags ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [CONFIG_VARIABLE]: JSON.stringify(config) },
   });

@@ -16,7 +16,8 @@
  * (`runtime.handleMessage` in the engine, minus the 50 ms) and the phone channel's (the rest), matched by the same id.
  *
  * Database: BENCH_DATABASE_URL's PostgreSQL (a fresh schema, dropped afterwards), or PGlite in memory (one engine).
- * PHONE_BENCH_CPU_PROFILE_DIR: the engines run under `--cpu-prof` and write their profiles there.
+ * PHONE_BENCH_CPU_PROFILE_DIR: the engines run under `--cpu-prof` and write their profiles there. PHONE_BENCH_ENGINE_FLAGS:
+ * more Node flags for the engines, space-separated (`--trace-gc`).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -97,6 +98,7 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
           database: url ? { url, schema, poolSize: parameters.poolSizePerEngine } : null,
           instanceId: `bench-engine-${i}`,
           ...(cpuProfileDir ? { cpuProfileDir } : {}),
+          nodeFlags: (process.env.PHONE_BENCH_ENGINE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
         }),
       );
     }
