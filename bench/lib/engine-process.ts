@@ -14,6 +14,8 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { migrate, openDatabase } from '../../db/database.ts';
@@ -171,8 +173,21 @@ async function main(): Promise<void> {
   const sampler = setInterval(sampleRss, RSS_SAMPLE_MS);
   sampler.unref();
 
+  // BENCH_ENGINE_HEAP_PROFILE=<file>: a sampling heap profile over the measured window that keeps the objects a
+  // major GC collected (those that outlived the young generation: what promotion and mark-compact pauses are made of).
+  const heapProfile = process.env.BENCH_ENGINE_HEAP_PROFILE;
+  const inspector = heapProfile ? new Session() : null;
+  inspector?.connect();
+
   process.on('message', (message: ToChild) => {
     void (async () => {
+      if (message.type === 'record' && inspector) {
+        await inspector.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+      }
+      if (message.type === 'report' && inspector && heapProfile) {
+        const { profile } = await inspector.post('HeapProfiler.stopSampling');
+        writeFileSync(heapProfile, JSON.stringify(profile));
+      }
       if (message.type === 'record') {
         recording = true;
         runtimeMs = [];

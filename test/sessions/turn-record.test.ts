@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { sessionMachine } from '../../machines/session.machine.ts';
-import type { BotLinkSummary, SessionEmitted } from '../../machines/session-types.ts';
+import type { BotLinkSummary, KnowledgeSummary, SessionEmitted } from '../../machines/session-types.ts';
+import type { ToolSpec } from '../../src/botlink/tools-types.ts';
 import { persistedSnapshot } from '../../src/sessions/turn-record.ts';
 
 const handled: BotLinkSummary = {
@@ -12,8 +13,8 @@ function phoneSession(botlink: () => Promise<BotLinkSummary>) {
   const machine = sessionMachine.provide({
     actors: {
       callBotLink: fromPromise(botlink),
-      searchKnowledge: fromPromise(async () => ({ passages: [], confident: false, tookMs: 1 })),
-      loadTools: fromPromise(async () => []),
+      searchKnowledge: fromPromise(async (): Promise<KnowledgeSummary> => ({ passages: [], confident: false, tookMs: 1 })),
+      loadTools: fromPromise(async (): Promise<ToolSpec[]> => []),
     },
   });
   const actor = createActor(machine, { input: { sessionId: 'CA1', workspaceId: 'w1', channel: 'phone', customerPhone: '+31600000000' } });
