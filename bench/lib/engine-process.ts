@@ -47,8 +47,9 @@ export interface EngineReport {
   /** `[prompt id, ms]`: runtime.handleMessage's duration for each prompt handled in the window. */
   runtimeMs: [string, number][];
   /**
-   * PostgreSQL only: the marked statements (`prepared('name')`, db/prepared.ts) run in the window, by name: how many
-   * and their round-trip time summed (ms, from sending to the result, as the engine waited for them).
+   * PostgreSQL only: the statements run in the window, by name (a marked one's `prepared('name')`, db/prepared.ts;
+   * others by verb and first table): how many, and their round-trip time summed (ms, from sending to the result, as
+   * the engine waited for them).
    */
   statements: Record<string, { count: number; totalMs: number }>;
 }
@@ -139,18 +140,26 @@ async function main(): Promise<void> {
     return result;
   };
 
-  // The marked statements' round trips, timed in the pool's client class (the lease rounds and renewals among them).
+  // Every statement's round trip, timed in the pool's client class (the lease rounds and renewals among them).
   let statements: Record<string, { count: number; totalMs: number }> = {};
   const query = PreparingClient.prototype.query;
   const MARK = /\/\* prepare:([a-z0-9_]+) \*\//;
+  // An unmarked statement is named by its verb and first table (`select integrations`).
+  const VERB_TABLE = /^\s*(select|insert|update|delete|with)\b[\s\S]*?\b(?:from|into|update)\s+"?([a-z_]+)"?/i;
+  const statementName = (text: string): string => {
+    const mark = MARK.exec(text);
+    if (mark) return mark[1]!;
+    const verb = VERB_TABLE.exec(text);
+    return verb ? `${verb[1]!.toLowerCase()} ${verb[2]}` : 'other';
+  };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   PreparingClient.prototype.query = function timedQuery(this: PreparingClient, config: any, values?: any, callback?: any): any {
-    const mark = recording && typeof config === 'string' && callback === undefined ? MARK.exec(config) : null;
+    const name = recording && typeof config === 'string' && callback === undefined ? statementName(config) : null;
     const t0 = performance.now();
     const result = query.call(this, config, values, callback) as unknown;
-    if (mark && result instanceof Promise) {
+    if (name && result instanceof Promise) {
       const done = () => {
-        const entry = (statements[mark[1]!] ??= { count: 0, totalMs: 0 });
+        const entry = (statements[name] ??= { count: 0, totalMs: 0 });
         entry.count++;
         entry.totalMs += performance.now() - t0;
       };
