@@ -29,7 +29,7 @@ import type { Metric, RunResult } from './benchmark.ts';
 import { envNumber, progress } from './benchmark.ts';
 import { startCallersProcess, type CallersProcess } from './callers-process.ts';
 import { startEngineProcess, type EngineProcess, type EngineReport } from './engine-process.ts';
-import { startIntegratorProcess } from './integrator-process.ts';
+import { startIntegratorProcess, type IntegratorStats } from './integrator-process.ts';
 import { round, summarize } from './stats.ts';
 import type { CallersResults } from '../phone-callers.ts';
 
@@ -70,6 +70,9 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
   const invalid: string[] = [];
   let results: CallersResults | undefined;
   let reports: EngineReport[];
+  /** The integrator's CPU and accepted TLS handshakes over the window: its share of the machine, and reconnections. */
+  let integratorAtRecord: Promise<IntegratorStats> | undefined;
+  let integratorWindow: { cpuMicros: number; tlsHandshakes: number } | undefined;
   let connectErrors: number;
   let dropped: number;
   try {
@@ -122,13 +125,17 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     callers.send('start');
     const recordTimer = setTimeout(() => {
       for (const e of engines) e.record();
+      integratorAtRecord = integrator.stats();
     }, warmupSeconds * 1000);
     try {
       results = await callers.next('finished');
     } finally {
       clearTimeout(recordTimer);
     }
+    const integratorAtEnd = integrator.stats();
     reports = await Promise.all(engines.map((e) => e.report()));
+    const [from, to] = await Promise.all([integratorAtRecord ?? integratorAtEnd, integratorAtEnd]);
+    integratorWindow = { cpuMicros: to.cpuMicros - from.cpuMicros, tlsHandshakes: to.tlsHandshakes - from.tlsHandshakes };
     load.end = round(loadavg()[0]!, 2);
     callers.send('close');
     dropped = (await callers.next('closed')).dropped;
@@ -209,6 +216,13 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     { key: 'engine_cpu_percent', label: `engine CPU, % of a core${engineCount > 1 ? ' (engines summed)' : ''}`, unit: '%', value: percentOfCore(engineCpu) },
     { key: 'engine_cpu_per_turn_us', label: 'engine CPU per answered turn', unit: 'µs', value: turns > 0 ? round(engineCpu / turns, 0) : 0 },
     { key: 'callers_cpu_percent', label: 'callers CPU, % of a core', unit: '%', value: percentOfCore(results?.cpuMicros ?? 0) },
+    { key: 'integrator_cpu_percent', label: 'integrator CPU, % of a core', unit: '%', value: percentOfCore(integratorWindow?.cpuMicros ?? 0) },
+    {
+      key: 'integrator_tls_handshakes',
+      label: 'TLS handshakes at the integrator (new bot-link connections; a cancelled request closes one)',
+      unit: '',
+      value: integratorWindow?.tlsHandshakes ?? 0,
+    },
     { key: 'rss_peak_mib', label: `engine RSS peak${engineCount > 1 ? ' (largest engine)' : ''}`, unit: 'MiB', value: Math.max(...reports.map((e) => e.rssMiB.peak), 0) },
   ];
   if (url) {
