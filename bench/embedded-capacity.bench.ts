@@ -1,7 +1,7 @@
 /**
  * The embedded default under load (issue 16, item 2): the service as `npm start` runs it without DATABASE_URL (PGlite
  * on disk in DATA_DIR) in a process of its own (bench/embedded-engine.ts), phone callers in another
- * (bench/phone-callers.ts), the integrator in a third (50 ms, echoing each message so every answer is matched to its
+ * (bench/phone-callers.ts), the integrator in a third (50 ms, echoing each prompt's reference so every answer is matched to its
  * prompt by id).
  *
  * 1. Ramp: short steps of rising turn rates (each call speaks every 2 s, so N turns/s is 2N calls), each with a
@@ -38,6 +38,7 @@ interface Step {
   answered: number;
   unanswered: number;
   mismatched: number;
+  duplicates: number;
   refused: number;
   dropped: number;
   overheadMs: { p50: number; p99: number; max: number };
@@ -65,7 +66,7 @@ export async function run(): Promise<RunResult> {
     database: 'pglite on disk',
   };
   const loadBefore = loadavg();
-  const integrator = await startIntegratorProcess({ delayMs: INTEGRATOR_MS, echo: true });
+  const integrator = await startIntegratorProcess({ delayMs: INTEGRATOR_MS, echoRef: true });
   const invalid: string[] = [];
   const steps: Step[] = [];
   let overload: Step | undefined;
@@ -99,8 +100,9 @@ export async function run(): Promise<RunResult> {
 
   // Every prompt of an admitted call is answered, in the ramp and in the overload; answers carry their prompt's id.
   for (const s of [...steps, ...(overload ? [overload] : [])]) {
-    if (s.unanswered > 0) invalid.push(`${s.turnsPerSecond} turns/s: ${s.unanswered} of ${s.prompts} prompts of admitted calls were not answered before the caller spoke again.`);
+    if (s.unanswered > 0) invalid.push(`${s.turnsPerSecond} turns/s: ${s.unanswered} of ${s.prompts} prompts of admitted calls were never answered.`);
     if (s.mismatched > 0) invalid.push(`${s.turnsPerSecond} turns/s: ${s.mismatched} answers carried another prompt's id.`);
+    if (s.duplicates > 0) invalid.push(`${s.turnsPerSecond} turns/s: ${s.duplicates} prompts were answered twice.`);
     if (s.dropped > 0) invalid.push(`${s.turnsPerSecond} turns/s: ${s.dropped} admitted calls were dropped.`);
   }
   if (overload && overload.answered === 0) invalid.push('overload: no prompt was answered.');
@@ -126,7 +128,7 @@ export async function run(): Promise<RunResult> {
   const setup =
     `One engine process on PGlite on disk (DATA_DIR, as \`npm start\` without DATABASE_URL), phone callers over WebSocket in a ` +
     `child process (a final prompt every ${INTERVAL_MS} ms per call, each with its own id, answers matched by id), a loopback ` +
-    `HTTPS integrator in another child answering in ${INTEGRATOR_MS} ms with the message echoed. Ramp ${ramp.join(', ')} turns/s ` +
+    `HTTPS integrator in another child answering in ${INTEGRATOR_MS} ms with the prompt's reference echoed. Ramp ${ramp.join(', ')} turns/s ` +
     `(${parameters.warmupSeconds} s warm-up + ${parameters.stepSeconds} s each, stopping at the first step past capacity), then ` +
     `${parameters.overloadTurnsPerSecond} turns/s for ${parameters.overloadSeconds} s. Load average at start ${loadBefore.map((l) => l.toFixed(2)).join(' ')}.`;
   return { metrics, invalid, setup, parameters, details: { rssAtReadyMiB, steps, overload, loadAverageAtStart: loadBefore, loadAverageAtEnd: loadavg() } };
@@ -219,6 +221,7 @@ async function runStep(
       answered: results.answered,
       unanswered: results.unanswered,
       mismatched: results.mismatched,
+      duplicates: results.duplicates,
       refused: results.refused,
       dropped,
       overheadMs: { p50: round(o.p50, 2), p99: round(o.p99, 2), max: round(o.max, 2) },
@@ -244,6 +247,6 @@ async function runStep(
 }
 
 function withinCapacity(step: Step): boolean {
-  const clean = step.unanswered === 0 && step.mismatched === 0 && step.refused === 0 && step.dropped === 0;
+  const clean = step.unanswered === 0 && step.mismatched === 0 && step.duplicates === 0 && step.refused === 0 && step.dropped === 0;
   return clean && step.answered > 0 && step.overheadMs.p99 <= CAPACITY_P99_MS;
 }

@@ -17,41 +17,45 @@ const key = readFileSync(new URL('server-key.pem', tlsDir), 'utf8');
 
 /** How long the integrator takes to answer (INTEGRATOR_DELAY_MS, default 0): the sessions benchmark uses 50 ms. */
 const delayMs = Number(process.env.INTEGRATOR_DELAY_MS ?? 0);
-/** INTEGRATOR_ECHO=1: the reply carries the message (`Answer to: <message>`), so a load generator can match each answer to its prompt. */
-const echo = process.env.INTEGRATOR_ECHO === '1';
 const reply = Buffer.from(JSON.stringify({ reply: 'Your order ships tomorrow.', handled: true }));
 const replyHeaders = { 'content-type': 'application/json', 'content-length': String(reply.length) };
+/**
+ * INTEGRATOR_ECHO_REF=1: the answer repeats the prompt's reference (`ref p<call>x<n>`, bench/phone-callers.ts), so
+ * the callers match every answer to its prompt by id.
+ */
+const echoRef = process.env.INTEGRATOR_ECHO_REF === '1';
+const REF = /ref p\d+x\d+/;
+
+function replyFor(body: string): Buffer {
+  if (!echoRef) return reply;
+  const ref = REF.exec(body)?.[0] ?? 'ref none';
+  return Buffer.from(JSON.stringify({ reply: `Your order ships tomorrow. (${ref})`, handled: true }));
+}
 
 const server = createServer({ cert, key }, (req, res) => {
   const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => echo && chunks.push(chunk));
+  req.on('data', (chunk: Buffer) => {
+    if (echoRef) chunks.push(chunk);
+  });
   req.on('end', () => {
     if (req.method !== 'POST') {
       res.writeHead(405, { 'content-length': '0' });
       res.end();
       return;
     }
-    const answer = echo ? echoed(chunks) : null;
-    const body = answer ?? reply;
-    const headers = answer ? { 'content-type': 'application/json', 'content-length': String(answer.length) } : replyHeaders;
-    const respond = () => {
-      res.writeHead(200, headers);
-      res.end(body);
-    };
-    if (delayMs > 0) setTimeout(respond, delayMs);
-    else respond();
+    const body = replyFor(echoRef ? Buffer.concat(chunks).toString('utf8') : '');
+    const headers = echoRef ? { 'content-type': 'application/json', 'content-length': String(body.length) } : replyHeaders;
+    if (delayMs > 0) {
+      setTimeout(() => {
+        res.writeHead(200, headers);
+        res.end(body);
+      }, delayMs);
+      return;
+    }
+    res.writeHead(200, headers);
+    res.end(body);
   });
 });
-
-/** The echo reply for a channel request (a manifest fetch or anything else without a message gets the fixed one). */
-function echoed(chunks: Buffer[]): Buffer | null {
-  try {
-    const message = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: unknown }).message;
-    return typeof message === 'string' ? Buffer.from(JSON.stringify({ reply: `Answer to: ${message}`, handled: true })) : null;
-  } catch {
-    return null;
-  }
-}
 // Rounds alternate between two clients, so one client's sockets sit idle for a whole round; a long keep-alive
 // (announced to undici in the Keep-Alive header) keeps every round on warm connections, with no TLS handshakes.
 let tlsHandshakes = 0;

@@ -5,14 +5,16 @@
  * event loop and heap are the service's alone and the load generator's own work is not measured as the service's.
  *
  * IPC: → {type:'connected', connectErrors}; ← {type:'start'}; → {type:'finished', …results}; ← {type:'close'};
- * → {type:'closed', dropped}. A prompt is identified as `<call index>:<n>`: the n-th prompt of that call (from 1),
- * which is also the n-th runtime.handleMessage of its session, so the parent can split each prompt's time.
+ * → {type:'closed', dropped}. A prompt is identified as `<call index>:<n>`: the n-th prompt of that call (from 1);
+ * with `matchIds` the id travels in the prompt's text and back in the answer (the integrator echoes it).
  */
 import { once } from 'node:events';
 import WebSocket from 'ws';
 
 export interface CallersConfig {
+  /** The phone WebSocket endpoint; with `urls`, call i connects to `urls[i % urls.length]` (one engine per call). */
   url: string;
+  urls?: string[];
   token: string;
   number: string;
   calls: number;
@@ -20,9 +22,10 @@ export interface CallersConfig {
   warmupSeconds: number;
   seconds: number;
   /**
-   * Put a reference (`ref p<call>x<n>`) in each prompt and take an answer only when it carries the reference of the
-   * prompt it answers (the soak's integrator echoes the message). Off in the phone-calls benchmark, whose integrator
-   * gives one fixed answer, so an answer there is matched to the outstanding prompt by order.
+   * Put a reference (`ref p<call>x<n>`) in each prompt and take an answer only as the answer of the prompt whose
+   * reference it carries (the integrator echoes it): a late answer still counts for its own prompt, a second answer
+   * to one prompt is a duplicate, an answer with no known reference is mismatched. Without it (an integrator with one
+   * fixed answer) an answer is matched to the outstanding prompt by order.
    */
   matchIds?: boolean;
 }
@@ -34,13 +37,18 @@ export interface CallersResults {
   totalsMs: number[];
   prompts: number;
   answered: number;
+  /** Recorded prompts never answered (with `matchIds`: by the end; without: before the next prompt). */
   unanswered: number;
+  /** With `matchIds`: the first unanswered prompts' ids (at most 20), for the report. */
+  unansweredIds: string[];
   fillers: number;
   /** With `matchIds`: answers that carried another prompt's reference (or none); never counted as answered. */
   mismatched: number;
+  /** With `matchIds`: second answers to a prompt already answered. */
+  duplicates: number;
   /**
-   * Calls the service turned away at the door (an `end` frame, reason `busy`, before any prompt was answered: the
-   * embedded engine's admission control, docs/operations.md). Their callers stop speaking; not counted as dropped.
+   * Calls the service turned away at the door (an `end` frame, reason `busy`: the embedded engine's admission control,
+   * docs/operations.md). Their callers stop speaking; not counted as dropped, their prompts not as unanswered.
    */
   refused: number;
   cpuMicros: number;
@@ -52,18 +60,20 @@ export function callSid(index: number): string {
   return `CA${String(index).padStart(32, '0')}`;
 }
 
+const REF = /ref p(\d+)x(\d+)\)/;
+
 class Caller {
   ws!: WebSocket;
   dropped = false;
   refused = false;
-  waiting = false;
   #sentAt = 0;
+  #waiting = false;
   #n = 0;
   #stopping = false;
   #recording = false;
-  get recording(): boolean {
-    return this.#recording;
-  }
+  /** With `matchIds`: the prompts sent and not yet answered (n → sent at, recorded) and those answered. */
+  readonly #outstanding = new Map<number, { sentAt: number; record: boolean }>();
+  readonly #answered = new Set<number>();
   readonly #index: number;
   readonly #config: CallersConfig;
   readonly #results: CallersResults;
@@ -74,9 +84,14 @@ class Caller {
     this.#results = results;
   }
 
+  get waiting(): boolean {
+    return this.#config.matchIds ? this.#outstanding.size > 0 : this.#waiting;
+  }
+
   async connect(): Promise<void> {
-    const { url, token, number } = this.#config;
-    this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+    const { url, urls, token, number } = this.#config;
+    const target = urls && urls.length > 0 ? urls[this.#index % urls.length]! : url;
+    this.ws = new WebSocket(target, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
     this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean; token?: string; handoffData?: string }));
     this.ws.on('close', () => {
       if (!this.#stopping && !this.refused) this.dropped = true;
@@ -86,18 +101,22 @@ class Caller {
     this.ws.send(JSON.stringify({ type: 'setup', sessionId: `VX${sid.slice(2)}`, callSid: sid, from: '+31612345678', to: number, customParameters: {} }));
   }
 
-  /** Speaks now; an answer still outstanding from the previous prompt counts as unanswered. */
+  /** Speaks now. Without `matchIds`, an answer still outstanding from the previous prompt counts as unanswered. */
   prompt(record: boolean): void {
     if (this.refused || this.ws.readyState !== WebSocket.OPEN) return;
-    // Only a recorded prompt counts (a warm-up prompt left unanswered is the warm-up's).
-    if (this.waiting && this.#recording) this.#results.unanswered++;
-    this.waiting = true;
-    this.#recording = record;
     this.#n++;
     if (record) this.#results.prompts++;
-    this.#sentAt = performance.now();
-    const text = this.#config.matchIds ? `Where is my order 1234? (${this.#ref()})` : 'Where is my order 1234?';
-    this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: text, lang: 'en-US', last: true }));
+    const sentAt = performance.now();
+    if (this.#config.matchIds) {
+      this.#outstanding.set(this.#n, { sentAt, record });
+      this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: `Where is my order 1234? (${this.#ref()})`, lang: 'en-US', last: true }));
+      return;
+    }
+    if (this.#waiting && this.#recording) this.#results.unanswered++;
+    this.#waiting = true;
+    this.#recording = record;
+    this.#sentAt = sentAt;
+    this.ws.send(JSON.stringify({ type: 'prompt', voicePrompt: 'Where is my order 1234?', lang: 'en-US', last: true }));
   }
 
   #ref(): string {
@@ -108,9 +127,11 @@ class Caller {
     if (frame.type === 'end' && (JSON.parse(frame.handoffData ?? '{}') as { reason?: string }).reason === 'busy') {
       this.refused = true;
       this.#results.refused++;
-      // A prompt sent before the refusal arrived is not the service's to answer any more.
-      if (this.waiting && this.#recording) this.#results.prompts--;
-      this.waiting = false;
+      // Prompts sent before the refusal arrived are not the service's to answer any more.
+      for (const prompt of this.#outstanding.values()) if (prompt.record) this.#results.prompts--;
+      if (this.#waiting && this.#recording) this.#results.prompts--;
+      this.#outstanding.clear();
+      this.#waiting = false;
       return;
     }
     if (frame.type !== 'text') return;
@@ -120,16 +141,43 @@ class Caller {
       this.#results.fillers++;
       return;
     }
-    if (this.#config.matchIds && !(frame.token ?? '').includes(`${this.#ref()})`)) {
-      this.#results.mismatched++;
+    if (this.#config.matchIds) {
+      const ref = REF.exec(frame.token ?? '');
+      const n = ref && Number(ref[1]) === this.#index ? Number(ref[2]) : 0;
+      const prompt = this.#outstanding.get(n);
+      if (prompt) {
+        this.#outstanding.delete(n);
+        this.#answered.add(n);
+        if (prompt.record) this.#answer(n, prompt.sentAt);
+      } else if (this.#answered.has(n)) {
+        this.#results.duplicates++;
+      } else {
+        this.#results.mismatched++;
+      }
       return;
     }
-    if (!this.waiting) return;
-    this.waiting = false;
-    if (!this.#recording) return;
+    if (!this.#waiting) return;
+    this.#waiting = false;
+    if (this.#recording) this.#answer(this.#n, this.#sentAt);
+  }
+
+  #answer(n: number, sentAt: number): void {
     this.#results.answered++;
-    this.#results.ids.push(`${this.#index}:${this.#n}`);
-    this.#results.totalsMs.push(performance.now() - this.#sentAt);
+    this.#results.ids.push(`${this.#index}:${n}`);
+    this.#results.totalsMs.push(performance.now() - sentAt);
+  }
+
+  /** At the end: the recorded prompts still outstanding are unanswered. */
+  finish(): void {
+    if (this.#config.matchIds) {
+      for (const [n, prompt] of this.#outstanding) {
+        if (!prompt.record) continue;
+        this.#results.unanswered++;
+        if (this.#results.unansweredIds.length < 20) this.#results.unansweredIds.push(`${this.#index}:${n}`);
+      }
+    } else if (this.#waiting && this.#recording) {
+      this.#results.unanswered++;
+    }
   }
 
   close(): void {
@@ -140,7 +188,7 @@ class Caller {
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.PHONE_CALLERS_CONFIG ?? '{}') as CallersConfig;
-  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, fillers: 0, mismatched: 0, refused: 0, cpuMicros: 0 };
+  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, unansweredIds: [], fillers: 0, mismatched: 0, duplicates: 0, refused: 0, cpuMicros: 0 };
   const callers = Array.from({ length: config.calls }, (_, i) => new Caller(i, config, results));
   const send = (message: CallersMessage) => process.send!(message);
   const next = (type: string) =>
@@ -182,7 +230,7 @@ async function main(): Promise<void> {
   // The last answers.
   const lastDeadline = performance.now() + config.intervalMs;
   while (callers.some((c) => c.waiting) && performance.now() < lastDeadline) await new Promise((r) => setTimeout(r, 20));
-  for (const c of callers) if (c.waiting && c.recording) results.unanswered++;
+  for (const c of callers) c.finish();
   const cpu = process.cpuUsage(cpuStart);
   results.cpuMicros = cpu.user + cpu.system;
   send(results);

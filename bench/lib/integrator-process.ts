@@ -20,14 +20,14 @@ type Message =
   | { type: 'listening'; port: number }
   | { type: 'cpu'; usage: NodeJS.CpuUsage; tlsHandshakes: number };
 
-export async function startIntegratorProcess(options: { delayMs?: number; echo?: boolean } = {}): Promise<IntegratorProcess> {
+export async function startIntegratorProcess(options: { delayMs?: number; echoRef?: boolean } = {}): Promise<IntegratorProcess> {
   const child: ChildProcess = fork(new URL('../integrator-server.ts', import.meta.url), [], {
     // The running Node (24, which strips types), not whatever `node` is first on PATH.
     execPath: process.execPath,
     // Not the parent's flags: a --cpu-prof on the benchmark should profile the client only.
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, INTEGRATOR_DELAY_MS: String(options.delayMs ?? 0), INTEGRATOR_ECHO: options.echo ? '1' : '0' },
+    env: { ...process.env, INTEGRATOR_DELAY_MS: String(options.delayMs ?? 0), INTEGRATOR_ECHO_REF: options.echoRef ? '1' : '0' },
   });
   const exited = once(child, 'exit');
   const port = await new Promise<number>((resolve, reject) => {

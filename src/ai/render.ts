@@ -246,10 +246,13 @@ function speakDates(text: string, language: string, w: SpeechWords): string {
 const rangeUnits =
   '(?:business |working )?(?:days?|weeks?|hours?|minutes?|months?|years?)|werkdagen|dagen|dag|weken|uur|minuten|maanden|jaar';
 
+/** Built once: a RegExp made per reply was compiled again on every phone turn. */
+const unitRange = new RegExp(String.raw`\b(\d+)\s?[-–]\s?(\d+)(?=\s+(?:${rangeUnits})\b)`, 'g');
+
 function speakRanges(text: string, w: SpeechWords): string {
   return text
     .replace(/\b(\d{1,2}[:.]\d{2})\s?[-–—]\s?(\d{1,2}[:.]\d{2})\b/g, `$1 ${w.to} $2`)
-    .replace(new RegExp(String.raw`\b(\d+)\s?[-–]\s?(\d+)(?=\s+(?:${rangeUnits})\b)`, 'g'), `$1 ${w.to} $2`)
+    .replace(unitRange, `$1 ${w.to} $2`)
     .replace(/(\d)\s?–\s?(\d)/g, `$1 ${w.to} $2`);
 }
 

@@ -30,6 +30,12 @@ export const TEST_MESSAGE = 'This is a test message from the Botlink dashboard.'
  * another process are seen within this time.
  */
 export const CREDENTIALS_CACHE_MS = 10_000;
+/**
+ * Credentials this old are read again in the background while the cached ones still serve. Without it, every turn
+ * arriving after the expiry read the row itself: at 500 phone turns/s, every 10 s some hundreds of reads queued in the
+ * pool ahead of the turn writes (issue 16, bench/notes/phone-profile.md).
+ */
+const CREDENTIALS_REFRESH_AHEAD_MS = 8_000;
 
 export interface ToolsReport {
   status: 'ok' | 'unavailable';
@@ -97,9 +103,29 @@ export function createIntegrationService(deps: {
 }) {
   const { integrations, secrets, http, botlink } = deps;
   const now = deps.now ?? (() => new Date());
-  const opened = new Map<string, { value: { endpointUrl: string; key: string } | undefined; at: number }>();
+  type Credentials = { endpointUrl: string; key: string } | undefined;
+  const opened = new Map<string, { value: Credentials; at: number }>();
+  /** One read per workspace at a time; every caller that needs it then waits for that one. */
+  const reading = new Map<string, Promise<Credentials>>();
+  const readCredentials = (workspaceId: string): Promise<Credentials> => {
+    const running = reading.get(workspaceId);
+    if (running) return running;
+    const self: { read?: Promise<Credentials> } = {};
+    self.read = (async () => {
+      const row = await integrations.find(workspaceId);
+      const value = row ? { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, sealContext(workspaceId)) } : undefined;
+      // A change made meanwhile (changed() forgot this read) must not be overwritten by what was read before it.
+      if (reading.get(workspaceId) === self.read) opened.set(workspaceId, { value, at: Date.now() });
+      return value;
+    })().finally(() => {
+      if (reading.get(workspaceId) === self.read) reading.delete(workspaceId);
+    });
+    reading.set(workspaceId, self.read);
+    return self.read;
+  };
   const changed = (workspaceId: string) => {
     opened.delete(workspaceId);
+    reading.delete(workspaceId);
     deps.health?.forget(workspaceId);
     deps.onChange?.(workspaceId);
   };
@@ -153,11 +179,13 @@ export function createIntegrationService(deps: {
     /** The endpoint URL and the opened key, for signing; undefined when the workspace has no integration. */
     async credentials(workspaceId: string): Promise<{ endpointUrl: string; key: string } | undefined> {
       const cached = opened.get(workspaceId);
-      if (cached && Date.now() - cached.at < CREDENTIALS_CACHE_MS) return cached.value;
-      const row = await integrations.find(workspaceId);
-      const value = row ? { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, sealContext(workspaceId)) } : undefined;
-      opened.set(workspaceId, { value, at: Date.now() });
-      return value;
+      const age = cached ? Date.now() - cached.at : Infinity;
+      if (cached && age < CREDENTIALS_CACHE_MS) {
+        // A failed background read leaves the cached value to its expiry; the next caller then reads (and fails) itself.
+        if (age >= CREDENTIALS_REFRESH_AHEAD_MS) readCredentials(workspaceId).catch(() => {});
+        return cached.value;
+      }
+      return readCredentials(workspaceId);
     },
 
     /** The tools test button: fetches the manifest now (no cache) and reports the tools and every problem. */

@@ -149,18 +149,35 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     generation.set(workspaceId, (generation.get(workspaceId) ?? 0) + 1);
     if (generation.size > MAX_KNOWLEDGE_PRESENCE_ENTRIES) generation.delete(generation.keys().next().value!);
   }
+  /**
+   * One look per workspace at a time: after the presence time every turn looked itself, some hundreds of statements
+   * every 10 s at 500 phone turns/s, queued in the pool ahead of the turn writes (issue 16). A look that started
+   * before a write is not shared with a turn that comes after it.
+   */
+  const looking = new Map<string, { generation: number | undefined; look: Promise<boolean> }>();
   async function hasKnowledge(workspaceId: string): Promise<boolean> {
     const at = now().getTime();
     const seen = presence.get(workspaceId);
     if (seen && at - seen.at < KNOWLEDGE_PRESENCE_TTL_MS) return seen.has;
     const before = generation.get(workspaceId);
-    const has = await knowledge.hasChunks(workspaceId);
-    if (generation.get(workspaceId) === before) {
-      presence.delete(workspaceId); // re-inserted last: the map's order is the order of looks, oldest first
-      presence.set(workspaceId, { has, at });
-      if (presence.size > MAX_KNOWLEDGE_PRESENCE_ENTRIES) presence.delete(presence.keys().next().value!);
+    const running = looking.get(workspaceId);
+    if (running && running.generation === before) return running.look;
+    const look = (async () => {
+      const has = await knowledge.hasChunks(workspaceId);
+      if (generation.get(workspaceId) === before) {
+        presence.delete(workspaceId); // re-inserted last: the map's order is the order of looks, oldest first
+        presence.set(workspaceId, { has, at });
+        if (presence.size > MAX_KNOWLEDGE_PRESENCE_ENTRIES) presence.delete(presence.keys().next().value!);
+      }
+      return has;
+    })();
+    const entry = { generation: before, look };
+    looking.set(workspaceId, entry);
+    try {
+      return await look;
+    } finally {
+      if (looking.get(workspaceId) === entry) looking.delete(workspaceId);
     }
-    return has;
   }
   /** A write's effect on presence: forgotten once it has committed (or failed), so the next search looks again. */
   async function writing<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {

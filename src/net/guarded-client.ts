@@ -172,11 +172,11 @@ export class GuardedClient {
       connectTimeout: CHANNEL_TIMEOUT_MS,
       connect: {
         lookup: createGuardedLookup(this.#resolve, this.#policy),
-        // A `ca` option replaces the default store, so the defaults (bundled and NODE_EXTRA_CA_CERTS) are kept in it;
-        // built once, as a secure context, instead of parsing ~270 certificates on every new connection.
-        ...(options.ca === undefined
-          ? {}
-          : { secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...[options.ca].flat()] }) }),
+        // One secure context for every connection, built here: without it each new connection builds its own
+        // (tls.connect → createSecureContext), which was the phone bench's top self time once calls reconnected
+        // (issue 16). A `ca` option replaces the default store, so the defaults (bundled, NODE_EXTRA_CA_CERTS, and
+        // whatever setDefaultCACertificates set before this client was made) are kept in it.
+        secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...(options.ca === undefined ? [] : [options.ca].flat())] }),
       },
     });
   }

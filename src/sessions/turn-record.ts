@@ -54,8 +54,22 @@ export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachin
     customer: context.customer,
     handoff: context.handoff,
     turnCount: context.turnCount,
-    snapshot: actor.getPersistedSnapshot(),
+    snapshot: persistedSnapshot(actor),
     machineVersion: SESSION_MACHINE_VERSION,
     releaseLease,
   };
+}
+
+/**
+ * The actor's snapshot as stored. A turn end finds the actor idle, with no child actor and no history state: then the
+ * persisted form is the snapshot's plain values, and the context as it is (it holds only JSON data, no actor
+ * references, and XState replaces it rather than changing it). XState's own `getPersistedSnapshot` walks the whole
+ * context looking for actor references and copies the snapshot's keys: about 4 % of the phone engine's CPU samples at 500 turns/s
+ * (issue 16, bench/notes/phone-profile.md). Any other moment (a cancelled turn still has its actors) goes to XState.
+ */
+export function persistedSnapshot(actor: Pick<Actor<typeof sessionMachine>, 'getSnapshot' | 'getPersistedSnapshot'>): unknown {
+  const snapshot = actor.getSnapshot();
+  const { status, value, context, output, error, children, historyValue } = snapshot as typeof snapshot & { historyValue?: Record<string, unknown> };
+  if (Object.keys(children).length > 0 || (historyValue !== undefined && Object.keys(historyValue).length > 0)) return actor.getPersistedSnapshot();
+  return { status, value, historyValue: {}, context, children: {}, output, error };
 }

@@ -51,6 +51,15 @@ describeEachDatabase('the knowledge base search', (get) => {
       expect(counts).toEqual({ looks: 1, searches: 0 });
     });
 
+    it('turns searching at the same moment share one look', async () => {
+      const empty = randomUUID();
+      await get().db.insertInto('workspaces').values({ id: empty, name: 'Busy phone line' }).execute();
+      const { service, counts } = counted();
+      const all = await Promise.all(Array.from({ length: 40 }, () => service.search(empty, 'where is my order', 'en')));
+      expect(all.every((r) => r.strategy === 'none')).toBe(true);
+      expect(counts).toEqual({ looks: 1, searches: 0 });
+    });
+
     it("its own sync is searched at once; another process's within KNOWLEDGE_PRESENCE_TTL_MS", async () => {
       const fresh = randomUUID();
       await get().db.insertInto('workspaces').values({ id: fresh, name: 'New shop' }).execute();
