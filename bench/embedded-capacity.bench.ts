@@ -21,6 +21,7 @@ import { startIntegratorProcess, type IntegratorProcess } from './lib/integrator
 import { round, summarize } from './lib/stats.ts';
 import type { EngineConfig, EngineMessage, EngineStats } from './embedded-engine.ts';
 import type { CallersResults } from './phone-callers.ts';
+import { nextMessage } from './lib/child-message.ts';
 
 export const name = 'embedded-capacity';
 export const title = 'The embedded default (PGlite on disk): capacity and overload';
@@ -155,18 +156,7 @@ async function startEngine(integratorOrigin: string, unbounded: boolean): Promis
     env: { ...process.env, EMBEDDED_ENGINE_CONFIG: JSON.stringify(config) },
   });
   const exited = once(child, 'exit');
-  const next = <T extends EngineMessage['type']>(type: T) =>
-    new Promise<Extract<EngineMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (m: EngineMessage) => {
-        if (m.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(m as Extract<EngineMessage, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the engine exited early (code ${code})`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
+  const next = <T extends EngineMessage['type']>(type: T) => nextMessage<EngineMessage, T>(child, type, 'the engine');
   const ready = await next('ready');
   return {
     url: `${ready.url.replace('http', 'ws')}/v1/phone/ws`,

@@ -2,6 +2,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import type { CallersConfig, CallersMessage } from '../phone-callers.ts';
+import { nextMessage } from './child-message.ts';
 
 /** Which script to run and the variable its configuration travels in (JSON). */
 export interface CallersScript {
@@ -21,18 +22,7 @@ export function startCallersProcess<Message extends { type: string } = CallersMe
   });
   const exited = once(child, 'exit');
   /** The next message of this type from the callers; rejects when their process exits first. */
-  const next = <T extends Message['type']>(type: T) =>
-    new Promise<Extract<Message, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: Message) => {
-        if (message.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message as Extract<Message, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the callers' process exited early (code ${code})`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
+  const next = <T extends Message['type']>(type: T) => nextMessage<Message, T>(child, type, "the callers' process");
   return {
     next,
     send: (type: 'start' | 'stop' | 'close') => child.send({ type }),

@@ -23,6 +23,7 @@ import { PreparingClient } from '../../db/prepared.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startService } from '../../src/service.ts';
+import { nextMessage } from './child-message.ts';
 
 export interface EngineConfig {
   /** The service's settings, as loadConfig reads them from the environment (PORT, MASTER_KEY, …). */
@@ -71,18 +72,7 @@ export async function startEngineProcess(config: EngineConfig) {
     env: { ...process.env, [CONFIG_VARIABLE]: JSON.stringify(config) },
   });
   const exited = once(child, 'exit');
-  const next = <T extends FromChild['type']>(type: T) =>
-    new Promise<Extract<FromChild, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: FromChild) => {
-        if (message.type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message as Extract<FromChild, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`the engine process exited early (code ${code})`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
+  const next = <T extends FromChild['type']>(type: T) => nextMessage<FromChild, T>(child, type, 'the engine process');
   const { url } = await next('listening');
   const send = (message: ToChild) => child.send(message);
   return {
