@@ -125,27 +125,54 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         }
       }),
 
-      // The endpoint's I/O port: one callback actor per delivery actor, for its whole life (see the machine).
+      // The endpoint's I/O port: one callback actor per delivery actor, for its whole life (see the machine). Answers and
+      // written outcomes are gathered until the end of this turn of the event loop (setImmediate) and reported together.
       deliveries: fromCallback<DeliveryCommand, { endpointId: string }, DeliveryReport>(({ sendBack, receive }) => {
         const lifetime = new AbortController();
+        let sent: SendOutput[] = [];
+        let recorded: RecordOutput[] = [];
+        let flushing: NodeJS.Immediate | undefined;
+        const flush = () => {
+          flushing = undefined;
+          if (lifetime.signal.aborted) return;
+          const [answers, written] = [sent, recorded];
+          sent = [];
+          recorded = [];
+          if (answers.length > 0) sendBack({ type: 'sent', outputs: answers });
+          if (written.length > 0) sendBack({ type: 'recorded', outputs: written });
+        };
+        const later = () => (flushing ??= setImmediate(flush));
         const report = (event: DeliveryReport) => {
           if (!lifetime.signal.aborted) sendBack(event);
         };
         receive((command) => {
           if (command.type === 'send') {
-            send(command.delivery, lifetime.signal).then(
-              (output) => report({ type: 'sent', output }),
-              (error: unknown) => report({ type: 'sendFailed', deliveryId: command.delivery.id, error }),
-            );
+            for (const delivery of command.deliveries) {
+              send(delivery, lifetime.signal).then(
+                (output) => {
+                  sent.push(output);
+                  later();
+                },
+                (error: unknown) => report({ type: 'sendFailed', deliveryId: delivery.id, error }),
+              );
+            }
           } else {
-            record(command.input).then(
-              (output) => report({ type: 'recorded', output }),
-              (error: unknown) => report({ type: 'recordFailed', deliveryId: command.input.delivery.id, error }),
-            );
+            for (const input of command.inputs) {
+              record(input).then(
+                (output) => {
+                  recorded.push(output);
+                  later();
+                },
+                (error: unknown) => report({ type: 'recordFailed', deliveryId: input.delivery.id, error }),
+              );
+            }
           }
         });
         // The actor stopped (the worker is stopping): requests in flight are cancelled; their leases are handed back.
-        return () => lifetime.abort();
+        return () => {
+          clearImmediate(flushing);
+          lifetime.abort();
+        };
       }),
     },
   });
