@@ -299,6 +299,7 @@ export async function run(): Promise<RunResult> {
   const label: Record<DelivererKind, string> = { botlink: 'Botlink', graphile: 'graphile-worker', plain: 'plain loop' };
   const rates: Record<(typeof systems)[number], number[]> = { botlink: [], graphile: [] };
   const cpus: Record<(typeof systems)[number], number[]> = { botlink: [], graphile: [] };
+  const databaseCpus: Record<(typeof systems)[number], number[]> = { botlink: [], graphile: [] };
   const latency = { botlink: new LatencyRecorder(), graphile: new LatencyRecorder() };
   const plainRounds: { perSecond: number; cpuMicros: number }[] = [];
 
@@ -317,7 +318,7 @@ export async function run(): Promise<RunResult> {
     }
     const config = (kind: DelivererKind): DelivererConfig => ({
       kind,
-      url,
+      url: withApplicationName(url, `${name}-${kind}`),
       schema,
       graphileSchema,
       masterKey: masterKey.toString('hex'),
@@ -348,13 +349,17 @@ export async function run(): Promise<RunResult> {
       const ids = await fill(db, produce[system], count, first);
       await receiver.take();
       const ledger = new Ledger(new Set(ids));
+      const databaseBefore = await backendCpu(db, `${name}-${system}`);
       const started = clock();
       await deliverer[system].start();
       await collect(receiver, ledger, 120_000);
       const cpuMicros = await deliverer[system].stop();
+      const databaseMicros = backendCpuSince(databaseBefore, await backendCpu(db, `${name}-${system}`));
       judge(ledger, `${label[system]}, ${note}`);
       const last = Math.max(...ledger.arrivals.values());
-      return { perSecond: ledger.arrivals.size / ((last - started) / 1000), cpuPerDelivery: cpuMicros / Math.max(1, ledger.arrivals.size) };
+      const delivered = Math.max(1, ledger.arrivals.size);
+      const perSecond = ledger.arrivals.size / ((last - started) / 1000);
+      return { perSecond, cpuPerDelivery: cpuMicros / delivered, databaseCpuPerDelivery: databaseMicros / delivered };
     };
     const judge = (ledger: Ledger, what: string) => {
       if (ledger.missing > 0) invalid.push(`${what}: ${ledger.missing} of ${ledger.expected.size} deliveries never arrived.`);
@@ -378,7 +383,8 @@ export async function run(): Promise<RunResult> {
         first += events;
         rates[system].push(round.perSecond);
         cpus[system].push(round.cpuPerDelivery);
-        line.push(`${label[system]} ${Math.round(round.perSecond)}/s ${Math.round(round.cpuPerDelivery)} µs`);
+        databaseCpus[system].push(round.databaseCpuPerDelivery);
+        line.push(`${label[system]} ${Math.round(round.perSecond)}/s ${Math.round(round.cpuPerDelivery)} µs + database ${Math.round(round.databaseCpuPerDelivery)} µs`);
       }
       progress(`round ${i + 1}/${rounds}: ${line.join(', ')}`);
     }
@@ -434,6 +440,18 @@ export async function run(): Promise<RunResult> {
     { key: 'graphile_deliveries_per_s', label: 'graphile-worker: deliveries per second (median round)', unit: '/s', value: rate.graphile },
     { key: 'botlink_cpu_us_per_delivery', label: 'Botlink: CPU per delivery (delivering process)', unit: 'µs', value: cpu.botlink, target: { op: '<=', metric: 'graphile_cpu_us_per_delivery' } },
     { key: 'graphile_cpu_us_per_delivery', label: 'graphile-worker: CPU per delivery (delivering process)', unit: 'µs', value: cpu.graphile },
+    {
+      key: 'botlink_database_cpu_us_per_delivery',
+      label: 'Botlink: database CPU per delivery (its connections’ backends)',
+      unit: 'µs',
+      value: median(databaseCpus.botlink),
+    },
+    {
+      key: 'graphile_database_cpu_us_per_delivery',
+      label: 'graphile-worker: database CPU per delivery (its connections’ backends)',
+      unit: 'µs',
+      value: median(databaseCpus.graphile),
+    },
     { key: 'botlink_commit_to_receipt_p50_ms', label: `Botlink: commit-to-receipt p50 at ${latencyRate}/s`, unit: 'ms', value: lat.botlink.p50 },
     { key: 'botlink_commit_to_receipt_p99_ms', label: `Botlink: commit-to-receipt p99 at ${latencyRate}/s`, unit: 'ms', value: lat.botlink.p99, target: { op: '<=', value: TARGET_LATENCY_P99_MS } },
     { key: 'graphile_commit_to_receipt_p50_ms', label: `graphile-worker: commit-to-receipt p50 at ${latencyRate}/s`, unit: 'ms', value: lat.graphile.p50 },
@@ -454,7 +472,16 @@ export async function run(): Promise<RunResult> {
       `${latencyRate}/s, from the commit's return to the receiver's read, the worker woken by NOTIFY.`,
     parameters: { ...parameters, inFlight, database: 'postgres', graphileWorker: '0.18.0', localQueueSize: 256, completeJobBatchDelay: 0 },
     details: {
-      rounds: Object.fromEntries(systems.map((s) => [s, rates[s].map((r, i) => ({ perSecond: round(r, 0), cpuMicrosPerDelivery: round(cpus[s][i]!, 1) }))])),
+      rounds: Object.fromEntries(
+        systems.map((s) => [
+          s,
+          rates[s].map((r, i) => ({
+            perSecond: round(r, 0),
+            cpuMicrosPerDelivery: round(cpus[s][i]!, 1),
+            databaseCpuMicrosPerDelivery: round(databaseCpus[s][i]!, 1),
+          })),
+        ]),
+      ),
       plainRounds: plainRounds.map((r) => ({ perSecond: round(r.perSecond, 0), cpuMicrosPerRequest: round(r.cpuMicros, 1) })),
       commitToReceiptMs: Object.fromEntries(systems.map((s) => [s, Object.fromEntries(Object.entries(lat[s]).map(([k, v]) => [k, round(v)]))])),
     },
@@ -464,4 +491,36 @@ export async function run(): Promise<RunResult> {
 async function count(db: Db, status: WebhookDeliveryStatus): Promise<number> {
   const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', status).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+function withApplicationName(url: string, applicationName: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', applicationName);
+  return parsed.toString();
+}
+
+/**
+ * CPU of the database backends serving one delivering process (by application_name), µs per backend pid, read from
+ * /proc (the database runs on this machine). Empty where /proc cannot be read: the metric is then NaN, not a guess.
+ */
+async function backendCpu(db: Db, applicationName: string): Promise<Map<number, number>> {
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${applicationName}`.execute(db);
+  const ticks = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime and stime, fields 14 and 15 of proc(5), in clock ticks (100 per second on Linux).
+      ticks.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100);
+    } catch {
+      // The backend ended meanwhile.
+    }
+  }
+  return ticks;
+}
+
+function backendCpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  if (after.size === 0) return Number.NaN;
+  let total = 0;
+  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
+  return total;
 }

@@ -17,6 +17,7 @@ import * as m0010 from './0010-token-expiry.ts';
 import * as m0011 from './0011-passwords.ts';
 import * as m0012 from './0012-endpoint-health.ts';
 import * as m0013 from './0013-workspace-disable.ts';
+import * as m0015 from './0015-webhook-delivery-fillfactor.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -32,4 +33,6 @@ export const migrations: Record<string, Migration> = {
   '0011-passwords': m0011, // passwords and one-time invite links
   '0012-endpoint-health': m0012, // bot-link endpoint health; endpoint_down / endpoint_recovered webhooks
   '0013-workspace-disable': m0013, // the operator disables and enables a workspace
+  // 0014 is the knowledge-search branch's (issue 16).
+  '0015-webhook-delivery-fillfactor': m0015, // room on each page for the claim's in-place (HOT) update
 };
