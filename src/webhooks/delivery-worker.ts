@@ -148,12 +148,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         receive((command) => {
           if (command.type === 'send') {
             for (const delivery of command.deliveries) {
+              // The slot in the global count is free once the answer is in: an outcome waiting to be written holds a
+              // lease, not a request (counting it made a busy worker's claims small and many: starved by its own writes).
               send(delivery, lifetime.signal).then(
                 (output) => {
+                  capacity.give(delivery.endpointId, 1);
                   sent.push(output);
                   later();
                 },
-                (error: unknown) => report({ type: 'sendFailed', deliveryId: delivery.id, error }),
+                (error: unknown) => {
+                  capacity.give(delivery.endpointId, 1);
+                  report({ type: 'sendFailed', deliveryId: delivery.id, error });
+                },
               );
             }
           } else {
@@ -177,7 +183,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     },
   });
 
-  /** Writes one attempt's outcome (batched with others); frees the delivery's slot in the global count. */
+  /** Writes one attempt's outcome (batched with others). */
   async function record(input: RecordInput): Promise<RecordOutput> {
     const { delivery: d, attempt, verdict } = input;
     try {
@@ -185,7 +191,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       observe(d, attempt, verdict, outcome);
       return { deliveryId: d.id, ...outcome };
     } finally {
-      capacity.give(d.endpointId, 1);
       const waiters = recordedWaiters.get(d.id);
       recordedWaiters.delete(d.id);
       for (const resolve of waiters ?? []) resolve();
@@ -357,7 +362,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       });
     },
 
-    /** Attempts in flight now (claimed and not yet settled). */
+    /** Deliveries claimed and not yet answered (queued for a slot, or being sent). */
     inFlight(): number {
       return capacity.total();
     },
