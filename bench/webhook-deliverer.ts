@@ -13,7 +13,7 @@
  *
  * Messages (IPC): `start` → `started`; `stop` → `stopped` with the CPU used since `start`; `plain` → `plainDone`.
  */
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Logger as GraphileLogger, run as runGraphile, runMigrations, type Runner, type Task } from 'graphile-worker';
 import pg from 'pg';
@@ -93,7 +93,8 @@ async function main(): Promise<void> {
   } else if (config.kind === 'graphile') {
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
     await runMigrations({ pgPool: pool, schema: config.graphileSchema, logger: quietGraphileLogger() });
-    const key = secretKey(config.secret);
+    // A KeyObject made once, as our worker's signing keys are (src/webhooks/signing-keys.ts).
+    const key = createSecretKey(secretKey(config.secret));
     const deliver: Task = async (job) => {
       const { id, url, payload } = job as GraphileDeliveryJob;
       const body = encodePayload(payload);
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
 /** The same POST (bytes, headers, client) in a loop, `inFlight` at a time: what the receiver and the client allow. */
 async function plainLoop(http: GuardedClient, config: DelivererConfig, seconds: number) {
   const body = encodePayload({ event: 'new_chat', conversation_id: `conv-${randomUUID()}`, visitor_message: 'Hello, do you ship to Belgium and how long does it take?', page_url: 'https://shop.example/products/espresso-machine-deluxe', timestamp: new Date().toISOString(), dashboard_url: 'https://botlink.example/conversations/x' });
-  const key = secretKey(config.secret);
+  const key = createSecretKey(secretKey(config.secret));
   let done = 0;
   let failures = 0;
   const cpuBefore = process.cpuUsage();
