@@ -203,12 +203,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     if (verdict.outcome === 'succeeded' && d.kind === 'event') {
       metrics?.webhookDeliveryLag.observe(Math.max(0, now() - d.eventCreatedAt) / 1000);
     }
-    const fields = { endpointId: d.endpointId, deliveryId: d.id, webhookId: d.eventId, attempt: d.attemptCount + 1, verdict: verdict.outcome };
-    if (!outcome.recorded) logger.warn(fields, 'webhook attempt not recorded: the lease was lost to another worker');
-    else if (verdict.outcome === 'succeeded') logger.debug(fields, 'webhook delivered');
-    else {
-      const detail = attempt.result.kind === 'response' ? { httpStatus: attempt.result.status } : { error: attempt.result.message };
-      logger.info({ ...fields, ...detail, ...(verdict.outcome === 'retry' ? { nextAttemptAt: new Date(verdict.nextAttemptAt).toISOString() } : {}) }, 'webhook attempt failed');
+    // A success is logged at debug only: its fields are not even gathered when that level is off (thousands a second).
+    const quietSuccess = outcome.recorded && verdict.outcome === 'succeeded' && !logger.isLevelEnabled('debug');
+    if (!quietSuccess) {
+      const fields = { endpointId: d.endpointId, deliveryId: d.id, webhookId: d.eventId, attempt: d.attemptCount + 1, verdict: verdict.outcome };
+      if (!outcome.recorded) logger.warn(fields, 'webhook attempt not recorded: the lease was lost to another worker');
+      else if (verdict.outcome === 'succeeded') logger.debug(fields, 'webhook delivered');
+      else {
+        const detail = attempt.result.kind === 'response' ? { httpStatus: attempt.result.status } : { error: attempt.result.message };
+        const next = verdict.outcome === 'retry' ? { nextAttemptAt: new Date(verdict.nextAttemptAt).toISOString() } : {};
+        logger.info({ ...fields, ...detail, ...next }, 'webhook attempt failed');
+      }
     }
     if (outcome.endpointDisabled) {
       metrics?.webhookEndpointsDisabled.inc({ reason: verdict.outcome === 'gone' ? 'gone' : 'failing' });
