@@ -92,6 +92,8 @@ async function main(): Promise<void> {
     };
   } else if (config.kind === 'graphile') {
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize });
+    // As ours does (db/database.ts): an idle client that loses its server must not end the process.
+    pool.on('error', () => {});
     await runMigrations({ pgPool: pool, schema: config.graphileSchema, logger: quietGraphileLogger() });
     // A KeyObject made once, as our worker's signing keys are (src/webhooks/signing-keys.ts).
     const key = createSecretKey(secretKey(config.secret));

@@ -20,7 +20,8 @@ export interface ClaimedRow {
   event: string;
   endpoint_id: string;
   payload: unknown;
-  event_created_at: Date;
+  /** When the event was committed, ms since epoch (a number: no date to parse per delivery). */
+  event_created_ms: number;
   url: string;
   secret_sealed: string;
   previous_secret_sealed: string | null;
@@ -277,18 +278,19 @@ function webhookQueries(db: Db) {
           returning d.id, d.event_id, d.kind, d.attempt_count, d.event, d.endpoint_id
         )
         select claimed.id::text as id, claimed.event_id, claimed.kind, claimed.attempt_count, claimed.event,
-               claimed.endpoint_id::text as endpoint_id, ev.payload, ev.created_at as event_created_at,
+               claimed.endpoint_id::text as endpoint_id, ev.payload, (extract(epoch from ev.created_at) * 1000)::float8 as event_created_ms,
                ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
         from claimed
         join webhook_events ev on ev.id = claimed.event_id
         join webhook_endpoints ep on ep.id = claimed.endpoint_id
       `.execute(db);
-      return rows.map((r) => ({
-        ...r,
-        payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as unknown) : r.payload,
-        event_created_at: dateOf(r.event_created_at)!,
-        previous_secret_expires_at: dateOf(r.previous_secret_expires_at),
-      }));
+      // The rows are the driver's fresh objects: completed in place rather than copied (thousands a second).
+      for (const r of rows) {
+        if (typeof r.payload === 'string') r.payload = JSON.parse(r.payload) as unknown;
+        r.event_created_ms = Number(r.event_created_ms);
+        r.previous_secret_expires_at = dateOf(r.previous_secret_expires_at);
+      }
+      return rows;
     },
 
     /**

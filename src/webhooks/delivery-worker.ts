@@ -412,7 +412,7 @@ function toClaimed(row: ClaimedRow): ClaimedDelivery {
     event: row.event,
     url: row.url,
     payload: row.payload,
-    eventCreatedAt: row.event_created_at.getTime(),
+    eventCreatedAt: row.event_created_ms,
     secretSealed: row.secret_sealed,
     previousSecretSealed: row.previous_secret_sealed,
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
