@@ -53,7 +53,7 @@ export type DelivererCommand = { type: 'start' } | { type: 'stop' } | { type: 'p
 export type DelivererMessage =
   | { type: 'ready' }
   | { type: 'started' }
-  | { type: 'stopped'; cpuMicros: number }
+  | { type: 'stopped'; cpuMicros: number; systemMicros: number }
   | { type: 'plainDone'; perSecond: number; failures: number; cpuMicros: number }
   | { type: 'failed'; message: string };
 
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
         } else if (command.type === 'stop') {
           const cpu = process.cpuUsage(cpuAtStart);
           await stop();
-          send({ type: 'stopped', cpuMicros: cpu.user + cpu.system });
+          send({ type: 'stopped', cpuMicros: cpu.user + cpu.system, systemMicros: cpu.system });
         } else if (command.type === 'plain') {
           send({ type: 'plainDone', ...(await plainLoop(http, config, command.seconds)) });
         }

@@ -144,7 +144,8 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 async function startDeliverer(config: DelivererConfig) {
   const child = fork(new URL('./webhook-deliverer.ts', import.meta.url), [], {
     execPath: process.execPath,
-    execArgv: process.env.WEBHOOK_BENCH_PROFILE === config.kind ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEBHOOK_BENCH_PROFILE_DIR ?? 'bench/results/profiles'}`] : [],
+    // WEBHOOK_BENCH_PROFILE=botlink,graphile: a CPU profile of those delivering processes (node --cpu-prof).
+    execArgv: (process.env.WEBHOOK_BENCH_PROFILE ?? '').split(',').includes(config.kind) ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEBHOOK_BENCH_PROFILE_DIR ?? 'bench/results/profiles'}`] : [],
     env: { ...process.env, DELIVERER_CONFIG: JSON.stringify(config) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -171,8 +172,11 @@ async function startDeliverer(config: DelivererConfig) {
   return {
     kind: config.kind,
     start: () => ask({ type: 'start' }, 'started'),
-    /** Stops the worker; the CPU its process used since `start`, µs. */
-    stop: async () => (await ask({ type: 'stop' }, 'stopped')).cpuMicros,
+    /** Stops the worker; the CPU its process used since `start` (user and system, and system alone), µs. */
+    stop: async () => {
+      const { cpuMicros, systemMicros } = await ask({ type: 'stop' }, 'stopped');
+      return { cpuMicros, systemMicros };
+    },
     plain: (seconds: number) => ask({ type: 'plain', seconds }, 'plainDone'),
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -353,13 +357,14 @@ export async function run(): Promise<RunResult> {
       const started = clock();
       await deliverer[system].start();
       await collect(receiver, ledger, 120_000);
-      const cpuMicros = await deliverer[system].stop();
+      const { cpuMicros, systemMicros } = await deliverer[system].stop();
       const databaseMicros = backendCpuSince(databaseBefore, await backendCpu(db, `${name}-${system}`));
       judge(ledger, `${label[system]}, ${note}`);
       const last = Math.max(...ledger.arrivals.values());
       const delivered = Math.max(1, ledger.arrivals.size);
       const perSecond = ledger.arrivals.size / ((last - started) / 1000);
-      return { perSecond, cpuPerDelivery: cpuMicros / delivered, databaseCpuPerDelivery: databaseMicros / delivered };
+      const databaseCpuPerDelivery = databaseMicros / delivered;
+      return { perSecond, cpuPerDelivery: cpuMicros / delivered, systemCpuPerDelivery: systemMicros / delivered, databaseCpuPerDelivery };
     };
     const judge = (ledger: Ledger, what: string) => {
       if (ledger.missing > 0) invalid.push(`${what}: ${ledger.missing} of ${ledger.expected.size} deliveries never arrived.`);
@@ -384,7 +389,10 @@ export async function run(): Promise<RunResult> {
         rates[system].push(round.perSecond);
         cpus[system].push(round.cpuPerDelivery);
         databaseCpus[system].push(round.databaseCpuPerDelivery);
-        line.push(`${label[system]} ${Math.round(round.perSecond)}/s ${Math.round(round.cpuPerDelivery)} µs + database ${Math.round(round.databaseCpuPerDelivery)} µs`);
+        line.push(
+          `${label[system]} ${Math.round(round.perSecond)}/s ${Math.round(round.cpuPerDelivery)} µs ` +
+            `(system ${Math.round(round.systemCpuPerDelivery)}) + database ${Math.round(round.databaseCpuPerDelivery)} µs`,
+        );
       }
       progress(`round ${i + 1}/${rounds}: ${line.join(', ')}`);
     }
