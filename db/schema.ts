@@ -428,7 +428,7 @@ export interface WebhookDeliveriesTable {
 }
 
 export interface WebhookAttemptsTable {
-  id: Generated<string>;
+  /** With `attempt`, the primary key. */
   delivery_id: string;
   /** 1 for the first attempt of the delivery. */
   attempt: number;

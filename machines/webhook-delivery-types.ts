@@ -122,14 +122,21 @@ export interface WebhookDeliveryContext {
   lastError: string | null;
 }
 
-/** What the machine asks of its I/O port (the `deliveries` actor): send one attempt, write one outcome. */
-export type DeliveryCommand = { type: 'send'; delivery: ClaimedDelivery } | { type: 'record'; input: RecordInput };
+/**
+ * What the machine asks of its I/O port (the `deliveries` actor): send attempts, write outcomes. Lists, so that the
+ * deliveries a step starts or settles together cost one command (an event through the actor per delivery was the
+ * largest share of the worker's CPU after the HTTP client itself).
+ */
+export type DeliveryCommand = { type: 'send'; deliveries: ClaimedDelivery[] } | { type: 'record'; inputs: RecordInput[] };
 
-/** What the I/O port reports back, one event per command. */
+/**
+ * What the I/O port reports back. Answers and written outcomes that come in together (one turn of the event loop)
+ * are reported in one event; a failure of the port itself (a bug, or the database away) is reported alone.
+ */
 export type DeliveryReport =
-  | { type: 'sent'; output: SendOutput }
+  | { type: 'sent'; outputs: SendOutput[] }
   | { type: 'sendFailed'; deliveryId: string; error: unknown }
-  | { type: 'recorded'; output: RecordOutput }
+  | { type: 'recorded'; outputs: RecordOutput[] }
   | { type: 'recordFailed'; deliveryId: string; error: unknown };
 
 export type WebhookDeliveryEvent =

@@ -78,18 +78,3 @@ export function progress(name: string, line: string): void {
   process.stderr.write(`  [${name}] ${line}\n`);
 }
 
-// The format of a run before issue 16 (one run, a verdict of its own). Removed once every benchmark returns a RunResult.
-/** @deprecated */
-export type BenchmarkStatus = 'pass' | 'miss' | 'failed';
-/** @deprecated */
-export interface BenchmarkResult {
-  status: BenchmarkStatus;
-  table: string;
-  markdown: string;
-  data: { parameters: Record<string, unknown>; results: Record<string, unknown> };
-}
-/** @deprecated */
-export interface LegacyBenchmark {
-  name: string;
-  run(): Promise<BenchmarkResult>;
-}

@@ -18,6 +18,7 @@ import * as m0011 from './0011-passwords.ts';
 import * as m0012 from './0012-endpoint-health.ts';
 import * as m0013 from './0013-workspace-disable.ts';
 import * as m0014 from './0014-knowledge-search.ts';
+import * as m0015 from './0015-webhook-delivery-storage.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0012-endpoint-health': m0012, // bot-link endpoint health; endpoint_down / endpoint_recovered webhooks
   '0013-workspace-disable': m0013, // the operator disables and enables a workspace
   '0014-knowledge-search': m0014, // the knowledge search's tsqueries built while planning
+  '0015-webhook-delivery-storage': m0015, // fewer index writes per delivery: HOT lease writes, attempts keyed by (delivery, number)
 };

@@ -81,11 +81,14 @@ function headerValue(value: string | string[] | undefined): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
+/** One decoder for every excerpt (it keeps no state between calls without `stream`). */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** The answer as text for the log: at most RESPONSE_EXCERPT_BYTES of UTF-8, cut on a character boundary. */
 function excerpt(body: Buffer): string {
   // Only the bytes kept are decoded (a character cut at the end becomes one U+FFFD, dropped below); outside text is
   // made storable (U+0000 cannot go into a PostgreSQL text column).
-  let text = cleanText(new TextDecoder('utf-8', { ignoreBOM: true }).decode(body.subarray(0, RESPONSE_EXCERPT_BYTES)));
+  let text = cleanText(utf8.decode(body.subarray(0, RESPONSE_EXCERPT_BYTES)));
   while (Buffer.byteLength(text) > RESPONSE_EXCERPT_BYTES) text = text.slice(0, -1);
   return text;
 }

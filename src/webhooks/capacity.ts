@@ -1,5 +1,6 @@
 /**
- * The delivery worker's slots: attempts claimed and not yet settled, per endpoint and in all. The global cap
+ * The delivery worker's slots: deliveries claimed and not yet answered (queued for a request, or being sent), per
+ * endpoint and in all; an answered one waiting for its outcome to be written holds none. The global cap
  * (MAX_IN_FLIGHT) can cut an endpoint's claim short; such an endpoint is remembered as starved and handed to
  * `onFreed` when slots come back.
  */

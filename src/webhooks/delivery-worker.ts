@@ -125,32 +125,65 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         }
       }),
 
-      // The endpoint's I/O port: one callback actor per delivery actor, for its whole life (see the machine).
+      // The endpoint's I/O port: one callback actor per delivery actor, for its whole life (see the machine). Answers and
+      // written outcomes are gathered until the end of this turn of the event loop (setImmediate) and reported together.
       deliveries: fromCallback<DeliveryCommand, { endpointId: string }, DeliveryReport>(({ sendBack, receive }) => {
         const lifetime = new AbortController();
+        let sent: SendOutput[] = [];
+        let recorded: RecordOutput[] = [];
+        let flushing: NodeJS.Immediate | undefined;
+        const flush = () => {
+          flushing = undefined;
+          if (lifetime.signal.aborted) return;
+          const [answers, written] = [sent, recorded];
+          sent = [];
+          recorded = [];
+          if (answers.length > 0) sendBack({ type: 'sent', outputs: answers });
+          if (written.length > 0) sendBack({ type: 'recorded', outputs: written });
+        };
+        const later = () => (flushing ??= setImmediate(flush));
         const report = (event: DeliveryReport) => {
           if (!lifetime.signal.aborted) sendBack(event);
         };
         receive((command) => {
           if (command.type === 'send') {
-            send(command.delivery, lifetime.signal).then(
-              (output) => report({ type: 'sent', output }),
-              (error: unknown) => report({ type: 'sendFailed', deliveryId: command.delivery.id, error }),
-            );
+            for (const delivery of command.deliveries) {
+              // The slot in the global count is free once the answer is in: an outcome waiting to be written holds a
+              // lease, not a request (counting it made a busy worker's claims small and many: starved by its own writes).
+              send(delivery, lifetime.signal).then(
+                (output) => {
+                  capacity.give(delivery.endpointId, 1);
+                  sent.push(output);
+                  later();
+                },
+                (error: unknown) => {
+                  capacity.give(delivery.endpointId, 1);
+                  report({ type: 'sendFailed', deliveryId: delivery.id, error });
+                },
+              );
+            }
           } else {
-            record(command.input).then(
-              (output) => report({ type: 'recorded', output }),
-              (error: unknown) => report({ type: 'recordFailed', deliveryId: command.input.delivery.id, error }),
-            );
+            for (const input of command.inputs) {
+              record(input).then(
+                (output) => {
+                  recorded.push(output);
+                  later();
+                },
+                (error: unknown) => report({ type: 'recordFailed', deliveryId: input.delivery.id, error }),
+              );
+            }
           }
         });
         // The actor stopped (the worker is stopping): requests in flight are cancelled; their leases are handed back.
-        return () => lifetime.abort();
+        return () => {
+          clearImmediate(flushing);
+          lifetime.abort();
+        };
       }),
     },
   });
 
-  /** Writes one attempt's outcome (batched with others); frees the delivery's slot in the global count. */
+  /** Writes one attempt's outcome (batched with others). */
   async function record(input: RecordInput): Promise<RecordOutput> {
     const { delivery: d, attempt, verdict } = input;
     try {
@@ -158,7 +191,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       observe(d, attempt, verdict, outcome);
       return { deliveryId: d.id, ...outcome };
     } finally {
-      capacity.give(d.endpointId, 1);
       const waiters = recordedWaiters.get(d.id);
       recordedWaiters.delete(d.id);
       for (const resolve of waiters ?? []) resolve();
@@ -171,12 +203,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     if (verdict.outcome === 'succeeded' && d.kind === 'event') {
       metrics?.webhookDeliveryLag.observe(Math.max(0, now() - d.eventCreatedAt) / 1000);
     }
-    const fields = { endpointId: d.endpointId, deliveryId: d.id, webhookId: d.eventId, attempt: d.attemptCount + 1, verdict: verdict.outcome };
-    if (!outcome.recorded) logger.warn(fields, 'webhook attempt not recorded: the lease was lost to another worker');
-    else if (verdict.outcome === 'succeeded') logger.debug(fields, 'webhook delivered');
-    else {
-      const detail = attempt.result.kind === 'response' ? { httpStatus: attempt.result.status } : { error: attempt.result.message };
-      logger.info({ ...fields, ...detail, ...(verdict.outcome === 'retry' ? { nextAttemptAt: new Date(verdict.nextAttemptAt).toISOString() } : {}) }, 'webhook attempt failed');
+    // A success is logged at debug only: its fields are not even gathered when that level is off (thousands a second).
+    const quietSuccess = outcome.recorded && verdict.outcome === 'succeeded' && !logger.isLevelEnabled('debug');
+    if (!quietSuccess) {
+      const fields = { endpointId: d.endpointId, deliveryId: d.id, webhookId: d.eventId, attempt: d.attemptCount + 1, verdict: verdict.outcome };
+      if (!outcome.recorded) logger.warn(fields, 'webhook attempt not recorded: the lease was lost to another worker');
+      else if (verdict.outcome === 'succeeded') logger.debug(fields, 'webhook delivered');
+      else {
+        const detail = attempt.result.kind === 'response' ? { httpStatus: attempt.result.status } : { error: attempt.result.message };
+        const next = verdict.outcome === 'retry' ? { nextAttemptAt: new Date(verdict.nextAttemptAt).toISOString() } : {};
+        logger.info({ ...fields, ...detail, ...next }, 'webhook attempt failed');
+      }
     }
     if (outcome.endpointDisabled) {
       metrics?.webhookEndpointsDisabled.inc({ reason: verdict.outcome === 'gone' ? 'gone' : 'failing' });
@@ -330,7 +367,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       });
     },
 
-    /** Attempts in flight now (claimed and not yet settled). */
+    /** Deliveries claimed and not yet answered (queued for a slot, or being sent). */
     inFlight(): number {
       return capacity.total();
     },
@@ -375,7 +412,7 @@ function toClaimed(row: ClaimedRow): ClaimedDelivery {
     event: row.event,
     url: row.url,
     payload: row.payload,
-    eventCreatedAt: row.event_created_at.getTime(),
+    eventCreatedAt: row.event_created_ms,
     secretSealed: row.secret_sealed,
     previousSecretSealed: row.previous_secret_sealed,
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,

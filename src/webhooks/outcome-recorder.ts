@@ -35,7 +35,9 @@ export function createOutcomeRecorder(deps: { repository: WebhooksRepository; ow
       const byEndpoint = new Map<string, AttemptOutcome[]>();
       for (const outcome of batch) {
         if (outcome.kind !== 'event' || !written.has(outcome.deliveryId)) continue;
-        byEndpoint.set(outcome.endpointId, [...(byEndpoint.get(outcome.endpointId) ?? []), outcome]);
+        const outcomes = byEndpoint.get(outcome.endpointId);
+        if (outcomes) outcomes.push(outcome);
+        else byEndpoint.set(outcome.endpointId, [outcome]);
       }
       // One endpoint at a time, in id order: concurrent batches lock endpoint rows in the same order.
       for (const endpointId of [...byEndpoint.keys()].sort()) {

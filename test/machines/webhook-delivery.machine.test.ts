@@ -42,6 +42,8 @@ function harness(opts: {
   send?: (d: ClaimedDelivery) => Promise<AttemptResult>;
   record?: (input: RecordInput) => Promise<Partial<RecordOutput>>;
   claim?: (input: ClaimInput) => Promise<ClaimedDelivery[]>;
+  /** Report every answer (and written outcome) of one command in one event, as the worker's port does; else one each. */
+  together?: boolean;
 }) {
   const pool = [...opts.pool];
   const calls = { claims: [] as ClaimInput[], sends: [] as string[], records: [] as RecordInput[], maxInFlight: 0 };
@@ -71,10 +73,20 @@ function harness(opts: {
       }),
       deliveries: fromCallback<DeliveryCommand, { endpointId: string }, DeliveryReport>(({ sendBack, receive }) => {
         receive((command) => {
-          if (command.type === 'send') {
-            send(command.delivery).then((output) => sendBack({ type: 'sent', output }), (error: unknown) => sendBack({ type: 'sendFailed', deliveryId: command.delivery.id, error }));
+          if (opts.together && command.type === 'send') {
+            // The worker's port: the answers of one step reported in one event.
+            void Promise.all(command.deliveries.map((d) => send(d))).then((outputs) => sendBack({ type: 'sent', outputs }));
+          } else if (opts.together && command.type === 'record') {
+            void Promise.all(command.inputs.map((input) => record(input))).then((outputs) => sendBack({ type: 'recorded', outputs }));
+          } else if (command.type === 'send') {
+            for (const d of command.deliveries) {
+              send(d).then((output) => sendBack({ type: 'sent', outputs: [output] }), (error: unknown) => sendBack({ type: 'sendFailed', deliveryId: d.id, error }));
+            }
           } else {
-            record(command.input).then((output) => sendBack({ type: 'recorded', output }), (error: unknown) => sendBack({ type: 'recordFailed', deliveryId: command.input.delivery.id, error }));
+            for (const input of command.inputs) {
+              const id = input.delivery.id;
+              record(input).then((output) => sendBack({ type: 'recorded', outputs: [output] }), (error: unknown) => sendBack({ type: 'recordFailed', deliveryId: id, error }));
+            }
           }
         });
       }),
@@ -105,6 +117,17 @@ describe('the delivery actor of one endpoint', () => {
     for (const c of calls.claims) expect(c.limit).toBeLessThanOrEqual(8);
     expect(calls.claims[0]!.limit).toBe(8);
     expect(calls.claims.length).toBeLessThan(25 / 4);
+  });
+
+  it('settles every delivery of a report that carries several answers, and each once', async () => {
+    const { machine, calls } = harness({ pool: Array.from({ length: 30 }, (_, i) => delivery(i)), together: true });
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 4, claimAhead: 8 } }).start();
+    await waitFor(actor, (s) => s.status === 'done', { timeout: 5_000 });
+    expect(calls.records.map((r) => r.delivery.id).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `d${i}`).sort());
+    expect(new Set(calls.sends).size).toBe(30);
+    expect(calls.sends).toHaveLength(30);
+    expect(calls.maxInFlight).toBe(4);
+    expect(actor.getSnapshot().context.recording).toEqual([]);
   });
 
   it('claims up to `claimAhead` beyond the slots when asked to run further ahead', async () => {
