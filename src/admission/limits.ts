@@ -3,17 +3,19 @@
  * process, on its event loop: every statement it executes holds that loop, so past its capacity the turns of every
  * call wait behind the database and the engine collapses (issue 16: 50 of 30,000 prompts answered, 7 s stalls). These
  * bounds keep it below that point: work beyond them is turned away at the door, politely, and what was let in is
- * answered. Measured with bench/embedded-capacity.bench.ts; to be measured again on a quiet machine.
+ * answered. Measured with bench/embedded-capacity.bench.ts (docs/performance.md).
  *
  * PostgreSQL runs in its own processes, so an engine on DATABASE_URL has no such bound (add engines instead).
  */
 
 /**
- * The measured capacity of the embedded engine (turns per second with p99 overhead at most 50 ms, nothing unanswered)
- * on the 2-core reference machine: the figure the call bound is sized from and the README quotes. Measured while other
- * benchmarks loaded the machine (bench/notes/embedded-capacity.md); to be measured again on a quiet one.
+ * The turns per second the embedded engine is sized for: two thirds of its measured capacity. bench/embedded-capacity
+ * measured 600 turns/s (p99 overhead at most 50 ms, nothing unanswered) on the 2-core reference machine when quiet
+ * (docs/performance.md); the third kept back is for what shares the machine in real use (web chat, WhatsApp, the
+ * dashboard, other processes). The call bound is sized from it; the loop-delay rule below sheds earlier when the
+ * machine is busier than that.
  */
-export const EMBEDDED_CAPACITY_TURNS_PER_S = 100;
+export const EMBEDDED_CAPACITY_TURNS_PER_S = 400;
 
 /**
  * Open phone calls the embedded engine takes at once; the next call hears the busy sentence and is hung up. Sized
@@ -37,7 +39,7 @@ export const EMBEDDED_SHED_LOOP_DELAY_MS = 100;
 /** Windows in a row (of LOOP_DELAY_WINDOW_MS) the delay must reach EMBEDDED_SHED_LOOP_DELAY_MS: one slow second is a start-up or a collection. */
 export const EMBEDDED_SHED_WINDOWS = 2;
 /**
- * The loop delay counts only with at least this many turns in flight (about 200 ms of turns at the capacity above): under
+ * The loop delay counts only with at least this many turns in flight (about 50 ms of turns at the capacity above): under
  * light traffic a slow loop is the machine's (other processes, a start-up, a restart's recovery), and turning a few
  * customers away would not relieve it.
  */
