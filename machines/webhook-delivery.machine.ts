@@ -68,8 +68,14 @@ export const webhookDeliveryMachine = setup({
     // several slots, and the slot's worth still queued covers the answers that come in while the claim runs. Claiming
     // as soon as a slot's worth of room appeared made claims of ~20 rows at 48 ahead, each a statement and a few
     // macrosteps of this actor.
+    // Outcomes not yet written count against the claim too: a slot is given back when the answer arrives, so without
+    // this a database slower than the receivers would let answered-but-unwritten deliveries pile up without bound (and
+    // outlive their lease, to be claimed and sent again).
     mayClaim: ({ context }) =>
-      !context.stopping && !context.drained && capacity(context) - held(context) >= Math.max(context.concurrency, context.claimAhead - context.concurrency),
+      !context.stopping &&
+      !context.drained &&
+      context.recording.length < capacity(context) &&
+      capacity(context) - held(context) >= Math.max(context.concurrency, context.claimAhead - context.concurrency),
   },
   actions: {
     /** Moves queued deliveries into free slots and sends them; a stopping actor sends nothing new. */

@@ -304,10 +304,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     admission,
     workspaceForNumber: (number) => phoneRepo.workspaceForNumber(number),
     prepareCall: (workspaceId) => {
-      integration.credentials(workspaceId).then(
-        (credentials) => credentials && tools.prefetch(workspaceId, credentials),
-        (err: unknown) => logger.warn({ err, workspaceId }, 'the tools manifest could not be prefetched for a call'),
-      );
+      integration
+        .credentials(workspaceId)
+        .then((credentials) => credentials && tools.prefetch(workspaceId, credentials))
+        .catch((err: unknown) => logger.warn({ err, workspaceId }, 'the tools manifest could not be prefetched for a call'));
     },
     metrics: createPhoneMetrics(metrics.registry),
     logger,

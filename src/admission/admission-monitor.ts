@@ -54,6 +54,7 @@ export function startAdmissionMonitor(deps: {
   const limits = deps.limits ?? (deps.embedded ? EMBEDDED_LIMITS : UNBOUNDED);
   const log = deps.logger.child({ component: 'admission' });
   let lastLogAt = 0;
+  let lastCauseLogAt = -Infinity;
   let shedAtLastLog = 0;
   const shedTotal = () => {
     const { shed } = admission.state();
@@ -64,6 +65,9 @@ export function startAdmissionMonitor(deps: {
     deps.metrics.admissionShedding.reset();
     if (change.shedding && change.since !== undefined) {
       deps.metrics.admissionShedding.set({ cause: change.cause }, 1);
+      // The metric follows every change of cause; the log at most once per interval, like the reminder.
+      if (change.at - lastCauseLogAt < SHED_LOG_INTERVAL_MS) return;
+      lastCauseLogAt = change.at;
       log.warn({ cause: change.cause, shedMs: change.at - change.since }, `shedding goes on, now because ${CAUSE_WORDS[change.cause]}`);
     } else if (change.shedding) {
       deps.metrics.admissionShedding.set({ cause: change.cause }, 1);

@@ -104,14 +104,18 @@ export function createAdmission(limits: AdmissionLimits, options: { now: () => n
 
   function update(): void {
     const at = now();
+    // Too many turns: from the bound while not shedding for it, down to 80 % of it while shedding for it (no flapping).
+    const turnsHigh = turnsInFlight >= (cause === 'turns_in_flight' ? 0.8 : 1) * limits.maxTurnsInFlight;
     const overloaded: ShedCause | null =
-      slowWindows >= limits.shedWindows && turnsInFlight >= limits.shedMinTurnsInFlight ? 'loop_delay' : turnsInFlight >= limits.maxTurnsInFlight ? 'turns_in_flight' : null;
+      slowWindows >= limits.shedWindows && turnsInFlight >= limits.shedMinTurnsInFlight ? 'loop_delay' : turnsHigh ? 'turns_in_flight' : null;
     if (!shedding) {
       if (overloaded !== null) start(overloaded, at);
       return;
     }
     const callsHigh = openCalls >= 0.9 * limits.maxCalls;
-    const calm = loopDelayMs < limits.resumeLoopDelayMs && turnsInFlight < 0.8 * limits.maxTurnsInFlight && !callsHigh;
+    // The loop delay counts here as it does for starting: only with enough turns running to be the engine's own.
+    const loopCalm = loopDelayMs < limits.resumeLoopDelayMs || turnsInFlight < limits.shedMinTurnsInFlight;
+    const calm = loopCalm && turnsInFlight < 0.8 * limits.maxTurnsInFlight && !callsHigh;
     // The cause that holds now: the loop or the turns falling behind refuse every new message; calls at (or near)
     // their bound refuse calls only. The recorded cause follows it, so the metric and web chat see the present reason.
     const current: ShedCause | null = overloaded ?? (callsHigh ? 'open_calls' : null);

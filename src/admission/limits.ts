@@ -8,6 +8,8 @@
  * PostgreSQL runs in its own processes, so an engine on DATABASE_URL has no such bound (add engines instead).
  */
 
+import { PHONE_CHANNEL_TIMEOUT_MS } from '../limits.ts';
+
 /**
  * The turns per second the embedded engine is sized for: two thirds of its measured capacity. bench/embedded-capacity
  * measured 600 turns/s (p99 overhead at most 50 ms, nothing unanswered) on the 2-core reference machine when quiet
@@ -26,9 +28,12 @@ export const EMBEDDED_MAX_CALLS = EMBEDDED_CAPACITY_TURNS_PER_S * 2;
 
 /**
  * Turns running at once, all channels; beyond it web chat answers 503 with Retry-After and new calls are turned
- * away. Turns of calls already admitted always run (a caller in a call is never left without an answer).
+ * away. Turns of calls already admitted always run (a caller in a call is never left without an answer). A turn runs
+ * while it waits for the integrator or the AI, which costs the engine almost nothing, so the bound is what the sized
+ * rate gives when every turn waits the phone's whole deadline: 400 turns/s × 3.5 s. The engine's own load is the
+ * loop-delay rule's to see.
  */
-export const EMBEDDED_MAX_TURNS_IN_FLIGHT = 150;
+export const EMBEDDED_MAX_TURNS_IN_FLIGHT = Math.round((EMBEDDED_CAPACITY_TURNS_PER_S * PHONE_CHANNEL_TIMEOUT_MS) / 1_000);
 
 /**
  * Event-loop delay, p99 over the last second (ms), at which the engine starts shedding new work (new calls, web chat

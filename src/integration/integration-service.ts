@@ -35,7 +35,7 @@ export const CREDENTIALS_CACHE_MS = 10_000;
  * arriving after the expiry read the row itself: at 500 phone turns/s, every 10 s some hundreds of reads queued in the
  * pool ahead of the turn writes (issue 16, bench/notes/phone-profile.md).
  */
-const CREDENTIALS_REFRESH_AHEAD_MS = 8_000;
+const CREDENTIALS_REFRESH_AHEAD_MS = CREDENTIALS_CACHE_MS * 0.8;
 
 export interface ToolsReport {
   status: 'ok' | 'unavailable';

@@ -59,6 +59,8 @@ describeEachDatabase('overload: admission control', (get) => {
   });
 
   it('a turn in flight at the bound: web chat gets 503 with Retry-After; the admitted caller is still answered', async () => {
+    const earlier = await chat(); // a conversation from before the load, whose visitor leaves contact details during it
+    expect(earlier.status).toBe(201);
     const first = await Caller.connect(service);
     callers.push(first);
     first.setup(callSid());
@@ -74,6 +76,13 @@ describeEachDatabase('overload: admission control', (get) => {
     const during = await metrics();
     expect(during).toContain('botlink_admission_shedding{cause="turns_in_flight"} 1');
     expect(during).toContain('botlink_admission_shed_total{kind="webchat"} 1');
+    // Contact details run no turn: they get through while messages are turned away.
+    const lead = await service.api('POST', `/v1/webchat/conversations/${earlier.body.conversation_id as string}/lead`, {
+      headers: { 'x-widget-key': widgetKey, origin: SHOP },
+      body: { name: 'Anna', email: 'anna@example.com' },
+    });
+    expect(lead.status).not.toBe(503);
+    expect(lead.status).toBeLessThan(300);
 
     held.shift()!();
     expect((await first.answer()).token).toBe('Answer to: Where is my order 1234?');

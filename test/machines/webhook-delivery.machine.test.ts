@@ -130,6 +130,20 @@ describe('the delivery actor of one endpoint', () => {
     expect(actor.getSnapshot().context.recording).toEqual([]);
   });
 
+  it('claims nothing more while as many outcomes as its capacity wait to be written, and goes on once they are', async () => {
+    const gate = deferred<void>();
+    const { machine, calls } = harness({ pool: Array.from({ length: 40 }, (_, i) => delivery(i)), record: async () => (await gate.promise, {}) });
+    const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 4, claimAhead: 4 } }).start();
+    await waitFor(actor, (s) => s.context.recording.length >= 8, { timeout: 5_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    // Capacity 8 (4 slots + 4 ahead): 8 answered, none written, so no further claim.
+    expect(calls.sends).toHaveLength(8);
+    expect(calls.claims).toHaveLength(1);
+    gate.resolve();
+    await waitFor(actor, (s) => s.status === 'done', { timeout: 5_000 });
+    expect(new Set(calls.sends).size).toBe(40);
+  });
+
   it('claims up to `claimAhead` beyond the slots when asked to run further ahead', async () => {
     const { machine, calls } = harness({ pool: Array.from({ length: 40 }, (_, i) => delivery(i)) });
     const actor = createActor(machine, { input: { policy, endpointId: 'e1', concurrency: 4, claimAhead: 12 } }).start();

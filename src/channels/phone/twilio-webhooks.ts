@@ -65,8 +65,10 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
     /** The <Connect> action after the relay session ended (HandoffData from our end frame). */
     async action(form: TwilioForm): Promise<string> {
       const handoff = parseHandoffData(form.HandoffData);
+      // No handoff (a call that ended, or one refused as busy): hang up without reading the database.
+      if (!handoff) return hangUpTwiml();
       const workspaceId = await workspaceOf(form);
-      if (!workspaceId || !handoff) return hangUpTwiml();
+      if (!workspaceId) return hangUpTwiml();
       const settings = await phone.settings(workspaceId);
       const workspaceLanguage = settings?.language ?? PHONE_DEFAULT_LANGUAGE;
       if (handoff.reason === 'reconnect') return connectTwiml({ websocketUrl: issuedUrl(), actionUrl, language: workspaceLanguage });

@@ -94,7 +94,9 @@ export function createWidgetGate(deps: WidgetGateDeps) {
       throw new AppError('rate_limited', `Too many requests with this widget key; try again in ${decision.retryAfterSeconds} s.`, { retry_after_seconds: decision.retryAfterSeconds });
     }
     // Last, so that only requests that would run get counted: beyond the engine's bound, the widget tries again later.
-    if (deps.admission && !deps.admission.admitWebchat()) {
+    // Only what runs a turn (a new conversation, a message) is turned away; contact details and the call for the team
+    // are a cheap write each and always get through.
+    if (deps.admission && runsTurn(req) && !deps.admission.admitWebchat()) {
       refused?.inc({ reason: 'overloaded' });
       res.setHeader('Retry-After', String(SHED_RETRY_AFTER_SECONDS));
       throw new AppError('unavailable', `The service is very busy right now; try again in ${SHED_RETRY_AFTER_SECONDS} s.`, { retry_after_seconds: SHED_RETRY_AFTER_SECONDS });
@@ -121,3 +123,8 @@ export function createWidgetGate(deps: WidgetGateDeps) {
 }
 
 export type WidgetGate = ReturnType<typeof createWidgetGate>;
+
+/** A web chat request that runs a turn: POST /conversations (the first message) or POST /conversations/{id}/messages. */
+function runsTurn(req: Request): boolean {
+  return req.method === 'POST' && /^\/conversations(?:\/[^/]+\/messages)?\/?$/.test(req.path);
+}
