@@ -91,6 +91,11 @@ export interface ToolsClient extends ToolsPort {
     call: ToolInvocation & { language: string; sessionId: string },
     signal?: AbortSignal,
   ): Promise<ToolCallOutcome>;
+  /**
+   * Start fetching the manifest now unless the cache holds a fresh one, and return at once (a call being set up: its
+   * first turn then finds the manifest ready instead of waiting for it). Never throws.
+   */
+  prefetch(workspaceId: string, credentials: ToolsCredentials): void;
   /** GET the manifest now, past the cache and without storing it: for the dashboard's tools test. Never throws. */
   fetchManifestNow(credentials: ToolsCredentials, signal?: AbortSignal): Promise<ToolManifest>;
 }

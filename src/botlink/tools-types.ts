@@ -64,11 +64,6 @@ export interface ToolsPort {
     call: ToolInvocation & { language: string; sessionId: string },
     signal?: AbortSignal,
   ): Promise<ToolOutcome>;
-  /**
-   * Start fetching the manifest now unless the cache holds a fresh one, and return at once (a call being set up: its
-   * first turn then finds the manifest ready instead of waiting for it). Never throws.
-   */
-  prefetch(workspaceId: string, credentials: { endpointUrl: string; key: string }): void;
   /** Forget the cached manifest (the integration changed). */
   invalidate(workspaceId: string): void;
 }
