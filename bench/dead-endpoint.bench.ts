@@ -468,7 +468,9 @@ function report(
     const b = measured.endpointTurns.get(p.ref)?.botlink;
     return b?.reason === 'timeout' && b.endpoint?.decision === 'wait';
   });
-  const waitedShortened = outageTurns.filter((p) => measured.endpointTurns.get(p.ref)?.botlink?.endpoint?.decision === 'shortened' && measured.endpointTurns.get(p.ref)?.botlink?.reason !== 'answer');
+  // Of those, the turns that began after the breaker had seen a failure (degraded or probing): every state but down
+  // waits the whole deadline (docs/architecture.md, "Endpoint health"), so these are what tripping sooner would save.
+  const waitedAfterFailure = waitedFull.filter((p) => measured.endpointTurns.get(p.ref)?.botlink?.endpoint?.state !== 'healthy');
   const notSent = prompts.filter((p) => p.group === 'endpoint' && measured.endpointTurns.get(p.ref)?.botlink?.endpoint?.decision === 'not_sent');
   const firstIntegratorAnswer = prompts
     .filter((p) => p.group === 'endpoint' && p.sentAt >= timeline.recoverAt && fromIntegrator(p))
@@ -530,7 +532,7 @@ function report(
       value: seconds(Number.isFinite(firstIntegratorAnswer) ? firstIntegratorAnswer : null, timeline.recoverAt),
     },
     { key: 'waited_full_deadline', label: 'turns that waited the full 3.5 s deadline before it tripped', unit: '', value: waitedFull.length },
-    { key: 'waited_shortened_no_answer', label: 'turns that waited a shortened budget (degraded) and got no answer', unit: '', value: waitedShortened.length },
+    { key: 'waited_full_after_failure', label: 'of those, turns that began after its first failure was known', unit: '', value: waitedAfterFailure.length },
     { key: 'not_sent', label: 'turns whose request was not sent (detached requests at their limit)', unit: '', value: notSent.length },
     ...phases.flatMap((phase): Metric[] => [
       { key: `${phase}_endpoint_p50_ms`, label: `endpoint calls p50, ${phaseWords[phase]}`, unit: 'ms', digits: 0, value: stats[phase].endpoint.p50 },

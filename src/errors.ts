@@ -63,9 +63,8 @@ export const FAILURE_REASONS = [
   'invalid_response',
   'empty',
   'empty_reply',
-  // Not waited for: the endpoint is down, or past its own recent answer time (src/botlink/endpoint-health.ts).
+  // Not waited for: the endpoint is down (src/botlink/endpoint-health.ts).
   'endpoint_down',
-  'endpoint_slow',
   // Tools (protocol §2.5, §7.3, §7.5) and settings.
   'tool_error',
   'unknown_tool',

@@ -29,7 +29,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     endpointWaits: new Counter({
       name: 'botlink_endpoint_waits_total',
-      help: 'Turns by what they did about the endpoint health: wait, shortened, not_waited, not_sent.',
+      help: 'Turns by what they did about the endpoint health: wait, not_waited, not_sent.',
       labelNames: ['decision'] as const,
       registers: [registry],
     }),

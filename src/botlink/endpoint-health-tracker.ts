@@ -62,6 +62,9 @@ interface Entry {
   readAt: number;
   loading: Promise<EndpointHealth> | null;
   pending: (HealthOutcome & { problem?: string })[];
+  /** Writes of this entry's outcomes begun and finished: a read that overlapped a write may miss what it wrote. */
+  writesBegun: number;
+  writesDone: number;
   detached: number;
   /** Failures since the last warn line, and when that line was written. */
   failuresSinceLog: number;
@@ -99,19 +102,28 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
     return row && row.endpoint_url === endpointUrl ? fromRow(row) : initialHealth(endpointUrl, now());
   }
 
+  function newEntry(endpointUrl: string): Entry {
+    const health = initialHealth(endpointUrl, now());
+    return { health, readAt: 0, loading: null, pending: [], writesBegun: 0, writesDone: 0, detached: 0, failuresSinceLog: 0, loggedAt: 0 };
+  }
+
   function withPending(base: EndpointHealth, pending: Entry['pending']): EndpointHealth {
     return pending.length === 0 ? base : applyOutcomes(base, pending).health;
   }
 
   function load(workspaceId: string, endpointUrl: string, entry: Entry | undefined): Promise<EndpointHealth> {
     if (entry?.loading) return entry.loading;
-    const target = entry ?? { health: initialHealth(endpointUrl, now()), readAt: 0, loading: null, pending: [], detached: 0, failuresSinceLog: 0, loggedAt: 0 };
+    const target = entry ?? newEntry(endpointUrl);
     if (!entry) entries.set(workspaceId, target);
+    const writesBefore = target.writesBegun;
     const loading = read(workspaceId, endpointUrl).then(
       (stored) => {
+        target.loading = null;
+        // Outcomes taken out of `pending` for a write that was not committed when the row was read are in neither:
+        // such a read would forget them (a `down` just seen, say), so this process's copy stays and is read again.
+        if (target.writesBegun !== writesBefore || target.writesDone !== target.writesBegun) return target.health;
         target.health = withPending(stored, target.pending);
         target.readAt = now();
-        target.loading = null;
         return target.health;
       },
       (err: unknown) => {
@@ -179,12 +191,15 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
       for (const [workspaceId, entry] of entries) {
         if (entry.pending.length === 0) continue;
         const outcomes = entry.pending.splice(0);
+        entry.writesBegun += 1;
         try {
           await flushOne(workspaceId, entry, outcomes);
         } catch (err) {
           // Back in front of what came meanwhile, bounded: a workspace deleted meanwhile must not grow it forever.
           entry.pending = [...outcomes, ...entry.pending].slice(-HEALTH_WINDOW);
           logger.warn({ workspaceId, err: errorText(err) }, 'endpoint health could not be written; kept for the next try');
+        } finally {
+          entry.writesDone += 1;
         }
       }
     });
@@ -240,7 +255,7 @@ export function createEndpointHealthTracker(deps: EndpointHealthTrackerDeps) {
     record(workspaceId: string, endpointUrl: string, kind: HealthOutcomeKind, latencyMs: number, problem?: string): void {
       let entry = entries.get(workspaceId);
       if (!entry || entry.health.endpointUrl !== endpointUrl) {
-        entry = { health: initialHealth(endpointUrl, now()), readAt: 0, loading: null, pending: [], detached: 0, failuresSinceLog: 0, loggedAt: 0 };
+        entry = newEntry(endpointUrl);
         entries.set(workspaceId, entry);
       }
       const outcome = { at: now(), kind, latencyMs: Math.round(latencyMs), ...(problem === undefined ? {} : { problem }) };

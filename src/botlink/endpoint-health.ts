@@ -8,9 +8,10 @@
  *      ▲                    │  (also from healthy)                                 │
  *      └──20 responses──────┘                                        failure ──────┴──▶ down
  *
- * How long a turn waits follows from the state (`waitBudget`): healthy, the protocol's deadline (protocol §8); degraded
- * and probing, the endpoint's own recent p99 answer time with a margin, never above the deadline; down, not at all.
- * The request itself always runs to the protocol's deadline, so the health learns what really happened.
+ * How long a turn waits follows from the state (`waitBudget`): healthy, degraded and probing, the protocol's deadline
+ * (protocol §8: 3.5 s on the phone, 6 s otherwise); down, not at all. The breaker never shortens a wait: an answer that
+ * comes within the deadline is never lost because of what other requests did. The request itself always runs to the
+ * protocol's deadline, so the health learns what really happened.
  */
 
 export const HEALTH_STATES = ['healthy', 'degraded', 'down', 'probing'] as const;
@@ -56,7 +57,7 @@ export interface HealthTransition {
 }
 
 // Tunables of the breaker, in one place (documented in docs/architecture.md, "Endpoint health").
-/** Outcomes kept per endpoint for the error mix and the answer-time p99. */
+/** Outcomes kept per endpoint for the error mix and the answer-time p99 (shown on the integration page). */
 export const HEALTH_WINDOW = 50;
 /** Outcomes older than this no longer count for the mix and the p99, ms. */
 export const HEALTH_WINDOW_MS = 10 * 60_000;
@@ -68,10 +69,6 @@ export const FAILURE_STREAK_MS = 60_000;
 export const RECOVERED_AFTER_RESPONSES = 3;
 /** Responses in a row after which a degraded endpoint counts as healthy again. */
 export const HEALTHY_AFTER_RESPONSES = 20;
-/** The adaptive wait: the recent answers' p99 times this, plus WAIT_MARGIN_MS, at least MIN_ADAPTIVE_WAIT_MS. */
-export const WAIT_P99_FACTOR = 1.5;
-export const WAIT_MARGIN_MS = 250;
-export const MIN_ADAPTIVE_WAIT_MS = 1_000;
 
 export function initialHealth(endpointUrl: string, at: number): EndpointHealth {
   return { endpointUrl, state: 'healthy', since: at, consecutiveFailures: 0, consecutiveResponses: 0, lastFailureAt: null, recent: [], lastProblem: null };
@@ -140,7 +137,8 @@ function live(health: EndpointHealth, at: number): HealthOutcome[] {
   return health.recent.filter((o) => at - o.at <= HEALTH_WINDOW_MS);
 }
 
-/** The p99 (nearest rank) of the recent answer times, or null when there is no recent answer. */
+/** The p99 (nearest rank) of the recent answer times, or null when there is no recent answer: a figure for the
+ * integration page only; it never decides how long a turn waits. */
 export function answerP99(health: EndpointHealth, at: number): number | null {
   const times = live(health, at)
     .filter((o) => o.kind === 'answer')
@@ -159,11 +157,10 @@ export function outcomeMix(health: EndpointHealth, at: number): Record<HealthOut
 
 /**
  * What a turn does with the endpoint in this state:
- * - `wait`: wait up to the deadline (healthy);
- * - `shortened`: wait up to the endpoint's own recent p99 with a margin, never above the deadline (degraded, probing);
+ * - `wait`: wait up to the protocol's deadline (healthy, degraded, probing);
  * - `not_waited`: send, but answer without waiting (down).
  */
-export type WaitDecision = 'wait' | 'shortened' | 'not_waited';
+export type WaitDecision = 'wait' | 'not_waited';
 
 /** What a turn did about the endpoint's health; recorded on the turn (GET /v1/sessions/{id}, `botlink.endpoint`). */
 export interface EndpointWait {
@@ -174,13 +171,14 @@ export interface EndpointWait {
   waitMs: number;
 }
 
-export function waitBudget(health: EndpointHealth, deadlineMs: number, at: number): { decision: WaitDecision; waitMs: number } {
-  if (health.state === 'healthy') return { decision: 'wait', waitMs: deadlineMs };
+/**
+ * Only a down endpoint is not waited for. Every other state waits the whole deadline: how fast an endpoint answered
+ * before says nothing about whether its next answer, within the deadline, will come (docs/architecture.md,
+ * "Endpoint health").
+ */
+export function waitBudget(health: EndpointHealth, deadlineMs: number): { decision: WaitDecision; waitMs: number } {
   if (health.state === 'down') return { decision: 'not_waited', waitMs: 0 };
-  const p99 = answerP99(health, at);
-  if (p99 === null) return { decision: 'wait', waitMs: deadlineMs };
-  const waitMs = Math.min(deadlineMs, Math.max(MIN_ADAPTIVE_WAIT_MS, Math.ceil(p99 * WAIT_P99_FACTOR + WAIT_MARGIN_MS)));
-  return waitMs >= deadlineMs ? { decision: 'wait', waitMs: deadlineMs } : { decision: 'shortened', waitMs };
+  return { decision: 'wait', waitMs: deadlineMs };
 }
 
 /** The health outcome of a channel request's result (protocol §7); null for a request we cancelled ourselves. */

@@ -230,6 +230,7 @@ function endpointWait(e) {
   switch (e.decision) {
     case 'not_waited': return `${state}: not waited for (the request was still sent)`;
     case 'not_sent': return `${state}: not waited for, and not sent (too many requests to it still running)`;
+    // Turns recorded before every state but down waited the whole deadline.
     case 'shortened': return `${state}: waited at most ${e.waitMs} ms, its own recent answer time`;
     default: return `${state}: waited up to ${e.waitMs} ms`;
   }

@@ -179,6 +179,8 @@ export function renderIntegration(main) {
  * @property {'healthy' | 'degraded' | 'down' | 'probing'} state
  * @property {string} since
  * @property {{ phone: number, whatsapp: number }} wait_ms
+ * @property {{ phone: number, whatsapp: number }} [deadline_ms]
+ * @property {{ failures: number, within_ms: number }} [down_after]
  * @property {number} consecutive_failures
  * @property {string | null} last_problem
  * @property {number | null} answer_p99_ms
@@ -210,9 +212,10 @@ const OUTCOMES = /** @type {const} */ ([
 function healthSection() {
   const status = h('p', { class: 'health-status', role: 'status', 'aria-atomic': 'true', 'data-testid': 'health-status' });
   const facts = h('div', {}, loading('Reading the health…'));
+  const rule = h('p', { class: 'hint', 'data-testid': 'health-rule' });
   const note = h('p', { class: 'hint' });
   const el = h('section', { class: 'card', 'aria-labelledby': 'health', hidden: true },
-    h('h2', { id: 'health' }, 'Endpoint health'), status, facts, note);
+    h('h2', { id: 'health' }, 'Endpoint health'), status, rule, facts, note);
   let said = '';
   return {
     el,
@@ -229,6 +232,7 @@ function healthSection() {
         replace(status, h('span', { class: 'health-icon', 'aria-hidden': 'true' }, state.icon), ' ', h('strong', {}, headline), sentence ? `: ${sentence}` : '');
         status.className = `health-status ${state.tone}`;
       }
+      rule.textContent = ruleSentence(v);
       /** @param {string} k */
       const count = (k) => Number(/** @type {Record<string, unknown>} */ (v.recent ?? {})[k]) || 0;
       const total = OUTCOMES.reduce((n, [k]) => n + count(k), 0);
@@ -257,14 +261,27 @@ function stateSentence(v) {
     case 'healthy':
       return 'customers’ questions go to your endpoint and wait for its answer as usual.';
     case 'degraded':
-      return `your endpoint was slow or failed lately, so customers wait at most ${waits(v.wait_ms)} for it; then the built-in AI answers.`;
+      return `your endpoint failed lately; customers still wait up to ${waits(v.wait_ms)} for its answer.`;
     case 'down':
       return `customers are answered by the built-in AI without waiting for your endpoint; we keep trying it${v.probe_interval_ms ? ` every ${duration(v.probe_interval_ms)}` : ''}.`;
     case 'probing':
-      return `your endpoint answers again since ${clock(v.since)}; customers wait at most ${waits(v.wait_ms)} for it until it has answered a few times in a row.`;
+      return `your endpoint answers again since ${clock(v.since)}; customers wait up to ${waits(v.wait_ms)} for its answer again.`;
     default:
       return '';
   }
+}
+
+/**
+ * When we stop waiting, in one sentence an integrator understands (docs/integrators.md §7 says the same).
+ * @param {HealthView} v
+ */
+function ruleSentence(v) {
+  if (!v.deadline_ms || !v.down_after) return '';
+  const { phone, whatsapp } = v.deadline_ms;
+  const within = v.down_after.within_ms === 60_000 ? 'a minute' : duration(v.down_after.within_ms);
+  const retry = v.probe_interval_ms ? ` and try it every ${duration(v.probe_interval_ms)}` : '';
+  return `We wait the full ${duration(phone)} on the phone and ${duration(whatsapp)} on WhatsApp for your endpoint's answer, ` +
+    `unless it failed ${v.down_after.failures} times in a row, each within ${within} of the last; then we stop waiting${retry} until it answers again.`;
 }
 
 /** The waits of the two channels, said once when they are the same. @param {{ phone: number, whatsapp: number }} w */

@@ -8,7 +8,7 @@ import type { Integration } from '../../db/schema.ts';
 import { buildChannelRequest } from '../botlink/channel-request.ts';
 import { bodyExcerpt } from '../botlink/channel-response.ts';
 import type { BotLinkClient } from '../botlink/client.ts';
-import { answerP99, outcomeMix, waitBudget, type EndpointHealth, type HealthOutcomeKind, type HealthState } from '../botlink/endpoint-health.ts';
+import { answerP99, DOWN_AFTER_FAILURES, FAILURE_STREAK_MS, outcomeMix, waitBudget, type EndpointHealth, type HealthOutcomeKind, type HealthState } from '../botlink/endpoint-health.ts';
 import type { EndpointHealthTracker } from '../botlink/endpoint-health-tracker.ts';
 import { recordExchange } from '../botlink/health-aware-send.ts';
 import type { ToolsClient } from '../botlink/tools-client.ts';
@@ -58,8 +58,12 @@ export interface IntegrationView {
 export interface HealthView {
   state: HealthState;
   since: string;
-  /** How long a turn waits for the endpoint now, ms (0: not at all). */
+  /** How long a turn waits for the endpoint now, ms: the whole deadline, or 0 while down. */
   wait_ms: { phone: number; whatsapp: number };
+  /** The protocol's deadlines (protocol §8), waited in full unless the endpoint is down, ms. */
+  deadline_ms: { phone: number; whatsapp: number };
+  /** What takes the endpoint down: this many failures in a row, each within `within_ms` of the last. */
+  down_after: { failures: number; within_ms: number };
   consecutive_failures: number;
   /** The last failure in words; null when none was seen. */
   last_problem: string | null;
@@ -272,7 +276,9 @@ function healthView(health: EndpointHealth, at: number, probeIntervalMs: number)
   return {
     state: health.state,
     since: new Date(health.since).toISOString(),
-    wait_ms: { phone: waitBudget(health, PHONE_CHANNEL_TIMEOUT_MS, at).waitMs, whatsapp: waitBudget(health, CHANNEL_TIMEOUT_MS, at).waitMs },
+    wait_ms: { phone: waitBudget(health, PHONE_CHANNEL_TIMEOUT_MS).waitMs, whatsapp: waitBudget(health, CHANNEL_TIMEOUT_MS).waitMs },
+    deadline_ms: { phone: PHONE_CHANNEL_TIMEOUT_MS, whatsapp: CHANNEL_TIMEOUT_MS },
+    down_after: { failures: DOWN_AFTER_FAILURES, within_ms: FAILURE_STREAK_MS },
     consecutive_failures: health.consecutiveFailures,
     last_problem: health.lastProblem,
     answer_p99_ms: answerP99(health, at),

@@ -26,7 +26,7 @@ export interface SessionActorDeps extends HandoffDeps {
   /** The workspace's bot-link endpoint and opened key; undefined when it has none. */
   credentials: (workspaceId: string) => Promise<Credentials | undefined>;
   botlink: BotLinkClient;
-  /** The endpoints' shared health: a down endpoint is not waited for, a degraded one for its own p99 (absent: always wait). */
+  /** The endpoints' shared health: a down endpoint is not waited for (absent: always wait). */
   health?: EndpointHealthTracker;
   knowledge: KnowledgeSearch;
   ai: AiPort;
@@ -63,14 +63,13 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
         });
         const send = { endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal };
         const result = deps.health
-          ? await sendWithHealth({ botlink: deps.botlink, health: deps.health, now }, input.workspaceId, send)
+          ? await sendWithHealth({ botlink: deps.botlink, health: deps.health }, input.workspaceId, send)
           : { exchange: await deps.botlink.send(send), wait: undefined };
         const endpoint = result.wait ? { endpoint: result.wait } : {};
         if (result.exchange === null) {
-          // docs/architecture.md, "Endpoint health": the turn did not wait (down) or stopped waiting (degraded, past
-          // the endpoint's own p99); the request still runs and its outcome feeds the health.
-          const reason = result.wait.state === 'down' ? 'endpoint_down' : 'endpoint_slow';
-          return summary({ outcome: 'no_answer', reason, latencyMs: result.waitedMs, ...endpoint });
+          // docs/architecture.md, "Endpoint health": the endpoint is down, so the turn did not wait; the request still
+          // runs and its outcome feeds the health.
+          return summary({ outcome: 'no_answer', reason: 'endpoint_down', latencyMs: 0, ...endpoint });
         }
         const { exchange } = result;
         const o = exchange.outcome;

@@ -1,6 +1,6 @@
 /**
- * A turn's channel request under each health state (src/botlink/health-aware-send.ts): what the turn waits for, and
- * that the request always runs on to its own deadline and feeds the health, also after the turn stopped waiting.
+ * A turn's channel request under each health state (src/botlink/health-aware-send.ts): every state but down waits the
+ * whole deadline; a down endpoint's request runs on to its own deadline and feeds the health after the turn went on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotLinkClient, BotLinkExchange, SendChannelRequest } from '../../src/botlink/client.ts';
@@ -50,7 +50,7 @@ describe('sending a channel request the way the endpoint health says', () => {
   const request = buildChannelRequest({ channel: 'phone', sessionId: 'CA1', message: 'Where is my order?', language: 'en', customerPhone: null, now: new Date() });
   const send = (client: BotLinkClient, signal = new AbortController().signal) => {
     clock += 5_000;
-    return sendWithHealth({ botlink: client, health, now: () => clock }, WORKSPACE, { endpointUrl: URL, key: 'k'.repeat(32), request, timeoutMs: 3500, signal });
+    return sendWithHealth({ botlink: client, health }, WORKSPACE, { endpointUrl: URL, key: 'k'.repeat(32), request, timeoutMs: 3500, signal });
   };
 
   beforeAll(async () => {
@@ -74,23 +74,36 @@ describe('sending a channel request the way the endpoint health says', () => {
     expect(seen[1]).toMatchObject({ cancelled: true });
   });
 
-  it('degraded with a fast p99: the turn stops waiting at the adaptive wait, the request goes on and its late answer is learned', async () => {
-    // Nine quick answers and a timeout: degraded, p99 50 ms → the 1 s floor.
+  it('degraded after fast answers: the turn still waits the whole deadline, and a 2.5 s answer is used', async () => {
+    // Nine quick answers and a timeout: degraded, with a p99 of 50 ms.
     const { client: warm } = scripted([...Array.from({ length: 9 }, () => [1, answer(50)] as [number, BotLinkExchange]), [1, timeout(3500)]]);
     for (let i = 0; i < 10; i++) await send(warm);
-    await health.flush();
     expect((await health.current(WORKSPACE, URL)).state).toBe('degraded');
 
     const { client, seen } = scripted([[2_500, answer(2_500)]]);
     const started = performance.now();
     const result = await send(client);
-    expect(result).toMatchObject({ exchange: null, wait: { state: 'degraded', decision: 'shortened', waitMs: 1_000 } });
-    expect(performance.now() - started).toBeLessThan(2_000);
-    // Not cancelled: it answers later, and the health has the answer's real time.
-    await new Promise((r) => setTimeout(r, 2_000));
+    expect(result).toMatchObject({ exchange: { outcome: { outcome: 'answer', answer: { reply: 'From the shop' } } }, wait: { state: 'degraded', decision: 'wait', waitMs: 3500 } });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2_400);
     expect(seen[0]).toMatchObject({ cancelled: false, finished: true });
-    const learned = await health.current(WORKSPACE, URL);
-    expect(learned.recent.at(-1)).toMatchObject({ kind: 'answer', latencyMs: 2_500 });
+    expect((await health.current(WORKSPACE, URL)).recent.at(-1)).toMatchObject({ kind: 'answer', latencyMs: 2_500 });
+  });
+
+  it('a timeout counts before the turn goes on: the third in a row has the endpoint down when the call returns', async () => {
+    const { client } = scripted([[1, timeout(3500)], [1, timeout(3500)], [1, timeout(3500)]]);
+    const states: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const result = await send(client);
+      expect(result.exchange?.outcome).toMatchObject({ reason: 'timeout' });
+      // No flush, no background read: what the next message sees, synchronously after this one's outcome.
+      states.push((await health.current(WORKSPACE, URL)).state);
+    }
+    expect(states).toEqual(['degraded', 'degraded', 'down']);
+    // The endpoint answers again (a probe, say): recovering, as before this test.
+    const { client: back } = scripted([[1, answer(20)], [1, answer(20)], [1, answer(20)]]);
+    health.record(WORKSPACE, URL, 'answer', 20);
+    for (let i = 0; i < 3; i++) await send(back);
+    expect((await health.current(WORKSPACE, URL)).state).toBe('healthy');
   });
 
   it('down: the turn does not wait at all, the request is still sent and finishes on its own', async () => {

@@ -585,6 +585,10 @@ describe('the dashboard web app', () => {
       await status().getByText(/^Down since \d{1,2}[:.]\d{2}/).waitFor();
       const said = (await status().innerText()).replace(/\s+/g, ' ');
       expect(said).toMatch(/Down since \d{1,2}[:.]\d{2}( [AP]M)?: customers are answered by the built-in AI without waiting for your endpoint; we keep trying it every 15 s\.$/);
+      // The rule, in one sentence, from the service's own numbers.
+      await expect(page.getByTestId('health-rule').textContent()).resolves.toBe(
+        "We wait the full 3.5 s on the phone and 6 s on WhatsApp for your endpoint's answer, unless it failed 3 times in a row, each within a minute of the last; then we stop waiting and try it every 15 s until it answers again.",
+      );
       // The colour is not the only sign: the words say it, and the icon is not read out twice.
       await expect(status().locator('.health-icon').getAttribute('aria-hidden')).resolves.toBe('true');
       await expect(page.getByTestId('health-problem').textContent()).resolves.toMatch(/^connection/);

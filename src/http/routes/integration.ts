@@ -15,14 +15,20 @@ const integrationSchema = {
     key: { type: 'string', description: 'Only when a new key was made or given: shown this once.' },
     health: {
       type: 'object',
-      description: 'The endpoint health (docs/architecture.md, "Endpoint health"): healthy, degraded (slow or failing now and then: turns wait for its own p99), down (turns do not wait; requests are still sent and probed), probing (answering again).',
+      description: 'The endpoint health (docs/architecture.md, "Endpoint health"): healthy, degraded (a failure lately), down (failed `down_after.failures` times in a row: turns do not wait; requests are still sent and probed), probing (answering again). Every state but down waits the whole deadline.',
       properties: {
         state: { type: 'string', enum: ['healthy', 'degraded', 'down', 'probing'] },
         since: { type: 'string', format: 'date-time' },
-        wait_ms: { type: 'object', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
+        wait_ms: { type: 'object', description: 'How long a turn waits now, ms: the deadline, or 0 while down.', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
+        deadline_ms: { type: 'object', description: 'The deadlines waited in full unless the endpoint is down, ms.', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
+        down_after: {
+          type: 'object',
+          description: 'What takes the endpoint down: this many failures in a row, each within within_ms of the last.',
+          properties: { failures: { type: 'integer' }, within_ms: { type: 'integer' } },
+        },
         consecutive_failures: { type: 'integer' },
         last_problem: { type: ['string', 'null'] },
-        answer_p99_ms: { type: ['integer', 'null'] },
+        answer_p99_ms: { type: ['integer', 'null'], description: 'p99 of the recent answer times, ms: a figure to watch; it never shortens a wait.' },
         recent: {
           type: 'object',
           properties: { answer: { type: 'integer' }, invalid: { type: 'integer' }, timeout: { type: 'integer' }, connection: { type: 'integer' }, status_5xx: { type: 'integer' } },
