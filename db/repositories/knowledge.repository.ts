@@ -53,13 +53,16 @@ export interface ChunkHit {
   /** ts_rank_cd(tsv, query, 32): rank/(rank+1), 0..1. */
   score: number;
   /** Which search found it: the precise one, or the recall one (which runs only when the precise one found none). */
-  strategy: 'websearch' | 'recall';
+  strategy: 'precise' | 'recall';
 }
 
 export interface SearchQuery {
   workspaceId: string;
   /** A text-search configuration name from a fixed list (never user input). */
   config: string;
+  /** The precise search as to_tsquery input, built from words of letters and digits only (src/knowledge/query.ts). */
+  precise: string;
+  /** The words the recall search and the ranking use (any of them). */
   query: string;
   limit: number;
   /** ts_rank_cd weights {D, C, B, A} as a PostgreSQL array literal (chunk text has weight D, the title A). */
@@ -212,8 +215,8 @@ function knowledgeQueries(db: Db) {
     /**
      * The knowledge search, in one round trip.
      *
-     * The precise search: chunks matching websearch_to_tsquery (every word; "phrases", -not and `or` as on a web search
-     * engine), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would measure how
+     * The precise search: chunks matching `precise` (every group of the question, each by any of its words: see
+     * src/knowledge/query.ts), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would measure how
      * close together the words stand (cover density), which is near zero when one word is in the title and another in
      * the text; letting each occurrence count is what makes one score comparable across queries.
      *
@@ -239,7 +242,7 @@ function knowledgeQueries(db: Db) {
         with precise as materialized (
           select c.id, c.document_id, c.ordinal, c.text, ts_rank_cd(${weights}, c.tsv, ${words}, 32)::float8 as score
           from knowledge_chunks c
-          where c.workspace_id = ${q.workspaceId} and c.tsv @@ websearch_to_tsquery(${q.config}::regconfig, ${q.query})
+          where c.workspace_id = ${q.workspaceId} and c.tsv @@ to_tsquery(${q.config}::regconfig, ${q.precise})
           order by score desc
           fetch first ${q.limit} rows with ties
         ),
@@ -267,7 +270,7 @@ function knowledgeQueries(db: Db) {
         ),
         -- At most one of the two has rows.
         hits as (
-          select *, 'websearch' as strategy from precise
+          select *, 'precise' as strategy from precise
           union all
           select *, 'recall' as strategy from recall
         )
@@ -277,6 +280,34 @@ function knowledgeQueries(db: Db) {
         order by h.score desc, d.external_id, h.ordinal
         limit ${q.limit}`.execute(db, { signal: q.signal });
       return rows;
+    },
+
+    /**
+     * The words of a workspace's chunks and titles as the `simple` configuration splits them (lowercase, unstemmed),
+     * with how many chunks hold each: the most used `limit`, and how many chunks there are (src/knowledge/vocabulary.ts).
+     */
+    async vocabulary(workspaceId: string, limit: number): Promise<{ entries: { word: string; chunks: number }[]; totalChunks: number }> {
+      const { rows } = await sql<{ word: string; chunks: number }>`
+        select w.lexeme as word, count(*)::int as chunks
+        from knowledge_chunks c
+        join knowledge_documents d on d.id = c.document_id
+        cross join lateral unnest(to_tsvector('simple', c.text) || to_tsvector('simple', d.title)) as w
+        where c.workspace_id = ${workspaceId}
+        group by w.lexeme
+        order by chunks desc, word
+        limit ${limit}`.execute(db);
+      const total = await db.selectFrom('knowledge_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return { entries: rows, totalChunks: Number(total?.n ?? 0) };
+    },
+
+    /** What changes when a workspace's knowledge changes: its documents' count and newest write. */
+    async version(workspaceId: string): Promise<string> {
+      const row = await db
+        .selectFrom('knowledge_documents')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('latest')])
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      return `${Number(row?.n ?? 0)}:${row?.latest ? new Date(row.latest as Date).getTime() : 0}`;
     },
   };
 }

@@ -11,6 +11,9 @@
  * passage, then to the earlier sentence).
  */
 import { ANSWER_THRESHOLD, FOLLOW_SENTENCE_MIN_SHARE, MAX_ANSWER_CHARS, MAX_ANSWER_PASSAGES, MAX_ANSWER_SENTENCES } from './limits.ts';
+import { groupFound, groupMatch, textWords, understandQuery, type QueryGroup } from '../knowledge/query.ts';
+import { primaryLanguage } from '../text/language.ts';
+import { words } from '../text/words.ts';
 import { phrase, sentenceSegmenter } from './phrases.ts';
 import type { AiPort, AiStep, AiStepInput } from './types.ts';
 
@@ -20,66 +23,29 @@ export type AnswerStep = Extract<AiStep, { kind: 'answer' }>;
 export type EmbeddedAnswerInput = Pick<AiStepInput, 'message' | 'language' | 'passages' | 'integratorContext'>;
 
 /**
- * How a sentence is ranked: mostly by how many of the message's words it contains (that is what picks the right
- * sentence inside a passage), partly by the passage's own score (what the knowledge base thought of the whole chunk).
+ * How a sentence is ranked: mostly by how much of the message it holds (that is what picks the right sentence inside
+ * a passage), partly by the passage's own score (what the knowledge base thought of the whole chunk).
  */
 const OVERLAP_WEIGHT = 0.7;
 const PASSAGE_WEIGHT = 0.3;
+/** Passages scoring this much below the best one are not read from: they share a word, the best one answers. */
+const PASSAGE_SCORE_MARGIN = 0.15;
+
+/** Re-exported for the answerer's tests and callers: the shared words live in src/text/words.ts. */
+export { keywords, words, wordsMatch } from '../text/words.ts';
 
 /**
- * Words that carry no meaning for matching, in English and Dutch (the languages the service speaks; customers mix
- * them, so both lists always apply).
+ * Share (0..1) of the message's groups a sentence holds, each group weighted by how few of the candidate sentences hold
+ * it: "pay" is in every sentence of a payment page, "instalments" picks the one that answers.
  */
-const stopwords = new Set(
-  (
-    'a an the and or but if then of to in on at by for with from about as is are was were be been being am do does did ' +
-    'have has had i me my we our us you your he she it its they them their this that these those what which who whom ' +
-    'when where why how can could would should will shall may might must not no yes please thanks thank hi hello hey ' +
-    'there here so too very just also any some all more most much many get got want need like know tell ' +
-    'de het een en of maar als dan van naar in op aan bij met voor over om uit te is zijn was waren ben bent wordt ' +
-    'worden heb hebt heeft hebben had ik mij me mijn wij we ons onze jij je jou jouw u uw hij zij ze haar hem het ' +
-    'dit dat deze die wat welke wie waar wanneer waarom hoe kan kunt kunnen zou zouden wil wilt willen moet moeten ' +
-    'mag mogen niet geen ja nee graag dank bedankt hoi hallo er hier daar zo ook nog al alle meer veel even weten'
-  ).split(' '),
-);
-
-/** Lowercase, accents folded, split into words of letters and digits. */
-export function words(text: string): string[] {
-  return (
-    text
-      .normalize('NFD')
-      .replace(/\p{M}+/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
-}
-
-/** The distinct meaningful words of a text (stopwords and one-letter words dropped), in order of appearance. */
-export function keywords(text: string): string[] {
-  return [...new Set(words(text).filter((w) => (w.length > 1 || /\p{N}/u.test(w)) && !stopwords.has(w)))];
-}
-
-/**
- * Two words match when equal, or when they share a stem: a common prefix of at least 4 characters that leaves at
- * most 2 characters of the shorter word (open/opening, order/orders, bezorgen/bezorging, deliver/delivered). A crude
- * stemmer for both languages at once, and deterministic.
- */
-export function wordsMatch(a: string, b: string): boolean {
-  if (a === b) return true;
-  const shorter = Math.min(a.length, b.length);
-  if (shorter < 4) return false;
-  let common = 0;
-  while (common < shorter && a[common] === b[common]) common++;
-  return common >= 4 && common >= shorter - 2;
-}
-
-/** Share (0..1) of `wanted` words that `text` contains. */
-function overlap(wanted: readonly string[], text: string): number {
-  if (wanted.length === 0) return 0;
-  const present = keywords(text);
-  let hits = 0;
-  for (const w of wanted) if (present.some((p) => wordsMatch(w, p))) hits++;
-  return hits / wanted.length;
+function overlapOf(groups: readonly QueryGroup[], weights: readonly number[], found: readonly number[]): number {
+  let total = 0;
+  let hit = 0;
+  groups.forEach((_g, i) => {
+    total += weights[i]!;
+    hit += weights[i]! * found[i]!;
+  });
+  return total === 0 ? 0 : hit / total;
 }
 
 /** The sentences of a text, whitespace collapsed, each ending in punctuation (a line without any gets a period). */
@@ -154,27 +120,34 @@ class Budget {
  * it passed integrator context and records that with the turn.
  */
 export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
-  const wanted = keywords(input.message);
-  const passages = input.passages
+  const groups = understandQuery(input.message, primaryLanguage(input.language));
+  const usable = input.passages
     .map((p, rank) => ({ p, rank }))
     .filter(({ p }) => Number.isFinite(p.score) && p.score >= ANSWER_THRESHOLD)
     // Best first as given; a stable sort by score keeps the given order among equals.
-    .sort((a, b) => b.p.score - a.p.score || a.rank - b.rank)
-    .slice(0, MAX_ANSWER_PASSAGES);
+    .sort((a, b) => b.p.score - a.p.score || a.rank - b.rank);
+  const bestScore = usable[0]?.p.score ?? 0;
+  const passages = usable.filter(({ p }) => p.score >= bestScore - PASSAGE_SCORE_MARGIN).slice(0, MAX_ANSWER_PASSAGES);
 
-  const candidates: Candidate[] = [];
+  const found: { passage: number; index: number; text: string; score: number; found: number[] }[] = [];
   passages.forEach(({ p }, passage) => {
     sentences(p.text, input.language).forEach((text, index) => {
-      const o = overlap(wanted, text);
-      candidates.push({ passage, index, text, overlap: o, score: OVERLAP_WEIGHT * o + PASSAGE_WEIGHT * p.score });
+      const present = textWords(words(text));
+      found.push({ passage, index, text, score: p.score, found: groups.map((g) => groupMatch(g, present)) });
     });
+  });
+  const weights = groups.map((_g, i) => Math.log(1 + found.length / (1 + found.filter((f) => f.found[i]! > 0).length)));
+  const candidates: Candidate[] = found.map((f) => {
+    const o = overlapOf(groups, weights, f.found);
+    return { passage: f.passage, index: f.index, text: f.text, overlap: o, score: OVERLAP_WEIGHT * o + PASSAGE_WEIGHT * f.score };
   });
   const ranked = candidates
     .filter((c) => c.overlap > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
 
   const context = input.integratorContext?.trim() ?? '';
-  const contextRelevant = context !== '' && (passages.length === 0 || overlap(wanted, context) > 0);
+  const contextWords = textWords(words(context));
+  const contextRelevant = context !== '' && (passages.length === 0 || groups.some((g) => groupFound(g, contextWords)));
 
   const budget = new Budget();
   const parts: string[] = [];

@@ -2,19 +2,23 @@
  * The knowledge base: what the sync API writes (pages and products of the customer's own site and shop, protocol §1.6)
  * and what the AI reads (`KnowledgeSearch`).
  *
- * Indexing and search:
+ * Indexing and search (docs/architecture.md, "Knowledge answers"):
  * - A chunk is indexed with its own language's configuration (nl → dutch, en → english, otherwise simple); a query
  *   is parsed with the configuration of the language it was asked in. The search runs over all chunks of the
  *   workspace whatever their language, so a question matches a chunk of another language only through words both
  *   stemmers treat alike (names, numbers, brands); the plugins sync each language's pages with their language.
- * - First the precise search: chunks matching `websearch_to_tsquery` (every word must occur; "quoted phrases", -not
- *   and `or` work as on a web search engine), scored `ts_rank_cd(RANK_WEIGHTS, tsv, any of the words, 32)`, i.e.
- *   rank/(rank+1) in 0..1 (ranked over the words one by one, not over the AND query; see the repository).
- * - Only when that finds nothing, the recall fallback: any of the query's words, prefixes of the words of 4+ letters
- *   (so a Dutch word finds its compounds: verzend → verzendkosten). Its score is scaled down by the share of the
- *   query's words the passage contains and by RECALL_SCORE_FACTOR: one word of many is weak evidence. Of at most
- *   RECALL_CANDIDATE_LIMIT chunks sharing a word, the RECALL_RANKED_LIMIT with the most of the words are ranked.
- * - `confident` is the best score against KNOWLEDGE_CONFIDENCE_THRESHOLD (calibrated on the test fixtures).
+ * - The question is understood first (src/knowledge/query.ts): its meaningful words as groups, each with the words
+ *   that mean the same in shop talk (src/knowledge/thesaurus.ts), the known word a typo stands for and the known head
+ *   of an unknown compound (the workspace's vocabulary, src/knowledge/vocabulary.ts, kept per process and read again
+ *   when the knowledge changed).
+ * - First the precise search: chunks holding every group (each by any of its words), ranked by ts_rank_cd over any
+ *   of the words. Only when that finds nothing, the recall search: any of the words, prefixes of the words of 4+
+ *   letters (so a Dutch word finds its compounds: verzend → verzendkosten); of at most RECALL_CANDIDATE_LIMIT chunks
+ *   sharing a word, the RECALL_RANKED_LIMIT with the most of the words are ranked. Either way the database's best
+ *   SEARCH_CANDIDATES are ranked again here by relevance: the weighted share of the question's groups a passage holds,
+ *   rare words weighing more, the title a fifth more (`relevance`); that is the passage's score.
+ * - `confident` is the best score against KNOWLEDGE_CONFIDENCE_THRESHOLD (calibrated on the knowledge evaluation,
+ *   docs/performance.md).
  * - An AbortSignal is passed to Kysely, which stops waiting for the query (the database finishes it; our queries are
  *   milliseconds).
  */
@@ -38,9 +42,14 @@ import {
   RECALL_PREFIX_MIN_CHARS,
   RECALL_CANDIDATE_LIMIT,
   RECALL_RANKED_LIMIT,
-  RECALL_SCORE_FACTOR,
+  SEARCH_CANDIDATES,
+  MAX_VOCABULARY_WORDS,
+  MAX_VOCABULARY_WORKSPACES,
+  VOCABULARY_CHECK_MS,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
+import { anyWords, relevance, toTsquery, understandQuery } from './query.ts';
+import { Vocabulary } from './vocabulary.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
 
@@ -143,9 +152,54 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
    * look that started before a write cannot store what it saw after the write.
    */
   const presence = new Map<string, { has: boolean; at: number }>();
+  /**
+   * Each workspace's vocabulary as last read, with the knowledge's version it was read at. A search uses what is
+   * there and never waits for a read (the first question after a start goes without typo correction); the version is
+   * looked at again after VOCABULARY_CHECK_MS, or at once after this process wrote, and the words are read again
+   * only when it changed.
+   */
+  const vocabularies = new Map<string, { vocabulary: Vocabulary | null; version: string | null; checkedAt: number; loading: Promise<void> | null }>();
+  function refreshVocabulary(workspaceId: string): Promise<void> {
+    let entry = vocabularies.get(workspaceId);
+    if (!entry) {
+      entry = { vocabulary: null, version: null, checkedAt: 0, loading: null };
+      vocabularies.set(workspaceId, entry);
+      if (vocabularies.size > MAX_VOCABULARY_WORKSPACES) vocabularies.delete(vocabularies.keys().next().value!);
+    }
+    const target = entry;
+    if (target.loading) return target.loading;
+    target.loading = (async () => {
+      try {
+        const version = await knowledge.version(workspaceId);
+        if (version !== target.version || target.vocabulary === null) {
+          const read = await knowledge.vocabulary(workspaceId, MAX_VOCABULARY_WORDS);
+          target.vocabulary = new Vocabulary(read.entries, read.totalChunks);
+          target.version = version;
+        }
+      } catch {
+        // Kept as it was: typo correction and word weights wait for the next look.
+      } finally {
+        target.checkedAt = now().getTime();
+        target.loading = null;
+      }
+    })();
+    return target.loading;
+  }
+  function vocabularyOf(workspaceId: string): Vocabulary | undefined {
+    const entry = vocabularies.get(workspaceId);
+    if (!entry || now().getTime() - entry.checkedAt >= VOCABULARY_CHECK_MS) void refreshVocabulary(workspaceId);
+    if (entry) {
+      // Most recently used last, so the oldest unused workspace goes first.
+      vocabularies.delete(workspaceId);
+      vocabularies.set(workspaceId, entry);
+    }
+    return entry?.vocabulary ?? undefined;
+  }
   const generation = new Map<string, number>();
   function forget(workspaceId: string): void {
     presence.delete(workspaceId);
+    const known = vocabularies.get(workspaceId);
+    if (known) known.checkedAt = 0;
     generation.set(workspaceId, (generation.get(workspaceId) ?? 0) + 1);
     if (generation.size > MAX_KNOWLEDGE_PRESENCE_ENTRIES) generation.delete(generation.keys().next().value!);
   }
@@ -224,11 +278,16 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     options.signal?.throwIfAborted();
     if (!(await hasKnowledge(workspaceId))) return done([], 'none');
 
+    const lang = primaryLanguage(language);
+    const vocabulary = vocabularyOf(workspaceId);
+    const groups = understandQuery(text, lang, vocabulary);
+    if (groups.length === 0) return done([], 'none');
     const q = {
       workspaceId,
-      config: searchConfigFor(primaryLanguage(language)),
-      query: text,
-      limit,
+      config: searchConfigFor(lang),
+      precise: toTsquery(groups),
+      query: anyWords(groups),
+      limit: Math.max(limit, SEARCH_CANDIDATES),
       weights: `{${RANK_WEIGHTS.join(',')}}`,
       maxTerms: MAX_QUERY_TERMS,
       prefixMinChars: RECALL_PREFIX_MIN_CHARS,
@@ -239,11 +298,23 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     // One round trip: the recall search runs only when the precise one found nothing, so all hits share a strategy.
     const hits = await knowledge.search(q);
     const strategy = hits[0]?.strategy ?? 'none';
-    return done(hits.map((hit) => toPassage(hit, hit.strategy === 'recall' ? RECALL_SCORE_FACTOR : 1)), strategy);
+    const passages = hits
+      .map((hit, rank) => ({ passage: toPassage(hit, relevance(groups, hit.title, hit.text, vocabulary)), rank }))
+      // The database's order breaks ties: it weighs how often and how close together the words stand.
+      .sort((a, b) => b.passage.score - a.passage.score || a.rank - b.rank)
+      .slice(0, limit)
+      .map((r) => r.passage);
+    return done(passages, strategy);
   };
+
+  /** Reads the workspace's vocabulary now (tests, the evaluation, and after a sync, so the next question has it). */
+  async function warm(workspaceId: string): Promise<void> {
+    await refreshVocabulary(workspaceId);
+  }
 
   return {
     search,
+    warm,
 
     /** PUT /v1/sync/{pages|products}/{external_id}: created, updated or unchanged (same content: nothing rewritten). */
     async upsert(workspaceId: string, externalId: string, input: SyncUpsert): Promise<SyncResult> {
@@ -368,8 +439,8 @@ function tooLarge(problems: Problem[]): AppError {
 }
 
 function toPassage(
-  hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string; score: number },
-  factor: number,
+  hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string },
+  score: number,
 ): KnowledgePassage {
   return {
     id: hit.id,
@@ -378,7 +449,7 @@ function toPassage(
     title: hit.title,
     url: hit.url,
     text: hit.text,
-    score: Math.round(Number(hit.score) * factor * 10_000) / 10_000,
+    score: Math.round(score * 10_000) / 10_000,
   };
 }
 

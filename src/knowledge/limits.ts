@@ -40,17 +40,20 @@ export const MAX_SEARCH_LIMIT = 20;
  */
 export const RANK_WEIGHTS: readonly [d: number, c: number, b: number, a: number] = [0.2, 0.2, 0.4, 0.6];
 /**
- * A search is confident when its best passage scores at least this. The score is ts_rank_cd(weights, tsv, any of the
- * query's words, 32), i.e. rank/(rank+1) in 0..1; recall scores are scaled as below. Calibrated on
- * test/knowledge/fixtures.ts: the expected top hits score 0.17–0.69 (precise) and 0.17–0.41 (recall); questions the
- * shop's pages do not answer score at most 0.11, except one sharing a title word with half its words (0.20).
+ * A search is confident when its best passage scores at least this. The score is the passage's relevance
+ * (src/knowledge/query.ts): the weighted share of the question's word groups it holds, 0..1. Calibrated on the
+ * knowledge evaluation (test/knowledge/eval, docs/performance.md, "Knowledge answers"), checked on the search's own
+ * fixtures (test/knowledge/fixtures.ts).
  */
-export const KNOWLEDGE_CONFIDENCE_THRESHOLD = 0.15;
-/**
- * The recall fallback (any of the query's words; prefixes of words of RECALL_PREFIX_MIN_CHARS+ letters) finds looser
- * matches, so its score is ts_rank_cd times the share of the query's words the passage contains, times this factor.
- */
-export const RECALL_SCORE_FACTOR = 0.8;
+export const KNOWLEDGE_CONFIDENCE_THRESHOLD = 0.45;
+/** The database's best this many passages are ranked again by relevance (a search asks for at least this many). */
+export const SEARCH_CANDIDATES = 10;
+/** A workspace's vocabulary (src/knowledge/vocabulary.ts) keeps its most used this many words. */
+export const MAX_VOCABULARY_WORDS = 50_000;
+/** Vocabularies kept per process, the least recently searched going first. */
+export const MAX_VOCABULARY_WORKSPACES = 200;
+/** How often a process looks whether a workspace's knowledge changed (then it reads its vocabulary again), ms. */
+export const VOCABULARY_CHECK_MS = 30_000;
 /** At most this many words of the query are used (the longest ones: they say the most). */
 export const MAX_QUERY_TERMS = 24;
 /** Recall matches a word's prefixes (Dutch compounds: verzend → verzendkosten) from this many letters on. */

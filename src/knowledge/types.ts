@@ -10,7 +10,7 @@ export interface KnowledgePassage {
   url: string | null;
   /** The chunk's text (plain text, at most a few hundred words). */
   text: string;
-  /** 0..1: ts_rank_cd normalised; comparable across queries so one threshold can decide confidence. */
+  /** 0..1: the weighted share of the question's words the passage holds (src/knowledge/query.ts, `relevance`). */
   score: number;
 }
 
@@ -18,8 +18,8 @@ export interface KnowledgeSearchResult {
   passages: KnowledgePassage[];
   /** True when the best passage is above the confidence threshold. */
   confident: boolean;
-  /** How the hits were found: the precise websearch query, or the recall fallback (any of the words). */
-  strategy: 'websearch' | 'recall' | 'none';
+  /** How the hits were found: the precise query (every group of the question), or the recall fallback (any word). */
+  strategy: 'precise' | 'recall' | 'none';
   tookMs: number;
 }
 

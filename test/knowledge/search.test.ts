@@ -91,14 +91,14 @@ describeEachDatabase('the knowledge base search', (get) => {
 
   it('answers a passage with its source, title, url, text and a score in 0..1, best first', async () => {
     const result = await kb.search(shop, 'bike lights', 'en', { limit: 3 });
-    expect(result.strategy).toBe('websearch');
+    expect(result.strategy).toBe('precise');
     expect(result.passages).toHaveLength(3);
     const [best] = result.passages;
     expect(best).toMatchObject({ source: 'product', externalId: 'sku-2002', title: 'LED bike light set', url: 'https://detrapper.example/en/p/led-light-set' });
     expect(best!.text).toContain('Price: €24.95');
     const scores = result.passages.map((p) => p.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    for (const s of scores) expect(s > 0 && s < 1).toBe(true);
+    for (const s of scores) expect(s > 0 && s <= 1).toBe(true);
     expect(result.tookMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -115,7 +115,7 @@ describeEachDatabase('the knowledge base search', (get) => {
     });
     it('English: "shipping" finds a page that only says "shipped" and "ship"', async () => {
       const result = await kb.search(shop, 'shipping', 'en');
-      expect(result.strategy).toBe('websearch');
+      expect(result.strategy).toBe('precise');
       expect(result.passages[0]?.externalId).toBe('en/shipping');
       expect(result.passages[0]!.text).not.toMatch(/shipping/i);
     });
@@ -155,12 +155,12 @@ describeEachDatabase('the knowledge base search', (get) => {
       expect(recall.passages[0]?.externalId).toBe('nl/retourneren');
       expect(recall.passages[0]!.score).toBeLessThan(precise.passages[0]!.score);
     });
-    it('answers a whole chatty question', async () => {
+    it('answers a whole chatty question: the scene ("vorige week") is skipped, "besteld" finds "bestellingen"', async () => {
       const nl = await kb.search(shop, 'Hoi, ik heb vorige week een fiets besteld, hoe lang duurt de verzending naar België?', 'nl');
-      expect(nl).toMatchObject({ strategy: 'recall', confident: true });
+      expect(nl).toMatchObject({ confident: true });
       expect(nl.passages[0]?.externalId).toBe('nl/verzending');
       const en = await kb.search(shop, 'Hi, I ordered a bike last week, when will it be delivered?', 'en');
-      expect(en).toMatchObject({ strategy: 'recall', confident: true });
+      expect(en).toMatchObject({ confident: true });
       expect(en.passages[0]?.externalId).toBe('en/shipping');
     });
     it('matches Dutch compounds by prefix: "verzend" finds "verzendkosten", "retourzending"', async () => {
@@ -186,9 +186,9 @@ describeEachDatabase('the knowledge base search', (get) => {
     ])('%s does not fail', async (query) => {
       await expect(kb.search(shop, query, 'nl')).resolves.toMatchObject({ passages: expect.any(Array) });
     });
-    it('websearch syntax works as on a search engine: -word excludes', async () => {
+    it('search-engine syntax in a message is only words: a customer writing "-frame" asks about the frame too', async () => {
       const result = await kb.search(shop, 'garantie -frame', 'nl');
-      expect(result.passages.map((p) => p.externalId)).not.toContain('nl/garantie');
+      expect(result.passages[0]?.externalId).toBe('nl/garantie');
     });
   });
 

@@ -1,0 +1,84 @@
+/**
+ * The words a workspace's knowledge base holds, with how many chunks hold each (docs/architecture.md, "Knowledge
+ * answers"). Two uses: a customer's word the knowledge base does not know is corrected to the nearest word it does
+ * know ("retrun" → return, "openingstyden" → openingstijden) or split at a known word it begins with (a Dutch compound:
+ * "garantieclaim" → garantie); and a word found in few chunks says more about a question than one found in many
+ * (its weight, an inverse document frequency).
+ */
+import { editDistance, typoBudget, words } from '../text/words.ts';
+
+export interface VocabularyEntry {
+  word: string;
+  /** Chunks that hold it. */
+  chunks: number;
+}
+
+/** The shortest known word a compound may begin with ("betaal" is too short to say much; "garantie" is not). */
+const MIN_COMPOUND_HEAD = 5;
+/** Corrections offered for one word, nearest (then most used) first. */
+const MAX_CORRECTIONS = 2;
+
+export class Vocabulary {
+  readonly totalChunks: number;
+  readonly #chunks = new Map<string, number>();
+  /** Words by their first letter and length: a typo keeps the first letter (src/text/words.ts, wordFound). */
+  readonly #byStart = new Map<string, string[]>();
+
+  constructor(entries: Iterable<VocabularyEntry>, totalChunks: number) {
+    this.totalChunks = Math.max(1, totalChunks);
+    // Folded as the customer's words are folded; accented and plain spellings of one word add up.
+    for (const e of entries) {
+      for (const w of words(e.word)) this.#chunks.set(w, (this.#chunks.get(w) ?? 0) + e.chunks);
+    }
+    for (const w of this.#chunks.keys()) {
+      const key = `${w[0]}${w.length}`;
+      const list = this.#byStart.get(key) ?? [];
+      list.push(w);
+      this.#byStart.set(key, list);
+    }
+  }
+
+  get size(): number {
+    return this.#chunks.size;
+  }
+
+  /** Chunks holding the word (0: the knowledge base does not know it). */
+  chunksWith(word: string): number {
+    return this.#chunks.get(word) ?? 0;
+  }
+
+  has(word: string): boolean {
+    return this.#chunks.has(word);
+  }
+
+  /** How much finding this word says: ln(1 + N / (1 + chunks)); an unknown word says the most. */
+  weight(word: string): number {
+    return Math.log(1 + this.totalChunks / (1 + this.chunksWith(word)));
+  }
+
+  /** Known words within the word's typo budget that begin with its letter (src/text/words.ts), nearest first, then the most used. */
+  corrections(word: string): string[] {
+    const budget = typoBudget(word.length);
+    if (budget === 0) return [];
+    const found: { word: string; distance: number; chunks: number }[] = [];
+    for (let length = word.length - budget; length <= word.length + budget; length++) {
+      for (const known of this.#byStart.get(`${word[0]}${length}`) ?? []) {
+        const distance = editDistance(word, known, budget);
+        if (distance <= budget) found.push({ word: known, distance, chunks: this.chunksWith(known) });
+      }
+    }
+    return found
+      .sort((a, b) => a.distance - b.distance || b.chunks - a.chunks || (a.word < b.word ? -1 : 1))
+      .slice(0, MAX_CORRECTIONS)
+      .map((f) => f.word);
+  }
+
+  /** The longest known word (MIN_COMPOUND_HEAD+ letters) the word begins with, leaving at least 3 letters: its head. */
+  compoundHead(word: string): string | null {
+    for (let end = word.length - 3; end >= MIN_COMPOUND_HEAD; end--) {
+      const head = word.slice(0, end);
+      if (this.#chunks.has(head)) return head;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,121 @@
+/** What a customer's question asks the knowledge base (src/knowledge/query.ts, src/knowledge/vocabulary.ts, src/text/words.ts). */
+import { describe, expect, it } from 'vitest';
+import { anyWords, relevance, toTsquery, understandQuery } from '../../src/knowledge/query.ts';
+import { Vocabulary } from '../../src/knowledge/vocabulary.ts';
+import { editDistance, wordFound } from '../../src/text/words.ts';
+
+const said = (text: string, language: string, vocabulary?: Vocabulary) => understandQuery(text, language, vocabulary).map((g) => g.said);
+const alternatives = (text: string, language: string, vocabulary?: Vocabulary) =>
+  understandQuery(text, language, vocabulary).map((g) => g.alternatives.map((a) => a.join(' ')));
+
+describe('a question becomes groups, one per thing it asks about', () => {
+  it('drops stopwords and the words that frame a question', () => {
+    expect(said('How long does delivery take?', 'en')).toEqual(['delivery']);
+    expect(said('Hoe lang duurt de bezorging?', 'nl')).toEqual(['bezorging']);
+    expect(said('Do you accept Mastercard?', 'en')).toEqual(['mastercard']);
+  });
+
+  it('a group holds the words of one meaning: postage finds shipping, guarantee finds warranty', () => {
+    const [postage] = alternatives('postage', 'en');
+    expect(postage).toEqual(expect.arrayContaining(['postage', 'shipping', 'delivery']));
+    expect(alternatives('guarantee', 'en')[0]).toContain('warranty');
+    expect(alternatives('kadobon', 'nl')[0]).toContain('cadeaubon');
+  });
+
+  it('finds phrases, also with words between: "send something back" is a return', () => {
+    expect(said('Can I send something back?', 'en')).toEqual(['send back']);
+    expect(alternatives('Can I send something back?', 'en')[0]).toContain('return');
+    expect(said('when do i get my money back', 'en')).toEqual(['money back']);
+  });
+
+  it('skips the scene: "vorige week" and "last week" are not what is asked', () => {
+    expect(said('ik heb vorige week een fiets besteld', 'nl')).toEqual(['fiets', 'besteld']);
+    expect(said('I ordered last week', 'en')).toEqual(['ordered']);
+  });
+
+  it('one group per meaning, however often it is said', () => {
+    expect(said('shipping shipping postage', 'en')).toEqual(['shipping']);
+  });
+
+  it('a language without a thesaurus keeps its words as they are', () => {
+    expect(alternatives('Versand Kosten', 'de')).toEqual([['versand'], ['kosten']]);
+  });
+});
+
+describe('the vocabulary reads typos and compounds as the words the shop uses', () => {
+  const vocabulary = new Vocabulary(
+    [
+      { word: 'return', chunks: 3 },
+      { word: 'openingstijden', chunks: 2 },
+      { word: 'garantie', chunks: 4 },
+      { word: 'payment', chunks: 5 },
+      { word: 'Café', chunks: 1 },
+    ],
+    20,
+  );
+
+  it('corrects an unknown word to the nearest known one with the same first letter', () => {
+    expect(vocabulary.corrections('retrun')).toEqual(['return']);
+    expect(vocabulary.corrections('paymnet')).toEqual(['payment']);
+    expect(vocabulary.corrections('openingstyden')).toEqual(['openingstijden']);
+    // A typo in the first letter, or too many for the word's length, is not corrected.
+    expect(vocabulary.corrections('eeturn')).toEqual([]);
+    expect(vocabulary.corrections('rtrn')).toEqual([]);
+  });
+
+  it('finds an unknown compound by the known word it begins with', () => {
+    expect(vocabulary.compoundHead('garantieclaim')).toBe('garantie');
+    expect(alternatives('hoe dien ik een garantieclaim in', 'nl', vocabulary)[0]).toContain('garantie');
+  });
+
+  it('folds accents as questions are folded, and weighs rare words more', () => {
+    expect(vocabulary.has('cafe')).toBe(true);
+    expect(vocabulary.weight('cafe')).toBeGreaterThan(vocabulary.weight('payment'));
+    expect(vocabulary.weight('pizza')).toBeGreaterThan(vocabulary.weight('cafe'));
+  });
+
+  it('a corrected word joins the group of the word it stands for', () => {
+    expect(alternatives('retrun', 'en', vocabulary)[0]).toEqual(expect.arrayContaining(['retrun', 'return', 'send back']));
+  });
+});
+
+describe('the search is given tsquery input that is only quoted words', () => {
+  it('every group, each by any of its words; a phrase by all of its words', () => {
+    const groups = understandQuery("gift card o'reilly & | ! <->", 'en');
+    const query = toTsquery(groups);
+    expect(query).toMatch(/^\(('[\p{L}\p{N}]+'( & '[\p{L}\p{N}]+')*)( \| '[\p{L}\p{N}]+'( & '[\p{L}\p{N}]+')*)*\)( & \(.*\))*$/u);
+    expect(query).toContain("('gift' & 'card' | ");
+    expect(anyWords(groups).split(' ')).toEqual(expect.arrayContaining(['gift', 'card', 'voucher', 'reilly']));
+  });
+});
+
+describe('relevance: the weighted share of the groups a passage holds', () => {
+  const groups = understandQuery('is the warranty valid in spain', 'en');
+  it('a passage that holds every group scores high, a title holding them more', () => {
+    const all = understandQuery('warranty frame', 'en');
+    expect(relevance(all, 'Warranty on frames', 'Frames have ten years of warranty.')).toBe(1);
+    expect(relevance(all, 'Warranty', 'Frames have ten years of warranty.')).toBeCloseTo(0.9);
+    expect(relevance(all, 'Other', 'Frames have ten years of warranty.')).toBeCloseTo(0.8);
+  });
+  it('a word the passage lacks keeps the score below the threshold', () => {
+    expect(relevance(groups, 'Warranty', 'All products have a two-year warranty, valid for two years.')).toBeLessThan(0.8);
+    expect(relevance([], 'Warranty', 'text')).toBe(0);
+  });
+});
+
+describe('words', () => {
+  it.each([
+    ['retrun', 'return', 1],
+    ['openingstyden', 'openingstijden', 2],
+    ['abc', 'xyz', 3],
+  ])('edit distance %s ~ %s = %i', (a, b, d) => expect(editDistance(a, b, 3)).toBe(d));
+
+  it.each([
+    ['kosten', 'verzendkosten', false, true],
+    ['garantieclaim', 'garantie', false, true],
+    ['terugsturen', 'terug', false, false],
+    ['paymnet', 'payment', true, true],
+    ['paymnet', 'payment', false, false],
+    ['ship', 'shop', true, false],
+  ])('%s found in %s (typos %s): %s', (wanted, present, typos, expected) => expect(wordFound(wanted, present, typos)).toBe(expected));
+});
