@@ -93,7 +93,10 @@ const ALONE = [
   `(?:${any('un', 'une')} (?:${any('vrai', 'vraie')} )?${any('humain', 'etre humain', 'personne', 'conseiller', 'conseillere', 'agent', 'operateur', 'operatrice')}|${any('conseiller', 'conseillere', 'humain')})(?: ${any("s'il vous plait", 'svp', "s'il te plait", 'stp')})?`,
 ];
 
-/** A denial before the request in its clause: "I don't want to talk to a human", "ik wil niet met een mens praten". */
+/**
+ * A denial just before the request (within {@link DENIAL_WORDS} words): "I don't want to talk to a human", "ik wil niet
+ * met een mens praten"; but "This is not helpful, I want to talk to a human" asks.
+ */
 const DENIAL = new RegExp(
   `(?<![\\p{L}\\p{N}])${any("don't", 'dont', 'do not', "doesn't", 'does not', 'no need to', 'never', 'not', 'niet', 'geen', 'nooit', 'nicht', 'kein', 'keine', 'keinen', 'keinem', 'pas', 'jamais')}(?![\\p{L}\\p{N}])`,
   'u',
@@ -101,6 +104,8 @@ const DENIAL = new RegExp(
 
 /** Whole words only: JavaScript's `\b` knows ASCII letters only, so "no letter or digit of any script" on either side. */
 const words = (pattern: string): string => `(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])`;
+
+const DENIAL_WORDS = 3;
 
 const REQUEST = new RegExp(words(Object.values(REQUESTS).flat().join('|')), 'u');
 const ALONE_PATTERN = new RegExp(`^(?:${ALONE.join('|')})$`, 'u');
@@ -119,7 +124,7 @@ export function asksForPerson(text: string): boolean {
   for (const clause of clauses(normaliseForMatching(text))) {
     if (ALONE_PATTERN.test(clause)) return true;
     const match = REQUEST.exec(clause);
-    if (match && !DENIAL.test(clause.slice(0, match.index))) return true;
+    if (match && !DENIAL.test(clause.slice(0, match.index).split(' ').slice(-DENIAL_WORDS - 1).join(' '))) return true;
   }
   return false;
 }

@@ -23,6 +23,7 @@ describe('a message that asks for a person', () => {
     ['en', 'Is there a human I can talk to?'],
     ['en', "This bot is useless, I'd like a live agent"],
     ['en', "No, I don't want a refund. Speak to someone, please"],
+    ['en', 'This is not helpful at all I want to talk to a human'],
     // nl
     ['nl', 'Kan ik een medewerker spreken?'],
     ['nl', 'Ik wil een mens spreken'],
