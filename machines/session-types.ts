@@ -45,10 +45,16 @@ export interface ToolRound {
   outcomes: ToolOutcome[];
 }
 
-/** Who asked for a handoff: the integrator's reply (protocol §2.2), or the customer (the phone's key 0, the chat's button or words). */
+/**
+ * Who asked for a handoff: the integrator's reply (protocol §2.2), or the customer (the phone's key 0, the chat's button,
+ * their own words on any channel, or a yes to the bot's offer of a person).
+ */
 export type HandoffRequester = 'integrator' | 'customer';
 
-/** A customer's own request for a person, carried by their message (the phone's key 0, the web chat's escalation). */
+/**
+ * A customer's own request for a person: carried by their message (the phone's key 0, the web chat's button), or found
+ * in their words by the session machine.
+ */
 export interface HandoffRequest {
   kind: Handoff;
   requestedBy: HandoffRequester;
@@ -98,6 +104,11 @@ export interface SessionContext {
   history: ConversationTurn[];
   turnCount: number;
   handoff: HandoffResult | null;
+  /**
+   * The last reply offered the customer a person (the fallback sentence "shall I connect you with the team?" does), so
+   * a plain yes as the very next message asks for one (src/text/person-request.ts). Absent in older snapshots: no offer.
+   */
+  personOffered?: boolean;
   turn: TurnState | null;
 }
 

@@ -16,6 +16,7 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import { errorText } from '../src/errors.ts';
 import { CHANNEL_TIMEOUT_MS, MAX_TOOL_ROUNDS, PHONE_CHANNEL_TIMEOUT_MS } from '../src/limits.ts';
+import { offersPerson, requestsPerson } from '../src/text/person-request.ts';
 import type { ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
 import {
   MAX_HISTORY_TURNS,
@@ -62,11 +63,25 @@ function newTurn(context: SessionContext, event: Extract<SessionEvent, { type: '
     rounds: [],
     integratorContext: null,
     reply: null,
-    requestedHandoff: event.handoff ?? null,
+    requestedHandoff: event.handoff ?? requestInWords(context, event.text),
     handoff: null,
     timings: {},
     errors: [],
   };
+}
+
+/**
+ * The customer asks for a person in their own words, or says yes right after a reply that offered one: a handoff
+ * of kind `human`, on every channel; the handoff rule decides what it becomes there (src/sessions/handoff.ts).
+ */
+function requestInWords(context: SessionContext, text: string): HandoffRequest | null {
+  return requestsPerson(text, context.personOffered === true) ? { kind: 'human', requestedBy: 'customer' } : null;
+}
+
+/** Whether the customer was offered a person by this completed turn's reply (the fallback sentence offers one). */
+function offeredPerson(turn: TurnState): boolean {
+  if (turn.handoff !== null || turn.reply === null) return false;
+  return turn.reply.source === 'fallback' || offersPerson(turn.reply.text);
 }
 
 const handledAnswer = (b: BotLinkSummary | null | undefined): boolean => b?.outcome === 'answer' && b.handled === true && !!b.reply;
@@ -101,7 +116,8 @@ export const sessionMachine = setup({
     startTurn: assign(({ context, event }) => {
       if (event.type !== 'message') return {};
       const turn = newTurn(context, event);
-      return { turn, language: turn.language, turnCount: context.turnCount + 1 };
+      // An offer holds for the very next message only.
+      return { turn, language: turn.language, turnCount: context.turnCount + 1, personOffered: false };
     }),
     recordBotLink: assign(({ context }, params: { output: BotLinkSummary }) => {
       const turn = context.turn!;
@@ -190,7 +206,7 @@ export const sessionMachine = setup({
     }),
     completeTurn: assign(({ context }) => {
       const turn = context.turn!;
-      return { history: withExchange(context.history, turn.message, turn.reply?.text ?? ''), turn: null };
+      return { history: withExchange(context.history, turn.message, turn.reply?.text ?? ''), turn: null, personOffered: offeredPerson(turn) };
     }),
     emitCompleted: emit(({ context }) => ({ type: 'turn_completed' as const, turn: context.turn! })),
     emitCancelled: emit(({ context }, params: { reason: 'barge_in' | 'interrupt' | 'end' }) => ({
@@ -202,7 +218,8 @@ export const sessionMachine = setup({
     /** Phone: a turn interrupted while its reply was being spoken stays in the history with what was heard of it. */
     keepSpokenPart: assign(({ context, event }) => {
       if (event.type !== 'interrupt' || event.midTurn !== true || !context.turn) return {};
-      return { history: withExchange(context.history, context.turn.message, event.spoken ?? '') };
+      // An offer counts only when the caller heard it before speaking.
+      return { history: withExchange(context.history, context.turn.message, event.spoken ?? ''), personOffered: offersPerson(event.spoken ?? '') };
     }),
     /** Phone: keep only what the caller really heard of the last reply. */
     cutHistoryToSpoken: assign(({ context, event }) => {
@@ -210,7 +227,7 @@ export const sessionMachine = setup({
       const history = context.history.slice();
       const last = history.at(-1);
       if (last?.role === 'assistant') history[history.length - 1] = { role: 'assistant', text: event.spoken };
-      return { history };
+      return { history, personOffered: context.personOffered === true && offersPerson(event.spoken) };
     }),
   },
 }).createMachine({
@@ -224,6 +241,7 @@ export const sessionMachine = setup({
     history: [],
     turnCount: 0,
     handoff: null,
+    personOffered: false,
     turn: null,
   }),
   initial: 'idle',
@@ -248,7 +266,8 @@ export const sessionMachine = setup({
       states: {
         routing: {
           always: [
-            // The customer asked for a person (key 0, the chat's button): no answer to look for, the handoff at once.
+            // The customer asked for a person (key 0, the chat's button, their words, a yes to the offer of one): no
+            // answer to look for, the handoff at once; the integrator is not asked (the customer was explicit).
             { guard: 'requestsHandoff', target: 'handingOff' },
             { guard: 'isPhone', target: 'gathering' },
             { guard: 'isWhatsApp', target: 'asking' },

@@ -4,7 +4,9 @@
  * tools manifest with three tools (protocol §2.3–2.5), every request verified with the key Botlink showed.
  *
  * - An order question ("where is order 1001?") is ours: a handled answer from the shop's own records.
- * - "Can I speak to someone?" is ours too: a short answer with `handoff: "human"`.
+ * - A customer asking for a person ("Can I speak to someone?") never gets here: Botlink hands the conversation over
+ *   itself (docs/architecture.md, "Decisions worth knowing"). A complaint about a damaged parcel is ours to hand
+ *   over: a short answer with `handoff: "human"`.
  * - Anything else is not ours: `handled: false`, with a line of context the AI may use (protocol §1.3).
  * - Tools for the AI: order_status, product_search, opening_hours.
  *
@@ -71,13 +73,13 @@ export const MANIFEST: ToolManifestBody = {
   ],
 };
 
-const WANTS_A_PERSON = /\b(speak|talk)\s+(to|with)\s+(someone|somebody|a (person|human|colleague)|an? (agent|employee))\b/i;
+const DAMAGED = /\b(damaged|broken|kapot|beschadigd)\b/i;
 const ORDER_NUMBER = /\b(\d{4,})\b/;
 
 /** The answer to one channel request (protocol §2.2). */
 export function answerChannelRequest(request: ChannelRequestBody): ChannelResponseBody {
-  if (WANTS_A_PERSON.test(request.message)) {
-    return { reply: 'Of course.', handled: true, handoff: 'human' };
+  if (DAMAGED.test(request.message)) {
+    return { reply: "I'm sorry to hear that.", handled: true, handoff: 'human' };
   }
   const number = ORDER_NUMBER.exec(request.message)?.[1];
   if (number && /\border\b|#/i.test(request.message)) {

@@ -11,7 +11,7 @@
  * passage, then to the earlier sentence).
  */
 import { ANSWER_THRESHOLD, FOLLOW_SENTENCE_MIN_SHARE, MAX_ANSWER_CHARS, MAX_ANSWER_PASSAGES, MAX_ANSWER_SENTENCES } from './limits.ts';
-import { groupFound, groupMatch, textWords, understandQuery, type QueryGroup } from '../knowledge/query.ts';
+import { groupMatch, textWords, understandQuery, type QueryGroup } from '../knowledge/query.ts';
 import { primaryLanguage } from '../text/language.ts';
 import { words } from '../text/words.ts';
 import { phrase, sentenceSegmenter } from './phrases.ts';
@@ -19,8 +19,12 @@ import type { AiPort, AiStep, AiStepInput } from './types.ts';
 
 export type AnswerStep = Extract<AiStep, { kind: 'answer' }>;
 
-/** What composing an answer needs; the rest of {@link AiStepInput} does not change an extractive answer. */
-export type EmbeddedAnswerInput = Pick<AiStepInput, 'message' | 'language' | 'passages' | 'integratorContext'>;
+/**
+ * What composing an answer needs; the rest of {@link AiStepInput} does not change an extractive answer. Never the
+ * integrator's context: a handled-false reply is a note for a language model (protocol §1.3), and this answerer reads
+ * text out to the customer, so it must not see it (docs/architecture.md, "Decisions worth knowing").
+ */
+export type EmbeddedAnswerInput = Pick<AiStepInput, 'message' | 'language' | 'passages'>;
 
 /**
  * How a sentence is ranked: mostly by how much of the message it holds (that is what picks the right sentence inside
@@ -101,23 +105,16 @@ class Budget {
 /**
  * The extractive answer for one message.
  *
- * 1. Passages with a score of at least {@link ANSWER_THRESHOLD} count (the best {@link MAX_ANSWER_PASSAGES} of them).
- *    Their sentences are ranked by `0.7 × overlap + 0.3 × passage score`, where overlap is the share of the message's
- *    keywords the sentence contains.
+ * 1. Passages with a score of at least {@link ANSWER_THRESHOLD} and within PASSAGE_SCORE_MARGIN of the best count
+ *    (the best {@link MAX_ANSWER_PASSAGES} of them). Their sentences are ranked by `0.7 × overlap + 0.3 × passage
+ *    score`, where overlap is the share of the message's word groups (src/knowledge/query.ts) the sentence holds,
+ *    each group weighed by how few of the sentences hold it, the customer's own word more than a synonym.
  * 2. The best sentence leads (when no sentence shares a word with the message, the first sentence of the best passage:
  *    the knowledge base found that passage relevant). Further sentences that share words with the message and reach
  *    half the best one's rank follow, up to {@link MAX_ANSWER_SENTENCES} sentences and {@link MAX_ANSWER_CHARS}
  *    characters (chosen by rank, so the best is never crowded out); after the lead, sentences of one passage keep
  *    their order in the passage.
- * 3. Integrator context (protocol §1.3: a handled-false reply is extra context): it counts as relevant when it shares a
- *    keyword with the message, or when no passage reaches the threshold (then it is the only text written for this
- *    very message). Relevant context comes first and passage sentences that match the message fill the remaining
- *    room; context that is not relevant while passages do answer is left out, since it is context, not an answer.
- * 4. Nothing relevant: the honest fallback sentence in the customer's language, source 'fallback'.
- *
- * An answer that uses the integrator's context still has source 'knowledge_base': the AiStep sources name who wrote
- * the answer ('ai' for a model), and this one was composed by the knowledge-base answerer; the session knows whether
- * it passed integrator context and records that with the turn.
+ * 3. Nothing relevant: the honest fallback sentence in the customer's language, source 'fallback'.
  */
 export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
   const groups = understandQuery(input.message, primaryLanguage(input.language));
@@ -145,24 +142,13 @@ export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
     .filter((c) => c.overlap > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.index - b.index);
 
-  const context = input.integratorContext?.trim() ?? '';
-  const contextWords = textWords(words(context));
-  const contextRelevant = context !== '' && (passages.length === 0 || groups.some((g) => groupFound(g, contextWords)));
-
   const budget = new Budget();
   const parts: string[] = [];
-  if (contextRelevant) {
-    for (const s of sentences(context, input.language)) {
-      const taken = budget.take(s);
-      if (taken === null) break;
-      parts.push(taken);
-    }
-  }
-  const lead = contextRelevant ? undefined : passages.length > 0 ? (ranked[0] ?? candidates[0]) : undefined;
-  if (contextRelevant || lead !== undefined) {
+  const lead = passages.length > 0 ? (ranked[0] ?? candidates[0]) : undefined;
+  if (lead !== undefined) {
     // Chosen in rank order (so the best sentence is never crowded out), then the best first and the rest in order.
     const accepted: Candidate[] = [];
-    for (const c of pick(ranked, ranked[0]?.score ?? lead?.score ?? 0, lead)) {
+    for (const c of pick(ranked, ranked[0]?.score ?? lead.score, lead)) {
       const taken = budget.take(c.text);
       if (taken !== null) accepted.push({ ...c, text: taken });
     }
@@ -202,10 +188,10 @@ function inReadingOrder(chosen: readonly Candidate[]): Candidate[] {
 export class EmbeddedAnswerer implements AiPort {
   readonly name = 'embedded';
 
-  /** Always an answer, never tool calls (see the module comment). */
+  /** Always an answer, never tool calls (see the module comment); the integrator's context is not passed on. */
   async step(input: AiStepInput): Promise<AiStep> {
     input.signal?.throwIfAborted();
-    return composeAnswer(input);
+    return composeAnswer({ message: input.message, language: input.language, passages: input.passages });
   }
 }
 

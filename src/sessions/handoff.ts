@@ -56,12 +56,14 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest):
   return { kind, connected: false, sentence, requestedBy: request.requestedBy };
 }
 
-/** What the team's notification says: the customer's words, and who asked when the customer did without words. */
+/** What the team's notification says: the customer's words, and that the customer asked (by key, button or words). */
 function notificationText(request: HandoffRequest): string {
   const quoted = request.message.trim().slice(0, NOTIFICATION_QUOTE_CHARS);
   if (request.requestedBy === 'integrator') return quoted;
-  const asked = request.channel === 'phone' ? 'The caller pressed 0 to speak to a person.' : 'The customer asked for a person.';
-  return quoted === '' || /^[0-9*#]+$/.test(quoted) ? asked : `${asked} ${quoted}`.slice(0, NOTIFICATION_QUOTE_CHARS);
+  const keyed = /^[0-9*#]+$/.test(quoted);
+  if (request.channel === 'phone' && keyed) return 'The caller pressed 0 to speak to a person.';
+  const asked = request.channel === 'phone' ? 'The caller asked for a person.' : 'The customer asked for a person.';
+  return quoted === '' || keyed ? asked : `${asked} ${quoted}`.slice(0, NOTIFICATION_QUOTE_CHARS);
 }
 
 /** What the telephony bridge does with a call handed to a person: dial the team, or say the follow-up and hang up. */

@@ -121,26 +121,33 @@ describe('below the threshold the customer is offered the team, in their languag
   });
 });
 
-describe("the integrator's context (protocol §1.3: handled false is extra context)", () => {
-  it('is the answer when no passage reaches the threshold (it was written for this very message)', () => {
-    const step = composeAnswer(input({ message: 'Where is my parcel?', passages: [], integratorContext: 'Order 1234 left our warehouse on Monday.' }));
-    expect(step).toEqual({ kind: 'answer', source: 'knowledge_base', text: 'Order 1234 left our warehouse on Monday.' });
+/** The note a handled-false reply carries (the kind a newcomer saw sent to a WhatsApp customer as the answer). */
+const NOTE = 'No order number was given, so the caller did not ask about an order.';
+
+describe("the integrator's note (protocol §1.3: handled false is context for a language model only)", () => {
+  const embedded = createEmbeddedAnswerer();
+
+  it('is never the answer: with no passage the customer gets the honest fallback sentence', async () => {
+    const step = await embedded.step(input({ message: 'Where is my parcel?', passages: [], integratorContext: NOTE }));
+    expect(step).toEqual({ kind: 'answer', source: 'fallback', text: phrase('dont_know', 'en') });
   });
 
-  it('comes first when it shares words with the message, followed by matching passage sentences', () => {
-    const step = composeAnswer(input({ message: 'When will my order ship?', integratorContext: 'Your order 1234 ships tomorrow.' }));
-    expect(step.text.startsWith('Your order 1234 ships tomorrow. Orders ship within two working days.')).toBe(true);
-    expect(step.source).toBe('knowledge_base');
+  it('is never part of an answer from the passages, even when it shares the message\'s words', async () => {
+    const step = await embedded.step(input({ message: 'When will my order ship?', integratorContext: 'Your order 1234 ships tomorrow.' }));
+    expect(step).toMatchObject({ kind: 'answer', source: 'knowledge_base' });
+    expect(step.kind === 'answer' && step.text).not.toContain('1234');
+    expect(step).toEqual(await embedded.step(input({ message: 'When will my order ship?' })));
   });
 
-  it('is left out when it is unrelated and the passages answer', () => {
-    const step = composeAnswer(input({ message: 'When are you open on Saturday?', integratorContext: 'Customer has loyalty status gold.' }));
-    expect(step.text).not.toContain('loyalty');
-    expect(step.text.startsWith('On Saturday')).toBe(true);
+  it('in Dutch too: the Dutch fallback sentence, not the note', async () => {
+    const step = await embedded.step(input({ language: 'nl', message: 'Waar is mijn pakket?', passages: [], integratorContext: 'Klant vroeg niet naar een bestelling.' }));
+    expect(step).toEqual({ kind: 'answer', source: 'fallback', text: phrases.nl.dont_know });
   });
 
-  it('an empty context counts as none', () => {
-    expect(composeAnswer(input({ message: 'x', passages: [], integratorContext: '   ' })).source).toBe('fallback');
+  it('composing an answer takes no integrator context at all (its input type has none)', () => {
+    // @ts-expect-error integratorContext is not part of what the embedded answerer reads
+    const step = composeAnswer({ message: 'Where is my parcel?', language: 'en', passages: [], integratorContext: NOTE });
+    expect(step.text).not.toContain('order');
   });
 });
 

@@ -1,6 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedAnswerer } from '../../src/ai/embedded-answerer.ts';
 import { createAi, withFallback } from '../../src/ai/index.ts';
+import { phrase } from '../../src/ai/phrases.ts';
 import { MAX_PROMPT_HISTORY_CHARS, MAX_TOOL_CALLS_PER_ROUND } from '../../src/ai/limits.ts';
 import type { OpenAiAdapter} from '../../src/ai/openai-adapter.ts';
 import { AiError, parseChatCompletion, type ChatCompletionRequest } from '../../src/ai/openai-adapter.ts';
@@ -395,6 +396,14 @@ describe('the OpenAI-compatible adapter', () => {
       llm.handle(() => {});
       const ai = withFallback(make({ timeoutMs: 100 }), createEmbeddedAnswerer());
       await expect(ai.step(input({ language: 'en', passages: [] }))).resolves.toMatchObject({ source: 'fallback' });
+    });
+
+    it("the model was sent the integrator's note; when it fails, the fallback answer does not read the note out", async () => {
+      llm.handle((_req, res) => sendJson(res, 503, { error: { message: 'down' } }));
+      const note = 'The caller did not ask about an order.';
+      const step = await withFallback(adapter, createEmbeddedAnswerer()).step(input({ language: 'en', message: 'Where is my parcel?', passages: [], integratorContext: note }));
+      expect(lastRequest().json.messages.some((m) => m.content?.includes(note))).toBe(true);
+      expect(step).toEqual({ kind: 'answer', source: 'fallback', text: phrase('dont_know', 'en') });
     });
 
     it('passes the primary answer through untouched', async () => {

@@ -40,7 +40,8 @@ describe('npm run demo -- --quick', () => {
   });
 
   it('hands the call over to a person: an end frame with reason human, and Twilio dials the transfer number', () => {
-    expect(output).toMatch(/^\[handoff\] phone: human \(the integrator asked\), connected now$/m);
+    expect(output).toMatch(/^\[phone\] botlink \(handoff, \d+ ms\): I'll connect you with a colleague\.$/m);
+    expect(output).toMatch(/^\[handoff\] phone: human \(the customer asked\), connected now$/m);
     expect(output).toMatch(/^\[phone\] end frame: handoffData \{"reason":"human"/m);
     expect(output).toContain('<Dial>+31207654321</Dial>');
   });

@@ -105,7 +105,8 @@ describeEachDatabase('sessions API, live events, team and tools test', (get) => 
     const followUp = await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-person-2', text: 'a person please', language: 'en' });
     expect(followUp).toMatchObject({ handoff: { kind: 'human', connected: false } });
     const notes = await service.api('GET', '/v1/notifications', { token: ws.agent });
-    expect(notes.body.notifications[0]).toMatchObject({ kind: 'human_followup', message: 'a person please', read_at: null });
+    // The caller's own request for a person (src/text/person-request.ts): the notification says so and quotes it.
+    expect(notes.body.notifications[0]).toMatchObject({ kind: 'human_followup', message: 'The caller asked for a person. a person please', read_at: null });
 
     // An agent marks it done; another workspace cannot see or mark it.
     const id = notes.body.notifications[0].id as string;

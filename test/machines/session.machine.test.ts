@@ -207,7 +207,7 @@ describe('handoff', () => {
       handoff: async (i) => ({ kind: i.kind, connected: true, sentence: 'Connecting you now.' }),
     });
     const { actor, say } = start(machine, 'phone');
-    const reply = await say('I want a person');
+    const reply = await say('I have a complaint about my order');
     expect(reply.text).toBe('Let me get someone. Connecting you now.');
     expect(reply.handoff).toEqual({ kind: 'human', connected: true, sentence: 'Connecting you now.' });
     expect(calls.handoff[0]).toMatchObject({ kind: 'human', channel: 'phone' });
@@ -226,6 +226,102 @@ describe('handoff', () => {
     const { say } = start(machine, 'phone');
     await say('x');
     expect(calls.handoff).toHaveLength(0);
+  });
+});
+
+describe('the customer asks for a person (src/text/person-request.ts), the same on every channel', () => {
+  const DONT_KNOW = "I don't know that, shall I connect you with the team?";
+  const channels: Channel[] = ['phone', 'whatsapp', 'webchat'];
+
+  it.each(channels)('%s: words that ask for a person are the handoff at once: no bot link, no search, no AI', async (channel) => {
+    const { machine, calls } = harness({});
+    const { say } = start(machine, channel);
+    const reply = await say('Can I speak to a real person please?');
+    expect(calls.handoff).toHaveLength(1);
+    expect(calls.handoff[0]).toMatchObject({ kind: 'human', requestedBy: 'customer', channel, message: 'Can I speak to a real person please?', reply: '' });
+    expect(reply).toMatchObject({ text: 'The team will follow up.', handoff: { kind: 'human' } });
+    expect([calls.botlink.length, calls.knowledge.length, calls.ai.length]).toEqual([0, 0, 0]);
+  });
+
+  it.each(channels)('%s: yes right after the fallback offered the team is the handoff', async (channel) => {
+    const { machine, calls } = harness({ ai: async () => ({ kind: 'answer', text: DONT_KNOW, source: 'fallback' }) });
+    const { actor, say } = start(machine, channel);
+    await say('Do you repair bicycles?');
+    expect(actor.getSnapshot().context.personOffered).toBe(true);
+    const reply = await say('Yes, please');
+    expect(calls.handoff).toHaveLength(1);
+    expect(calls.handoff[0]).toMatchObject({ kind: 'human', requestedBy: 'customer', message: 'Yes, please' });
+    expect(reply.handoff).toMatchObject({ kind: 'human' });
+    expect(actor.getSnapshot().context.personOffered).toBe(false);
+  });
+
+  it('the fallback the runtime says (an AI failure: empty text, source fallback) is an offer too', async () => {
+    const { machine, calls } = harness({ ai: async () => { throw new Error('llm down'); } });
+    const { say } = start(machine, 'whatsapp');
+    await say('Do you repair bicycles?');
+    await say('ja graag');
+    expect(calls.handoff).toHaveLength(1);
+  });
+
+  it("any reply that offers a person counts (an integrator's or a model's)", async () => {
+    const { machine, calls } = harness({ botlink: async () => answer('Wilt u een medewerker spreken?') });
+    const { say } = start(machine, 'whatsapp');
+    await say('Mijn fiets is kapot');
+    await say('ja');
+    expect(calls.handoff).toHaveLength(1);
+  });
+
+  it('no after the offer is not a handoff, and a later yes is just a yes (the offer held for one message)', async () => {
+    let n = 0;
+    const { machine, calls } = harness({ ai: async () => (n++ === 0 ? { kind: 'answer', text: DONT_KNOW, source: 'fallback' } : { kind: 'answer', text: 'Alright.', source: 'ai' }) });
+    const { actor, say } = start(machine, 'phone');
+    await say('Do you repair bicycles?');
+    await say('no');
+    expect(actor.getSnapshot().context.personOffered).toBe(false);
+    await say('yes');
+    expect(calls.handoff).toHaveLength(0);
+    expect(calls.botlink.map((c) => c.input.message)).toEqual(['Do you repair bicycles?', 'no', 'yes']);
+  });
+
+  it('yes without an offer before it is an ordinary message', async () => {
+    const { machine, calls } = harness({});
+    const { say } = start(machine, 'webchat');
+    await say('When are you open?');
+    await say('yes');
+    expect(calls.handoff).toHaveLength(0);
+    expect(calls.ai.map((i) => i.message)).toEqual(['When are you open?', 'yes']);
+  });
+
+  it('a handoff is not an offer: yes after "the team will follow up" is an ordinary message', async () => {
+    const { machine, calls } = harness({});
+    const { say } = start(machine, 'whatsapp');
+    await say('I want a human');
+    await say('ok');
+    expect(calls.handoff).toHaveLength(1);
+  });
+
+  it('phone: the caller cut the reply off before the offer was heard, so yes is no handoff', async () => {
+    const { machine, calls } = harness({ ai: async () => ({ kind: 'answer', text: DONT_KNOW, source: 'fallback' }) });
+    const { actor, say } = start(machine, 'phone');
+    await say('Do you repair bicycles?');
+    actor.send({ type: 'interrupt', spoken: "I don't know that," });
+    expect(actor.getSnapshot().context.personOffered).toBe(false);
+    await say('yes');
+    expect(calls.handoff).toHaveLength(0);
+  });
+
+  it('the offer is in the persisted snapshot: a restored session still takes the yes', async () => {
+    const { machine, calls } = harness({ ai: async () => ({ kind: 'answer', text: DONT_KNOW, source: 'fallback' }) });
+    const first = start(machine, 'whatsapp');
+    await first.say('Do you repair bicycles?');
+    const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
+    first.actor.stop();
+    expect(persisted.context.personOffered).toBe(true);
+    const restored = createActor(machine, { snapshot: persisted, input: { sessionId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
+    restored.start();
+    restored.send({ type: 'message', turnId: 't2', text: 'yes please', at: 2 });
+    await waitFor(restored, (s) => s.matches('idle') && calls.handoff.length === 1);
+    expect(calls.handoff[0]).toMatchObject({ kind: 'human', requestedBy: 'customer' });
   });
 });
 

@@ -49,6 +49,13 @@ describe('the handoff rule (protocol §2.2), said once in the conversation langu
     await decideHandoff(d, { ...base, requestedBy: 'customer', message: '0' });
     expect(notes[0]?.message).toBe('The caller pressed 0 to speak to a person.');
   });
+
+  it('a customer asking in words is named with their words: on the phone as the caller, elsewhere as the customer', async () => {
+    const { d, notes } = deps(false);
+    await decideHandoff(d, { ...base, requestedBy: 'customer', message: 'Ik wil iemand spreken' });
+    await decideHandoff(d, { ...base, channel: 'whatsapp', requestedBy: 'customer', message: 'Can I speak to a real person please?' });
+    expect(notes.map((n) => n.message)).toEqual(['The caller asked for a person. Ik wil iemand spreken', 'The customer asked for a person. Can I speak to a real person please?']);
+  });
 });
 
 describe('a connected call asks the handoff rule whom to dial (protocol §2.2)', () => {

@@ -113,7 +113,8 @@ export async function playPhoneCall(transcript: Transcript, api: Api, settings: 
     const turns = await transcript.tellTurns('phone', id, await bridge.answer());
     result.bargeIn = turns.some((t) => t.status === 'cancelled') && turns.some((t) => t.status === 'completed');
 
-    // 4. A person, please: the integrator answers with handoff "human", the team switch is on, the call is handed over.
+    // 4. A person, please: the caller asks in words, Botlink hands over itself (the integrator is not asked), the team
+    //    switch is on, the call is handed over.
     transcript.customer('phone', 'Can I speak to someone about a return?');
     bridge.say('Can I speak to someone about a return?');
     const heard = await bridge.answer();

@@ -112,7 +112,9 @@ export class Transcript {
         }
       }
       const ms = Date.parse(turn.ended_at) - Date.parse(turn.started_at);
-      this.line(channel, `botlink (${turn.source ?? 'no source'}, ${ms} ms${botlinkNote(turn)}): ${heard}`);
+      // A turn that was only the handoff (the customer asked for a person) has no answer and no source.
+      const source = turn.source ?? (turn.handoff ? 'handoff' : 'no source');
+      this.line(channel, `botlink (${source}, ${ms} ms${botlinkNote(turn)}): ${heard}`);
       if (turn.handoff) {
         const who = turn.handoff.requestedBy === 'customer' ? 'the customer asked' : 'the integrator asked';
         this.line('handoff', `${channel}: ${turn.handoff.kind} (${who}), ${turn.handoff.connected ? 'connected now' : 'the team follows up'}`);

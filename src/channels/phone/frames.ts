@@ -170,8 +170,11 @@ export interface HandoffData {
   reason: 'human' | 'forward' | 'reconnect' | 'busy';
   /** Our session id, so the action and the team find the conversation. */
   session_id: string;
-  /** Why a person was asked for: 'integrator' (the bot link's handoff) or 'dtmf' (the caller pressed 0). */
-  requested_by?: 'integrator' | 'dtmf';
+  /**
+   * Why a person was asked for: 'integrator' (the bot link's handoff), 'dtmf' (the caller pressed 0) or 'speech' (the
+   * caller asked in words, or said yes when offered a person).
+   */
+  requested_by?: 'integrator' | 'dtmf' | 'speech';
 }
 
 export function parseHandoffData(value: unknown): HandoffData | null {

@@ -59,6 +59,8 @@ interface Turn {
   firstTextMs: number | null;
   /** Pieces of the answer went out already (last:false); the reply ends with the rest, last:true. */
   streamed: boolean;
+  /** The caller pressed 0: a handoff the turn ends with was asked for by key (otherwise by the caller's words). */
+  keyed: boolean;
 }
 
 interface Opened {
@@ -310,7 +312,10 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     });
   }
 
-  /** `handoff`: the caller asked for a person (key 0); the session's handoff rule answers (src/sessions/handoff.ts). */
+  /**
+   * `handoff`: the caller asked for a person (key 0); the session's handoff rule answers (src/sessions/handoff.ts). A
+   * request in words is found by the session itself, as on every channel (src/text/person-request.ts).
+   */
   function startTurn(message: string, handoff?: HandoffRequest): void {
     const o = opened!;
     if (current?.streamed) {
@@ -320,7 +325,15 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       interrupt(null);
     }
     cancelCurrent();
-    const turn: Turn = { id: randomUUID(), startedAt: performance.now(), fillerTimer: null, fillerAtMs: null, firstTextMs: null, streamed: false };
+    const turn: Turn = {
+      id: randomUUID(),
+      startedAt: performance.now(),
+      fillerTimer: null,
+      fillerAtMs: null,
+      firstTextMs: null,
+      streamed: false,
+      keyed: handoff !== undefined,
+    };
     current = turn;
     if (message === '') {
       // Nothing intelligible was heard: ask again rather than send an empty question to the integrator.
@@ -403,7 +416,10 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       },
       'phone turn answered',
     );
-    if (result.handoff?.connected) sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: result.handoff.requestedBy === 'customer' ? 'dtmf' : 'integrator' });
+    if (result.handoff?.connected) {
+      const requestedBy = result.handoff.requestedBy === 'customer' ? (turn.keyed ? 'dtmf' : 'speech') : 'integrator';
+      sendEnd({ reason: 'human', session_id: result.sessionId, requested_by: requestedBy });
+    }
   }
 
   function failTurn(turn: Turn, err: unknown): void {

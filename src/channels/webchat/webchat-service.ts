@@ -7,9 +7,10 @@
  *
  * Decisions (docs/webchat.md):
  * - The conversation id is a random UUID: the `conversation_id` of the events and the session's external_id.
- * - A message that asks for a person (escalation-phrases.ts) is answered with the team sentence instead of a
- *   knowledge-base turn, and emits `escalation` of type `detected`, at most once per conversation and not after the
- *   visitor already asked with the button.
+ * - A message that asks for a person (in words, or a yes right after the bot offered one: the session finds it, as on
+ *   every channel, src/text/person-request.ts) is answered by the handoff rule instead of the knowledge base, and
+ *   emits `escalation` of type `detected`, at most once per conversation and not after the visitor already asked with
+ *   the button.
  * - The escalate route emits `escalation` of type `requested` once per conversation; a repeat press is answered the
  *   same and records nothing.
  * - A lead emits `new_lead` when the details are new or changed; the same details again record nothing.
@@ -27,7 +28,6 @@ import type { Metrics } from '../../metrics.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/events.ts';
 import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
-import { asksForPerson } from './escalation-phrases.ts';
 import { parseAllowedOrigins } from './origins.ts';
 import { isUuid } from '../../ids.ts';
 
@@ -58,8 +58,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     : null;
 
   /**
-   * The visitor asked for a person: a session turn that is the handoff (src/sessions/handoff.ts decides what the visitor
-   * is told, in the conversation's language, and notifies the team), so it is in the conversation's history too.
+   * The visitor pressed the button for the team: a session turn that is the handoff (src/sessions/handoff.ts decides
+   * what the visitor is told, in the conversation's language, and notifies the team), so it is in the history too.
    */
   async function handOver(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string> {
     const result = await runtime.handleMessage({
@@ -99,10 +99,21 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     events?.inc({ event, type });
   }
 
-  /** One knowledge-base turn; null when a newer message of the visitor replaced it (that request carries the answer). */
+  /**
+   * One turn of the visitor's message; null when a newer message of the visitor replaced it (that request carries the
+   * answer). When the session found that the message asks for a person, the team hears of it: `escalation` of type
+   * `detected`, once per conversation.
+   */
   async function turn(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string | null> {
     const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: conversationId, text, ...(language ? { language } : {}) });
-    return result.cancelled ? null : result.text;
+    if (result.cancelled) return null;
+    if (result.handoff?.requestedBy === 'customer') {
+      const at = now();
+      const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, conversationId, 'detected', text, at));
+      if (recorded) counted('escalation', 'detected');
+      log.debug({ workspaceId, conversationId, recorded }, 'visitor asked for a person');
+    }
+    return result.text;
   }
 
   return {
@@ -114,7 +125,6 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const id = randomUUID();
       const at = now();
       const text = input.visitorMessage.trim();
-      const person = asksForPerson(text);
       const language = conversationLanguage(text, input.language);
       await db.transaction().execute(async (trx) => {
         await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language, created_at: at });
@@ -126,12 +136,9 @@ export function createWebchatService(deps: WebchatServiceDeps) {
           timestamp: timestamp(at),
           dashboard_url: dashboardUrl(deps.publicUrl, id),
         });
-        if (person) await escalateIn(trx, workspaceId, id, 'detected', text, at);
       });
       counted('new_chat');
-      if (person) counted('escalation', 'detected');
-      log.debug({ workspaceId, conversationId: id, escalation: person }, 'website chat started');
-      if (person) return { conversation_id: id, reply: await handOver(workspaceId, id, text, language) };
+      log.debug({ workspaceId, conversationId: id }, 'website chat started');
       return { conversation_id: id, reply: await turn(workspaceId, id, text, language) };
     },
 
@@ -141,13 +148,6 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const text = input.message.trim();
       const language = detectLanguage(text) ?? row.language ?? input.language;
       if (language && language !== row.language) await repo.setLanguage(row.id, language);
-      if (asksForPerson(text)) {
-        const at = now();
-        const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, row.id, 'detected', text, at));
-        if (recorded) counted('escalation', 'detected');
-        log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for a person');
-        return { reply: await handOver(workspaceId, row.id, text, language) };
-      }
       return { reply: await turn(workspaceId, row.id, text, language) };
     },
 

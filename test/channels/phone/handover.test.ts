@@ -10,13 +10,16 @@ import { sendJson, startHttpsServer, type TestHttpsServer } from '../../helpers/
 import { BRIDGE_TOKEN, Caller } from '../../helpers/phone-caller.ts';
 import { seedWorkspace, startTestService, type TestService } from '../../helpers/service.ts';
 
-/** What the integrator answers, by the caller's exact words. */
+/**
+ * What the integrator answers, by the caller's exact words. None of them asks for a person in words: such a request
+ * is the customer's own and goes straight to the handoff rule without the integrator (test/channels/person-request.test.ts).
+ */
 const ANSWERS: Record<string, { reply: string; handoff: 'human' | 'forward' }> = {
   // A person now (the team is available in these tests).
-  'Ik wil een medewerker spreken': { reply: 'Ik verbind je door met een collega.', handoff: 'human' },
-  'Mag ik iemand spreken?': { reply: 'Natuurlijk.', handoff: 'human' },
-  'I want to speak to a person': { reply: "I'm putting you through to a colleague now.", handoff: 'human' },
-  'Can I talk to someone?': { reply: 'Of course.', handoff: 'human' },
+  'Ik heb een klacht over mijn bezorging': { reply: 'Ik verbind je door met een collega.', handoff: 'human' },
+  'Mijn pakket is beschadigd': { reply: 'Natuurlijk.', handoff: 'human' },
+  'I have a complaint about my delivery': { reply: "I'm putting you through to a colleague now.", handoff: 'human' },
+  'My parcel arrived damaged': { reply: 'Of course.', handoff: 'human' },
   // The team follows up.
   'Ik wil mijn bestelling annuleren': { reply: 'Een collega neemt morgen contact met u op.', handoff: 'forward' },
   'Kunt u mijn bestelling annuleren?': { reply: 'Ik heb het doorgegeven.', handoff: 'forward' },
@@ -76,25 +79,25 @@ describeEachDatabase('phone handovers, said once in the caller\'s language', (ge
 
   describe('a person now (handoff human, the team available)', () => {
     it('Dutch, the reply already says it: spoken alone, once, then the call goes to the team', async () => {
-      const { caller } = await ask('Ik wil een medewerker spreken', 'nl-NL');
+      const { caller } = await ask('Ik heb een klacht over mijn bezorging', 'nl-NL');
       expect(await caller.next()).toEqual({ type: 'text', token: 'Ik verbind je door met een collega.', last: true, lang: 'nl-NL' });
       expect(await caller.next()).toMatchObject({ type: 'end' });
     });
 
     it('Dutch, the reply does not say it: one Dutch sentence is added', async () => {
-      const { caller } = await ask('Mag ik iemand spreken?', 'nl-NL');
+      const { caller } = await ask('Mijn pakket is beschadigd', 'nl-NL');
       expect(await caller.next()).toEqual({ type: 'text', token: 'Natuurlijk. Ik verbind u door met een collega.', last: true, lang: 'nl-NL' });
       expect(await caller.next()).toMatchObject({ type: 'end' });
     });
 
     it('English, the reply already says it: spoken alone, once', async () => {
-      const { caller } = await ask('I want to speak to a person', 'en-US');
+      const { caller } = await ask('I have a complaint about my delivery', 'en-US');
       expect(await caller.next()).toEqual({ type: 'text', token: "I'm putting you through to a colleague now.", last: true, lang: 'en-US' });
       expect(await caller.next()).toMatchObject({ type: 'end' });
     });
 
     it('English, the reply does not say it: one English sentence is added', async () => {
-      const { caller } = await ask('Can I talk to someone?', 'en-US');
+      const { caller } = await ask('My parcel arrived damaged', 'en-US');
       expect(await caller.next()).toEqual({ type: 'text', token: "Of course. I'll connect you with a colleague.", last: true, lang: 'en-US' });
       expect(await caller.next()).toMatchObject({ type: 'end' });
     });

@@ -177,7 +177,8 @@ describeEachDatabase('website chat', (get) => {
 
     it('after the button, words asking for a person emit nothing more (the team was told)', async () => {
       const res = await widget(`/v1/webchat/conversations/${conversationId}/messages`, { message: 'I want a human!' });
-      expect(res.body.reply).toBe(phrase('handoff_forward', 'en'));
+      // A person was asked for and the team is not available now (the switch is off): they follow up.
+      expect(res.body.reply).toBe(phrase('team_unavailable', 'en'));
       expect((await outbox(get(), acme.workspaceId, conversationId)).filter((e) => e.event === 'escalation')).toHaveLength(1);
     });
 
@@ -198,9 +199,9 @@ describeEachDatabase('website chat', (get) => {
       const path = `/v1/webchat/conversations/${id}/messages`;
       const first = await widget(path, { message: 'Can I speak to a person please?' });
       expect(first.status).toBe(200);
-      expect(first.body.reply).toBe(phrase('handoff_forward', 'en'));
+      expect(first.body.reply).toBe(phrase('team_unavailable', 'en'));
       const second = await widget(path, { message: 'HUMAN. Now.' });
-      expect(second.body.reply).toBe(phrase('handoff_forward', 'en'));
+      expect(second.body.reply).toBe(phrase('team_unavailable', 'en'));
 
       const escalations = (await outbox(get(), acme.workspaceId, id)).filter((e) => e.event === 'escalation');
       expect(escalations).toHaveLength(1);
@@ -212,20 +213,20 @@ describeEachDatabase('website chat', (get) => {
       expect((await outbox(get(), acme.workspaceId, id)).filter((e) => e.event === 'escalation').map((e) => e.payload.type)).toEqual(['detected', 'requested']);
     });
 
-    it('Dutch, in the first message: new_chat and a detected escalation together, the team sentence in Dutch', async () => {
+    it('Dutch, in the first message: new_chat and then a detected escalation, the team sentence in Dutch', async () => {
       const res = await start('Ik wil graag een medewerker spreken over mijn bestelling', { headers: { 'accept-language': 'nl-NL,nl;q=0.9' } });
       expect(res.status).toBe(201);
-      expect(res.body.reply).toBe(phrase('handoff_forward', 'nl'));
+      expect(res.body.reply).toBe(phrase('team_unavailable', 'nl'));
       const id = res.body.conversation_id as string;
       const events = await outbox(get(), acme.workspaceId, id);
       expect(events.map((e) => e.event)).toEqual(['new_chat', 'escalation']);
       expect(events[1]!.payload).toMatchObject({ type: 'detected', visitor_message: 'Ik wil graag een medewerker spreken over mijn bestelling' });
-      // The session exists even though no knowledge-base turn ran.
+      // The session exists: the handoff was its turn.
       await service.runtime.settled();
       expect(await get().db.selectFrom('sessions').select('id').where('external_id', '=', id).executeTakeFirst()).toBeDefined();
 
       const more = await widget(`/v1/webchat/conversations/${id}/messages`, { message: 'Kan ik een mens spreken?' });
-      expect(more.body.reply).toBe(phrase('handoff_forward', 'nl'));
+      expect(more.body.reply).toBe(phrase('team_unavailable', 'nl'));
       expect((await outbox(get(), acme.workspaceId, id)).filter((e) => e.event === 'escalation')).toHaveLength(1);
     });
 

@@ -8,6 +8,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { createWebchatService, type WebchatService } from '../../../src/channels/webchat/webchat-service.ts';
 import { createLogger } from '../../../src/log.ts';
 import type { SessionRuntime } from '../../../src/sessions/session-runtime.ts';
+import { asksForPerson } from '../../../src/text/person-request.ts';
 import { describeEachDatabase } from '../../helpers/db.ts';
 
 describeEachDatabase('website chat: an event and its cause commit together', (get) => {
@@ -28,7 +29,9 @@ describeEachDatabase('website chat: an event and its cause commit together', (ge
     const runtime: Pick<SessionRuntime, 'handleMessage' | 'open'> = {
       async handleMessage(message) {
         turns.push(message.text);
-        return { cancelled: false, sessionId: 's', turnId: 't', text: 'An answer.', unsent: 'An answer.', source: 'knowledge_base', language: 'en', handoff: null };
+        // As the session does: a message that asks for a person is a handoff the customer asked for.
+        const handoff = asksForPerson(message.text) ? { kind: 'human' as const, connected: false, sentence: '', requestedBy: 'customer' as const } : null;
+        return { cancelled: false, sessionId: 's', turnId: 't', text: 'An answer.', unsent: 'An answer.', source: 'knowledge_base', language: 'en', handoff };
       },
       async open() {
         return { sessionId: 's' };
@@ -54,7 +57,7 @@ describeEachDatabase('website chat: an event and its cause commit together', (ge
 
   it('escalation refused: not marked, so the next request for a person records it', async () => {
     const [row] = await conversations();
-    await expect(webchat.message(workspaceId, row!.id, { message: 'human, refuse-me', language: null })).rejects.toThrow('outbox refused');
+    await expect(webchat.message(workspaceId, row!.id, { message: 'A human, refuse-me', language: null })).rejects.toThrow('outbox refused');
     expect((await conversations())[0]!.escalation_detected_at).toBeNull();
     await webchat.message(workspaceId, row!.id, { message: 'human please', language: null });
     expect((await conversations())[0]!.escalation_detected_at).not.toBeNull();

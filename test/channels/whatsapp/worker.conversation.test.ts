@@ -101,7 +101,8 @@ describeEachDatabase('WhatsApp conversations', (get) => {
     it("is the runtime's sentence in the reply, and a notification for the team; nothing else happens on WhatsApp", async () => {
       const customer = '31655500000';
       const id = wamid();
-      await h.post(text(customer, id, 'I want to talk to the team'));
+      // The integrator's own handoff (a customer asking for a person in words is test/channels/person-request.test.ts).
+      await h.post(text(customer, id, 'My parcel is damaged, please pass this on'));
       await done(id);
       await until(() => sendsTo(customer).length === 1);
       expect(sendsTo(customer)[0]!.body).toMatchObject({ text: { body: 'I have passed this on. The team will follow up with you.' } });

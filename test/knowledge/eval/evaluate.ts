@@ -50,7 +50,7 @@ export async function evaluateKnowledge(db: Db, questions: readonly EvalQuestion
   const outcomes: QuestionOutcome[] = [];
   for (const question of questions) {
     const result = await kb.search(workspaceId, question.text, question.language);
-    const step = composeAnswer({ message: question.text, language: question.language, passages: result.passages, integratorContext: null });
+    const step = composeAnswer({ message: question.text, language: question.language, passages: result.passages });
     const reply = fold(step.text);
     const found = result.passages.map((p) => p.externalId);
     const answerable = question.page !== null;
