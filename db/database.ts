@@ -24,12 +24,60 @@ export interface DatabaseOptions {
   schema?: string;
   /** Real PostgreSQL: pool size; default 10. */
   poolSize?: number;
+  /** Real PostgreSQL: a direct connection for LISTEN when `url` is a transaction pooler; default `url`. */
+  listenUrl?: string | null;
 }
+
+/** The embedded database runs in this process: its NOTIFY reaches its own listeners. */
+function listenInProcess(pglite: PGlite): Listen {
+  return async (channel, onNotify) => {
+    const unlisten = await pglite.listen(channel, () => onNotify());
+    return async () => {
+      await unlisten();
+    };
+  };
+}
+
+/**
+ * LISTEN on a channel: `onNotify` for every NOTIFY, `onLost` when the connection is gone (the caller listens again).
+ * Resolves once listening, to a function that stops.
+ */
+export type Listen = (channel: string, onNotify: () => void, onLost: (err: unknown) => void) => Promise<() => Promise<void>>;
 
 export interface OpenedDatabase {
   db: Db;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
+  /** LISTEN for NOTIFY (docs/architecture.md, "Live events across engines"). */
+  listen?: Listen;
+}
+
+/**
+ * LISTEN over a connection of its own: a transaction pooler (pgbouncer in transaction mode) cannot hold one, so
+ * `listenUrl` may name a direct connection to the server (DATABASE_LISTEN_URL); without one, DATABASE_URL.
+ */
+export function listenOverConnection(url: string): Listen {
+  return async (channel, onNotify, onLost) => {
+    const client = new pg.Client({ connectionString: url });
+    let stopped = false;
+    const lost = (err: unknown) => {
+      if (stopped) return;
+      stopped = true;
+      client.end().catch(() => {});
+      onLost(err);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost(new Error('the LISTEN connection ended')));
+    client.on('notification', (n) => {
+      if (n.channel === channel) onNotify();
+    });
+    await client.connect();
+    await client.query(`listen ${quoteIdent(channel)}`);
+    return async () => {
+      stopped = true;
+      await client.end().catch(() => {});
+    };
+  };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
@@ -45,7 +93,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     // An idle client that loses its server must not crash the process (pg emits 'error' on the pool).
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    return { db, kind: 'postgres', close: () => db.destroy(), listen: listenOverConnection(options.listenUrl ?? options.url) };
   }
   let dir: string | undefined;
   if (options.dataDir) {
@@ -54,7 +102,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
   }
   const pglite = await PGlite.create(dir);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return { db, kind: 'pglite', close: () => db.destroy(), listen: listenInProcess(pglite) };
 }
 
 /** How often a migration run is tried when it lost a race with another schema being dropped (see below). */

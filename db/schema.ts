@@ -474,3 +474,26 @@ export interface EndpointHealthTable {
 export interface Database {
   endpoint_health: EndpointHealthTable;
 }
+
+// Live events across engines (migration 0016; src/events/live-bus.ts, docs/architecture.md).
+export interface LiveEventsTable {
+  id: Generated<string>;
+  topic: string;
+  key: string;
+  origin: string;
+  payload: unknown;
+  /** Defaults to now() (Timestamp allows leaving it out of an insert). */
+  at: Timestamp;
+}
+
+export interface LiveWatchesTable {
+  topic: string;
+  key: string;
+  engine: string;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  live_events: LiveEventsTable;
+  live_watches: LiveWatchesTable;
+}

@@ -2,6 +2,7 @@
  * The composition root: opens the database (migrated under a lock), builds every service with its dependencies,
  * and serves HTTP. `main.ts` and the tests both start the service through here, so tests run the real wiring.
  */
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +31,8 @@ import { sessionRoutes } from './http/routes/sessions.ts';
 import { createStreamGuard, type StreamGuardOptions } from './auth/stream-guard.ts';
 import { channelRenderers } from './channels/renderers.ts';
 import { createSessionRuntime, type SessionRuntime } from './sessions/session-runtime.ts';
+import { createLiveBus, type LiveBusDeps } from './events/live-bus.ts';
+import { liveEventsRepository } from '../db/repositories/live-events.repository.ts';
 // Admission control: the embedded engine's bounds under overload (src/admission, docs/operations.md "Overload").
 import { startAdmissionMonitor } from './admission/admission-monitor.ts';
 import type { AdmissionLimits } from './admission/admission.ts';
@@ -93,6 +96,8 @@ export interface ServiceOptions {
   drainMs?: number;
   /** Session runtime settings (tests use short ones). */
   sessions?: { idleMs?: number; instanceId?: string };
+  /** Live events across engines: how often they are read without a NOTIFY (tests use short ones). */
+  live?: Pick<LiveBusDeps, 'pollMs' | 'watchesRefreshMs'>;
   /** WhatsApp: `processing: false` stores webhooks without processing them (ingest benchmark); worker timings for tests. */
   whatsapp?: Pick<WhatsappChannelOptions, 'processing' | 'worker'>;
   /** Website chat: the per-widget-key rate limit (tests use a short window); defaults in src/channels/webchat/limits.ts. */
@@ -138,7 +143,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   /** The embedded default as `npm start` runs it: PGlite in DATA_DIR, on this process's event loop (src/admission). */
   const embedded = !options.database && !config.databaseUrl;
-  const database = options.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
+  const database = options.database ?? (await openDatabase({ url: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir }));
   try {
     if (!options.database) await migrate(database.db);
   } catch (err) {
@@ -192,7 +197,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Phone and team hours: a human handoff connects while the team switch is on and now is inside the team hours.
   const phoneRepo = phoneRepository(database.db);
   const teamAvailable = createTeamAvailability({ phone: phoneRepo, ...(options.phone?.now ? { now: options.phone.now } : {}) });
+  // This engine's name: its session leases and its live events carry it.
+  const engine = options.sessions?.instanceId ?? `engine-${randomUUID()}`;
+  // Live events reach the streams of every engine (src/events/live-bus.ts).
+  const live = createLiveBus({
+    events: liveEventsRepository(database.db),
+    logger,
+    engine,
+    ...(database.listen ? { listen: database.listen } : {}),
+    ...(options.live ?? {}),
+  });
+  await live.start();
   const runtime = createSessionRuntime({
+    live,
     teamAvailable,
     sessions,
     renderers: channelRenderers,
@@ -206,7 +223,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // PGlite runs on this process's event loop: its turn ends go in batches (src/admission/limits.ts says why).
     ...(embedded ? { turnWriteLingerMs: EMBEDDED_TURN_WRITE_LINGER_MS } : {}),
     ...(options.sessions?.idleMs ? { idleMs: options.sessions.idleMs } : {}),
-    ...(options.sessions?.instanceId ? { instanceId: options.sessions.instanceId } : {}),
+    instanceId: engine,
   });
   const admission = startAdmissionMonitor({ embedded, metrics, logger, ...(options.admission ? { limits: options.admission } : {}) });
   // The channels' turns are counted in flight (the service's `runtime` itself stays the one the tests and benches see).
@@ -325,7 +342,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Outgoing webhooks: deliver what is due (also what a previous run left), and on real PostgreSQL listen for wake-ups.
   webhookWorker.start();
   if (config.databaseUrl && database.kind === 'postgres') {
-    webhookListener = await listenForDeliveries({ url: config.databaseUrl, db: database.db, logger, onWake: webhookWorker.wake }).catch((err: unknown) => {
+    const url = config.databaseListenUrl ?? config.databaseUrl;
+    webhookListener = await listenForDeliveries({ url, db: database.db, logger, onWake: webhookWorker.wake }).catch((err: unknown) => {
       logger.warn({ err }, 'LISTEN for webhook wake-ups failed; deliveries go out on the poll');
       return undefined;
     });
@@ -362,6 +380,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await runtime.stop(drainMs);
         admission.stop();
         await health.stop();
+        await live.stop();
         if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
         await ai.close();
         // Outgoing webhooks: attempts in flight finish (or are handed back) before the outbound client closes.

@@ -14,6 +14,7 @@ import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
 import type { Channel } from '../words.ts';
+import type { LiveBus } from '../events/live-bus.ts';
 import type { Logger } from '../log.ts';
 import { createReplyStream, type ReplyStream } from './reply-stream.ts';
 import type { ReplyRenderer } from './reply-renderer.ts';
@@ -37,6 +38,8 @@ export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sess
   /** Each channel's renderer (src/channels/renderers.ts): the runtime never branches on the channel's name. */
   renderers: Record<Channel, ReplyRenderer>;
   logger: Logger;
+  /** Live events across engines (src/events/live-bus.ts); absent: this process's listeners only. */
+  live?: Pick<LiveBus, 'publish' | 'subscribe'>;
   /** Names this process in the lease column; default a random id. */
   instanceId?: string;
   idleMs?: number;
@@ -153,6 +156,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   });
 
   function publish(sessionId: string, event: SessionStreamEvent): void {
+    // Through the live bus, the streams of every engine get it (src/events/live-bus.ts); without one, this process's.
+    if (deps.live) return deps.live.publish('session', sessionId, event);
     for (const listener of listeners.get(sessionId) ?? []) {
       try {
         listener(event);
@@ -367,6 +372,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     },
 
     subscribe(sessionId: string, listener: (event: SessionStreamEvent) => void): () => void {
+      if (deps.live) return deps.live.subscribe('session', sessionId, (event) => listener(event as SessionStreamEvent));
       let set = listeners.get(sessionId);
       if (!set) listeners.set(sessionId, (set = new Set()));
       set.add(listener);

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { migrate, openDatabase, type Db } from '../../db/database.ts';
+import { listenOverConnection, migrate, openDatabase, type Db, type Listen } from '../../db/database.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -17,6 +17,8 @@ export interface TestDatabase {
   kind: DatabaseKind;
   /** PostgreSQL: the schema this database lives in. */
   schema?: string;
+  /** LISTEN for NOTIFY, as a service that opens the database itself has it. */
+  listen?: Listen;
   close(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
   if (kind === 'pglite') {
     const opened = await openDatabase({});
     await migrate(opened.db);
-    return { db: opened.db, kind, close: opened.close };
+    return { db: opened.db, kind, close: opened.close, ...(opened.listen ? { listen: opened.listen } : {}) };
   }
   const url = process.env.TEST_DATABASE_URL as string;
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -38,6 +40,7 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
     db: opened.db,
     kind,
     schema,
+    listen: listenOverConnection(url),
     async close() {
       await sql`drop schema ${sql.id(schema)} cascade`.execute(opened.db);
       await opened.close();

@@ -40,7 +40,7 @@ export async function startTestService(
   const service = await startService({
     config,
     logger: createLogger(config.logLevel),
-    database: { db: database.db, kind: database.kind, close: async () => {} },
+    database: { db: database.db, kind: database.kind, close: async () => {}, ...(database.listen ? { listen: database.listen } : {}) },
     drainMs: 1_000,
     ...options,
   });

@@ -1,0 +1,85 @@
+/** Live events across engines and what each engine's streams watch (migration 0016; src/events/live-bus.ts). */
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import { jsonb } from '../json.ts';
+
+export interface LiveEventRow {
+  id: string;
+  topic: string;
+  key: string;
+  payload: unknown;
+}
+
+/** The NOTIFY channel that says "new live events"; the rows carry the rest. */
+export const LIVE_CHANNEL = 'botlink_live';
+
+export function liveEventsRepository(db: Db) {
+  return {
+    /** Writes the events and announces them, in one transaction (NOTIFY is sent at commit). */
+    async append(origin: string, events: readonly { topic: string; key: string; payload: unknown }[]): Promise<void> {
+      if (events.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('live_events')
+          .values(events.map((e) => ({ topic: e.topic, key: e.key, origin, payload: jsonb(e.payload) })))
+          .execute();
+        await sql`select pg_notify(${LIVE_CHANNEL}, '')`.execute(trx);
+      });
+    },
+
+    /** Events after `afterId` written by other engines, oldest first. */
+    async after(afterId: string, origin: string, limit: number): Promise<LiveEventRow[]> {
+      return db
+        .selectFrom('live_events')
+        .select(['id', 'topic', 'key', 'payload'])
+        .where('id', '>', afterId)
+        .where('origin', '<>', origin)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    /** The newest event's id ('0' when there is none): where a starting engine begins to read. */
+    async newestId(): Promise<string> {
+      const row = await db.selectFrom('live_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      return row?.id == null ? '0' : String(row.id);
+    },
+
+    async purge(before: Date): Promise<void> {
+      await db.deleteFrom('live_events').where('at', '<', before).execute();
+    },
+
+    /**
+     * This engine watches these keys until `expiresAt` (renewed while its streams are open); the NOTIFY tells the
+     * other engines to read the watches now rather than at their next look.
+     */
+    async watch(engine: string, keys: readonly { topic: string; key: string }[], expiresAt: Date): Promise<void> {
+      if (keys.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('live_watches')
+          .values(keys.map((k) => ({ topic: k.topic, key: k.key, engine, expires_at: expiresAt })))
+          .onConflict((oc) => oc.columns(['topic', 'key', 'engine']).doUpdateSet({ expires_at: expiresAt }))
+          .execute();
+        await sql`select pg_notify(${LIVE_CHANNEL}, '')`.execute(trx);
+      });
+    },
+
+    async unwatch(engine: string, keys: readonly { topic: string; key: string }[]): Promise<void> {
+      for (const k of keys) {
+        await db.deleteFrom('live_watches').where('topic', '=', k.topic).where('key', '=', k.key).where('engine', '=', engine).execute();
+      }
+    },
+
+    /** What other engines watch now. */
+    async watchedByOthers(engine: string, now: Date): Promise<{ topic: string; key: string }[]> {
+      return db.selectFrom('live_watches').select(['topic', 'key']).where('engine', '<>', engine).where('expires_at', '>', now).execute();
+    },
+
+    async purgeWatches(now: Date): Promise<void> {
+      await db.deleteFrom('live_watches').where('expires_at', '<', now).execute();
+    },
+  };
+}
+
+export type LiveEventsRepository = ReturnType<typeof liveEventsRepository>;
