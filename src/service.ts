@@ -160,8 +160,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   /** The embedded default as `npm start` runs it: PGlite in DATA_DIR, on this process's event loop (src/admission). */
   const embedded = !options.database && !config.databaseUrl;
-  const database =
-    options.database ?? (await openDatabase({ url: config.databaseUrl, directUrl: config.databaseDirectUrl, pooler: config.databasePooler, dataDir: config.dataDir }));
+  const opening = { url: config.databaseUrl, directUrl: config.databaseDirectUrl, pooler: config.databasePooler, dataDir: config.dataDir };
+  const database = options.database ?? (await openDatabase(opening));
   try {
     if (!options.database) await migrateDatabase(config, database);
   } catch (err) {
