@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
 import { PreparingClient } from './prepared.ts';
@@ -24,8 +24,15 @@ export interface DatabaseOptions {
   schema?: string;
   /** Real PostgreSQL: pool size; default 10. */
   poolSize?: number;
-  /** Real PostgreSQL: a direct connection for LISTEN when `url` is a transaction pooler; default `url`. */
-  listenUrl?: string | null;
+  /** Real PostgreSQL: a direct connection for LISTEN and migrations when `url` is a transaction pooler. */
+  directUrl?: string | null;
+  /**
+   * Real PostgreSQL: `transaction` when `url` is a transaction pooler (pgbouncer in transaction mode): each
+   * transaction may run on another server connection, so no named prepared statements (a second engine's, or the
+   * same name on a reused connection, collide: "prepared statement … already exists"), and LISTEN only over
+   * `directUrl` (without it: none, the callers poll). Default `none`.
+   */
+  pooler?: 'none' | 'transaction';
 }
 
 /** The embedded database runs in this process: its NOTIFY reaches its own listeners. */
@@ -47,6 +54,8 @@ export type Listen = (channel: string, onNotify: () => void, onLost: (err: unkno
 export interface OpenedDatabase {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** `transaction`: through a transaction pooler (see DatabaseOptions.pooler). */
+  pooler?: 'none' | 'transaction';
   close(): Promise<void>;
   /** LISTEN for NOTIFY (docs/architecture.md, "Live events across engines"). */
   listen?: Listen;
@@ -54,7 +63,7 @@ export interface OpenedDatabase {
 
 /**
  * LISTEN over a connection of its own: a transaction pooler (pgbouncer in transaction mode) cannot hold one, so
- * `listenUrl` may name a direct connection to the server (DATABASE_LISTEN_URL); without one, DATABASE_URL.
+ * `directUrl` may name a direct connection to the server (DATABASE_DIRECT_URL); without one, DATABASE_URL.
  */
 export function listenOverConnection(url: string): Listen {
   return async (channel, onNotify, onLost) => {
@@ -82,18 +91,26 @@ export function listenOverConnection(url: string): Listen {
 
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
+    const pooled = options.pooler === 'transaction';
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      // Queries marked with prepared() go out as named statements (db/prepared.ts).
-      Client: PreparingClient,
+      // Queries marked with prepared() go out as named statements (db/prepared.ts), except through a transaction pooler.
+      Client: pooled ? pg.Client : PreparingClient,
       // The search path is set per connection so unqualified names resolve in the chosen schema.
       ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
     });
     // An idle client that loses its server must not crash the process (pg emits 'error' on the pool).
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy(), listen: listenOverConnection(options.listenUrl ?? options.url) };
+    const listenUrl = options.directUrl ?? (pooled ? null : options.url);
+    return {
+      db,
+      kind: 'postgres',
+      pooler: pooled ? 'transaction' : 'none',
+      close: () => db.destroy(),
+      ...(listenUrl ? { listen: listenOverConnection(listenUrl) } : {}),
+    };
   }
   let dir: string | undefined;
   if (options.dataDir) {
@@ -108,23 +125,51 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
 /** How often a migration run is tried when it lost a race with another schema being dropped (see below). */
 const MIGRATE_ATTEMPTS = 3;
 
-/** Applies every pending migration; throws with the failing migration's name. */
-export async function migrate(db: Db, schema?: string): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  let { error, results } = await migrator.migrateToLatest();
+/**
+ * Applies every pending migration; throws with the failing migration's name. `inOneTransaction` (through a
+ * transaction pooler): Kysely's migration lock is a session-level advisory lock, which a pooler may take on one server
+ * connection and release on another; given a transaction, Kysely takes and releases it inside that transaction, on
+ * one server connection.
+ */
+export async function migrate(db: Db, schema?: string, options: { inOneTransaction?: boolean } = {}): Promise<void> {
+  const migratorOf = (on: Db) =>
+    new Migrator({
+      db: on,
+      provider: { getMigrations: async () => migrations },
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    });
+  const once = async (): Promise<MigrationResultSet> => {
+    if (!options.inOneTransaction) return migratorOf(db).migrateToLatest();
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const result = await migratorOf(trx).migrateToLatest();
+        if (result.error) throw new RolledBack(result);
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof RolledBack) return err.result;
+      throw err;
+    }
+  };
+  let { error, results } = await once();
   // Kysely looks for its own tables through `introspection.getTables()`, which reads every schema of the database: a
   // schema dropped by someone else at that moment (another tenant, another test file) fails the read with 3F000
   // before any migration ran. Nothing was applied, so the run is simply tried again.
   for (let attempt = 1; attempt < MIGRATE_ATTEMPTS && error && !results?.length && (error as { code?: string }).code === '3F000'; attempt++) {
-    ({ error, results } = await migrator.migrateToLatest());
+    ({ error, results } = await once());
   }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** A failed run inside a transaction: thrown to roll it back, caught to report it as Kysely reports it. */
+class RolledBack extends Error {
+  readonly result: MigrationResultSet;
+  constructor(result: MigrationResultSet) {
+    super('migration failed; rolled back');
+    this.result = result;
   }
 }
 

@@ -10,7 +10,8 @@ const settings = {
   PORT: { schema: { type: 'string', pattern: '^[0-9]{1,5}$' }, must: 'be a whole number from 0 to 65535' },
   HOST: { schema: { type: 'string', minLength: 1 }, must: 'be a host name or IP address to listen on' },
   DATABASE_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL' },
-  DATABASE_LISTEN_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL of a direct connection to the same database' },
+  DATABASE_DIRECT_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL of a direct connection to the same database' },
+  DATABASE_POOLER: { schema: { enum: ['none', 'transaction'] }, must: 'be none or transaction (DATABASE_URL goes through a pooler such as pgbouncer in transaction mode)' },
   DATA_DIR: { schema: { type: 'string', minLength: 1 }, must: 'be a directory path' },
   PUBLIC_URL: { schema: { type: 'string', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' }, must: 'be the service\'s own base URL, like https://botlink.example.com' },
   MASTER_KEY: { schema: { type: 'string', pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$' }, must: 'be 32 random bytes as 64 hex characters or base64 (openssl rand -base64 32)' },
@@ -41,7 +42,12 @@ export interface Config {
    * A direct connection to the same PostgreSQL for LISTEN, when DATABASE_URL goes through a transaction pooler (which
    * cannot hold one); null: DATABASE_URL itself.
    */
-  readonly databaseListenUrl: string | null;
+  readonly databaseDirectUrl: string | null;
+  /**
+   * `transaction`: DATABASE_URL is a transaction pooler (pgbouncer in transaction mode, a managed "pooled" URL): no
+   * named prepared statements, migrations in one transaction, LISTEN only over DATABASE_DIRECT_URL. Default `none`.
+   */
+  readonly databasePooler: 'none' | 'transaction';
   /** Embedded database and generated local secrets; default ./data. */
   readonly dataDir: string;
   /** The service's own base URL, without a trailing slash; default http://localhost:<port>. */
@@ -92,7 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && !masterKey) {
     throw new ConfigError('MASTER_KEY must be set when DATABASE_URL is set, so stored secrets stay readable across hosts.');
   }
-  if (raw.DATABASE_LISTEN_URL && !databaseUrl) throw new ConfigError('DATABASE_LISTEN_URL needs DATABASE_URL: it is a second way into the same database.');
+  if (raw.DATABASE_DIRECT_URL && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: it is a second way into the same database.');
+  if (raw.DATABASE_POOLER === 'transaction' && !databaseUrl) throw new ConfigError('DATABASE_POOLER=transaction needs DATABASE_URL: the embedded database has no pooler.');
   if ((raw.LLM_API_KEY || raw.LLM_MODEL) && !raw.LLM_BASE_URL) {
     throw new ConfigError('LLM_BASE_URL must be set when LLM_API_KEY or LLM_MODEL is set.');
   }
@@ -101,7 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: raw.HOST ?? '0.0.0.0',
     databaseUrl,
-    databaseListenUrl: raw.DATABASE_LISTEN_URL ?? null,
+    databaseDirectUrl: raw.DATABASE_DIRECT_URL ?? null,
+    databasePooler: (raw.DATABASE_POOLER as 'none' | 'transaction' | undefined) ?? 'none',
     dataDir: raw.DATA_DIR ?? './data',
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     masterKey,
@@ -133,7 +141,7 @@ function decodeMasterKey(value: string, name: 'MASTER_KEY' | 'MASTER_KEY_PREVIOU
 }
 
 /** Secrets are never echoed back, not even in a start-up error. */
-const secretSettings = new Set<SettingName>(['MASTER_KEY', 'MASTER_KEY_PREVIOUS', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL', 'DATABASE_LISTEN_URL']);
+const secretSettings = new Set<SettingName>(['MASTER_KEY', 'MASTER_KEY_PREVIOUS', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL', 'DATABASE_DIRECT_URL']);
 function shown(name: SettingName, value: string | undefined): string {
   if (value === undefined) return '';
   return secretSettings.has(name) ? `${value.length} characters` : value;

@@ -136,6 +136,23 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/**
+ * Migrations over the direct connection when there is one (a pooler in front), else over the service's own; through
+ * a transaction pooler without a direct connection, in one transaction (db/database.ts, `migrate`).
+ */
+async function migrateDatabase(config: Config, database: OpenedDatabase): Promise<void> {
+  if (config.databaseDirectUrl && database.kind === 'postgres') {
+    const direct = await openDatabase({ url: config.databaseDirectUrl, poolSize: 1 });
+    try {
+      await migrate(direct.db);
+    } finally {
+      await direct.close();
+    }
+    return;
+  }
+  await migrate(database.db, undefined, { inOneTransaction: database.pooler === 'transaction' });
+}
+
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
   let state: 'starting' | 'ready' | 'draining' = 'starting';
@@ -143,9 +160,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   /** The embedded default as `npm start` runs it: PGlite in DATA_DIR, on this process's event loop (src/admission). */
   const embedded = !options.database && !config.databaseUrl;
-  const database = options.database ?? (await openDatabase({ url: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir }));
+  const opening = { url: config.databaseUrl, directUrl: config.databaseDirectUrl, pooler: config.databasePooler, dataDir: config.dataDir };
+  const database = options.database ?? (await openDatabase(opening));
   try {
-    if (!options.database) await migrate(database.db);
+    if (!options.database) await migrateDatabase(config, database);
   } catch (err) {
     await database.close();
     releaseLock();
@@ -341,8 +359,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   health.start();
   // Outgoing webhooks: deliver what is due (also what a previous run left), and on real PostgreSQL listen for wake-ups.
   webhookWorker.start();
-  if (config.databaseUrl && database.kind === 'postgres') {
-    const url = config.databaseListenUrl ?? config.databaseUrl;
+  // LISTEN needs a connection of its own: not through a transaction pooler (then the poll wakes the worker).
+  const listenUrl = config.databaseDirectUrl ?? (config.databasePooler === 'transaction' ? null : config.databaseUrl);
+  if (listenUrl && database.kind === 'postgres') {
+    const url = listenUrl;
     webhookListener = await listenForDeliveries({ url, db: database.db, logger, onWake: webhookWorker.wake }).catch((err: unknown) => {
       logger.warn({ err }, 'LISTEN for webhook wake-ups failed; deliveries go out on the poll');
       return undefined;

@@ -99,10 +99,11 @@ export interface CliServices {
 export async function withServices<T>(fn: (services: CliServices) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const release = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
-  const { db, close } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  const url = config.databaseDirectUrl ?? config.databaseUrl;
+  const { db, close, pooler } = await openDatabase({ url, dataDir: config.dataDir, poolSize: 1, pooler: config.databaseDirectUrl ? 'none' : config.databasePooler });
   const http = new GuardedClient({ allow: config.outboundAllow });
   try {
-    await migrate(db);
+    await migrate(db, undefined, { inOneTransaction: pooler === 'transaction' });
     // Invite links point at PUBLIC_URL: set it as the service has it, or the printed link names localhost.
     const invites = createSignInService({ repository: signInRepository(db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
     const accounts = createAccountsService({ accounts: accountsRepository(db), invites });

@@ -27,6 +27,17 @@ export async function startTestService(
   env: Record<string, string> = {},
   options: Partial<ServiceOptions> = {},
 ): Promise<TestService> {
+  return startTestServiceOn(env, {
+    database: { db: database.db, kind: database.kind, close: async () => {}, ...(database.listen ? { listen: database.listen } : {}) },
+    ...options,
+  });
+}
+
+/**
+ * The service on the settings given, as the tests configure it; without `options.database` it opens (and migrates)
+ * its own database from DATABASE_URL, as `npm start` does.
+ */
+export async function startTestServiceOn(env: Record<string, string> = {}, options: Partial<ServiceOptions> = {}): Promise<TestService> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -40,7 +51,6 @@ export async function startTestService(
   const service = await startService({
     config,
     logger: createLogger(config.logLevel),
-    database: { db: database.db, kind: database.kind, close: async () => {}, ...(database.listen ? { listen: database.listen } : {}) },
     drainMs: 1_000,
     ...options,
   });
