@@ -310,6 +310,12 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         next_cursor: rows.length > limit ? encodeCursor(page.at(-1)!.external_id) : null,
       };
     },
+
+    /**
+     * Runs another writer's change to a workspace's knowledge (the dashboard's entries, ./knowledge-entries.ts): once
+     * it is done, the next search looks again whether the workspace has any.
+     */
+    writing,
   };
 }
 
