@@ -250,7 +250,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       knowledgeEntries,
       // "Try a question": a web chat turn's search, AI and renderer, without a conversation (docs/knowledge.md).
       createTryQuestion({
-        search: knowledge.search,
+        search: (workspaceId, query, language, options) => knowledge.search(workspaceId, query, language, options),
         chunkOrigins: (workspaceId, ids) => knowledgeRepo.chunkOrigins(workspaceId, ids),
         ai,
         render: (text, source, language) => channelRenderers.webchat({ text, source, language }),

@@ -14,6 +14,7 @@ import type { ChunkOrigin } from '../../db/repositories/knowledge.repository.ts'
 import { phrase } from '../ai/phrases.ts';
 import type { AiPort } from '../ai/types.ts';
 import type { BotLinkExchange } from '../botlink/client.ts';
+import { primaryLanguage } from '../text/language.ts';
 import type { Handoff } from '../words.ts';
 import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from './limits.ts';
 import type { KnowledgePassage, KnowledgeSearch } from './types.ts';
@@ -107,7 +108,7 @@ export function createTryQuestion(deps: TryDeps) {
   return {
     async try(workspaceId: string, input: { question: string; language?: string | undefined }): Promise<TryResult> {
       const question = input.question.trim();
-      const language = input.language ?? deps.detectLanguage(question) ?? 'en';
+      const language = primaryLanguage(input.language) || deps.detectLanguage(question) || 'en';
       const [found, exchange] = await Promise.all([
         deps.search(workspaceId, question, language),
         deps.askIntegrator(workspaceId, { message: question, language, sessionId: `try-${randomUUID()}` }),

@@ -129,7 +129,11 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
       expect((await service.api('PUT', `/v1/knowledge/entries/${entry.id}`, { token: b.owner, body: shippingQa })).status).toBe(404);
       expect((await service.api('DELETE', `/v1/knowledge/entries/${entry.id}`, { token: b.owner })).status).toBe(404);
       expect((await service.api('GET', '/v1/knowledge/entries', { token: b.owner })).body.entries).toEqual([]);
-      expect((await tryQuestion(b.owner, 'secret discount code')).passages).toEqual([]);
+      // Workspace b has knowledge of its own (so its search runs), and a discount code of its own.
+      const own = await add(b.owner, { type: 'qa', title: 'Is there a discount code?', text: 'GLOBEX-5 gives five percent.', language: 'en' });
+      const inB = await tryQuestion(b.owner, 'secret discount code');
+      expect(inB.passages.map((p: { entry_id: string }) => p.entry_id)).toEqual([own.id]);
+      expect(JSON.stringify(inB)).not.toContain('ACME-ONLY-42');
       // Still whole in its own workspace.
       expect((await service.api('GET', `/v1/knowledge/entries/${entry.id}`, { token: a.owner })).body.text).toBe('ACME-ONLY-42 gives ten percent.');
       expect((await tryQuestion(a.owner, 'secret discount code')).passages[0].entry_id).toBe(entry.id);
