@@ -126,6 +126,7 @@ export function renderKnowledge(main, ctx) {
       void busy(button, async () => {
         try {
           await api('DELETE', `/v1/knowledge/entries/${encodeURIComponent(id)}`);
+          editor?.forget(id);
           await loadMine();
           /** @type {HTMLElement | null} */ (main.querySelector('#mine'))?.focus();
         } catch (err) {
@@ -253,6 +254,10 @@ export function renderKnowledge(main, ctx) {
 
     return {
       el: form,
+      /** An entry was deleted: the form no longer changes it. @param {string} id */
+      forget(id) {
+        if (editing === id) reset();
+      },
       /** Fills the form with an entry to change it. @param {string} id @param {HTMLButtonElement} button */
       async edit(id, button) {
         listError.clear();

@@ -222,10 +222,14 @@ describe('the knowledge editor in Chromium', () => {
       await page.setViewportSize({ width: 1100, height: 900 });
     });
 
-    it('deletes the pair: it is gone from the list and from the answers', async () => {
+    it('deletes the pair while changing it: it is gone from the list, the form and the answers', async () => {
+      await page.getByRole('button', { name: `Edit ${QUESTION}` }).click();
+      await page.getByRole('form', { name: `Change "${QUESTION}"` }).waitFor();
       page.once('dialog', (d) => void d.accept());
       await page.getByRole('button', { name: `Delete ${QUESTION}` }).click();
       await page.getByText('Nothing written here yet.').waitFor();
+      const form = page.getByRole('form', { name: 'Add a question and answer' });
+      await expect(form.getByLabel('Answer', { exact: true }).inputValue()).resolves.toBe('');
       const tried = await service.api('POST', '/v1/knowledge/try', { token: ws.owner, body: { question: 'How long does shipping to Belgium take?', language: 'en' } });
       expect(tried.body.passages).toEqual([]);
       expect(tried.body.answer.source).toBe('fallback');
