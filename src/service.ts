@@ -187,9 +187,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onChange: (workspaceId) => tools.invalidate(workspaceId),
   });
   // Knowledge base and content sync (protocol §1.6).
-  const knowledgeRepo = knowledgeRepository(database.db);
-  const knowledge = createKnowledgeService({ knowledge: knowledgeRepo });
+  const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(database.db) });
   // Pages and Q&A pairs written in the dashboard, in the same tables (docs/knowledge.md).
+  const knowledgeRepo = knowledgeRepository(database.db);
   const knowledgeEntries = createKnowledgeEntries({ knowledge: knowledgeRepo, service: knowledge });
   const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
 

@@ -324,7 +324,7 @@ export function renderKnowledge(main, ctx) {
     const w = r.with_integrator;
     if (w) {
       const outcome = w.outcome === 'answer'
-        ? (w.handled ? `Your system answered in ${w.latency_ms} ms.` : `Your system replied "${String(w.reply)}" with handled false in ${w.latency_ms} ms, so the built-in AI answers.`)
+        ? (w.handled ? `Your system answered in ${w.latency_ms} ms.` : `Your system replied "${String(w.reply)}" in ${w.latency_ms} ms but said it does not handle this question (handled: false), so the built-in AI answers.`)
         : `Your system gave no answer (${String(w.message)}), so the built-in AI answers.`;
       answers.unshift(h('div', { class: 'answer' },
         h('h4', {}, 'With your own system (what customers get)'),
