@@ -319,16 +319,20 @@ function knowledgeQueries(db: Db) {
     },
 
     /**
-     * Documents of one origin, most recently changed first, changed before `before` (keyset pagination), each with its
+     * Documents of one origin, most recently changed first (then by id), after `after` in that order (keyset pagination:
+     * documents written in one millisecond, as a sync batch's are, are neither skipped nor repeated), each with its
      * body cut to `excerptChars` characters.
      */
     async listEntries(
       workspaceId: string,
       origin: KnowledgeOrigin,
-      options: { before?: Date | undefined; limit: number; excerptChars: number },
+      options: { after?: { updatedAt: Date; id: string } | undefined; limit: number; excerptChars: number },
     ): Promise<EntryRow[]> {
       let query = entryQuery(db, workspaceId, options.excerptChars).where('d.origin', '=', origin);
-      if (options.before !== undefined) query = query.where('d.updated_at', '<', options.before);
+      const after = options.after;
+      if (after !== undefined) {
+        query = query.where((eb) => eb.or([eb('d.updated_at', '<', after.updatedAt), eb.and([eb('d.updated_at', '=', after.updatedAt), eb('d.id', '<', after.id)])]));
+      }
       const rows = await query.orderBy('d.updated_at', 'desc').orderBy('d.id', 'desc').limit(options.limit).execute();
       return rows.map(toEntryRow);
     },

@@ -92,7 +92,7 @@ export function renderKnowledge(main, ctx) {
         const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
         const matching = rows.filter((r) => words.every((w) => r.text.includes(w)));
         replace(listEl, matching.map((r) => r.el));
-        shown.textContent = `${answer.next_before ? `The latest ${items.length}` : `${items.length}`} synced; last synced ${when(last)}${words.length ? `; ${matching.length} match` : ''}.`;
+        shown.textContent = `${answer.next_cursor ? `The latest ${items.length}` : `${items.length}`} synced; last synced ${when(last)}${words.length ? `; ${matching.length} match` : ''}.`;
       };
       search.addEventListener('input', filter);
       replace(synced, field('Search the synced pages and products', search), shown, listEl);

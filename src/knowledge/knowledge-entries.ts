@@ -64,8 +64,8 @@ export interface EntryView {
 
 export interface EntryListing {
   entries: EntryView[];
-  /** Pass as ?before= for the next page; null on the last page. */
-  next_before: string | null;
+  /** Pass as ?cursor= for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 export function createKnowledgeEntries(deps: { knowledge: KnowledgeRepository; service: Pick<KnowledgeService, 'writing'>; now?: () => Date }) {
@@ -93,16 +93,16 @@ export function createKnowledgeEntries(deps: { knowledge: KnowledgeRepository; s
 
   return {
     /** GET /v1/knowledge/entries: one origin's documents, most recently changed first, texts cut to an excerpt. */
-    async list(workspaceId: string, options: { origin: KnowledgeOrigin; limit: number; before?: Date | undefined }): Promise<EntryListing> {
+    async list(workspaceId: string, options: { origin: KnowledgeOrigin; limit: number; cursor?: string | undefined }): Promise<EntryListing> {
       const rows = await knowledge.listEntries(workspaceId, options.origin, {
-        before: options.before,
+        after: options.cursor === undefined ? undefined : decodeCursor(options.cursor),
         limit: options.limit + 1,
         excerptChars: ENTRY_EXCERPT_CHARS + 1,
       });
       const page = rows.slice(0, options.limit);
       return {
         entries: page.map((row) => view(row, true)),
-        next_before: rows.length > options.limit ? new Date(page.at(-1)!.updated_at).toISOString() : null,
+        next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!) : null,
       };
     },
 
@@ -171,6 +171,22 @@ function prepare(workspaceId: string, input: EntryInput): EntryWrite {
   const qa = input.type === 'qa';
   const contentHash = createHash('sha256').update(JSON.stringify([ENTRY_INDEX_VERSION, qa, title, language, body])).digest('hex');
   return { workspaceId, title, language, body, qa, contentHash };
+}
+
+/** The cursor names the last document listed: its change time (ms, as every write sets it) and id, opaque. */
+function encodeCursor(row: EntryRow): string {
+  return Buffer.from(`${new Date(row.updated_at).toISOString()}_${row.id}`, 'utf8').toString('base64url');
+}
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+function decodeCursor(cursor: string): { updatedAt: Date; id: string } {
+  const match = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+  const updatedAt = match ? new Date(match[1]!) : undefined;
+  if (!match || !updatedAt || Number.isNaN(updatedAt.getTime())) {
+    throw new AppError('validation_failed', 'cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not one this API gave out' }]);
+  }
+  return { updatedAt, id: match[2]! };
 }
 
 function view(row: EntryRow, excerpt: boolean): EntryView {

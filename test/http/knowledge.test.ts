@@ -87,7 +87,7 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
       expect(list.status).toBe(200);
       expect(list.body.entries[0]).toMatchObject({ id: page.id, type: 'page', origin: 'dashboard' });
       expect(list.body.entries.map((e: { type: string }) => e.type)).toEqual(['page', 'qa', 'qa']);
-      expect(list.body.next_before).toBeNull();
+      expect(list.body.next_cursor).toBeNull();
     });
 
     it('a long text is cut in the list and whole in GET /v1/knowledge/entries/{id}', async () => {
@@ -97,11 +97,11 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
       expect(listed.entries[0].id).toBe(entry.id);
       expect(listed.entries[0].text_cut).toBe(true);
       expect(listed.entries[0].text.length).toBeLessThanOrEqual(ENTRY_EXCERPT_CHARS + 1);
-      expect(listed.next_before).not.toBeNull();
+      expect(listed.next_cursor).not.toBeNull();
       const whole = await service.api('GET', `/v1/knowledge/entries/${entry.id}`, { token: a.agent });
       expect(whole.body.text).toBe(text.trim());
       expect(whole.body.text_cut).toBe(false);
-      const next = (await service.api('GET', `/v1/knowledge/entries?limit=1&before=${encodeURIComponent(listed.next_before)}`, { token: a.owner })).body;
+      const next = (await service.api('GET', `/v1/knowledge/entries?limit=1&cursor=${encodeURIComponent(listed.next_cursor)}`, { token: a.owner })).body;
       expect(next.entries[0].id).not.toBe(entry.id);
     });
   });
@@ -209,8 +209,26 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
       expect(tried.passages[0]).toMatchObject({ origin: 'sync', entry_id: synced.id, title: 'Delivery' });
     });
 
-    it('an unknown origin is refused', async () => {
+    it('an unknown origin or a made-up cursor is refused', async () => {
       expect((await service.api('GET', '/v1/knowledge/entries?origin=mine', { token: a.owner })).status).toBe(400);
+      const cursor = await service.api('GET', '/v1/knowledge/entries?cursor=bm90LW91cnM', { token: a.owner });
+      expect(cursor.status).toBe(400);
+      expect(cursor.body.error.details).toEqual([{ field: 'cursor', message: 'is not one this API gave out' }]);
+    });
+
+    it('pages through a sync batch written within milliseconds: every document once', async () => {
+      const upserts = Array.from({ length: 7 }, (_, i) => ({ kind: 'page', external_id: `batch-${i}`, title: `Batch page ${i}`, body: `Text ${i}.` }));
+      expect((await sync('POST', '/v1/sync/batch', { upserts, deletes: [] })).status).toBe(200);
+      const all = (await service.api('GET', '/v1/knowledge/entries?origin=sync&limit=200', { token: a.owner })).body.entries.map((e: { id: string }) => e.id);
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { entries: Array<{ id: string }>; next_cursor: string | null } = (await service.api('GET', `/v1/knowledge/entries?origin=sync&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: a.owner })).body;
+        paged.push(...page.entries.map((e) => e.id));
+        cursor = page.next_cursor;
+      } while (cursor);
+      expect(paged).toEqual(all);
+      expect(all.length).toBeGreaterThanOrEqual(8);
     });
   });
 

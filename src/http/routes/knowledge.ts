@@ -12,8 +12,7 @@ import { ENTRY_EXCERPT_CHARS, type EntryInput, type KnowledgeEntries } from '../
 import { KNOWLEDGE_CONFIDENCE_THRESHOLD, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS } from '../../knowledge/limits.ts';
 import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
 import { STRONG_MATCH_SCORE, type TryQuestion } from '../../knowledge/try-question.ts';
-import { MAX_MESSAGE_CHARS } from '../../limits.ts';
-import { pageQuery, readPage } from '../pagination.ts';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../../limits.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 import { compileBodyValidator } from '../validation.ts';
 
@@ -157,16 +156,24 @@ export function knowledgeRoutes(entries: KnowledgeEntries, tryQuestion: TryQuest
       tag: 'knowledge',
       summary: `The knowledge base's documents of one origin (dashboard: written by hand, the default; sync: from the plugins), most recently changed first, each text cut to ${ENTRY_EXCERPT_CHARS} characters.`,
       access: 'member',
-      query: { origin: { type: 'string', enum: ['dashboard', 'sync'], description: 'Default dashboard.' }, ...pageQuery('Documents changed before this time: the next_before of the previous answer.') },
+      query: {
+        origin: { type: 'string', enum: ['dashboard', 'sync'], description: 'Default dashboard.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, description: `Default ${DEFAULT_LIST_LIMIT}.` },
+        cursor: { type: 'string', description: 'The next_cursor of the previous answer.' },
+      },
       responses: {
         200: {
           description: 'The documents.',
-          schema: { type: 'object', properties: { entries: { type: 'array', items: entrySchema }, next_before: { type: ['string', 'null'], format: 'date-time' } } },
+          schema: {
+            type: 'object',
+            properties: { entries: { type: 'array', items: entrySchema }, next_cursor: { type: ['string', 'null'], description: 'Pass as ?cursor= for the next page; null on the last.' } },
+          },
         },
       },
       async handler({ req, workspaceId }) {
         const query = req.query as Record<string, string | undefined>;
-        return { status: 200, body: await entries.list(workspaceId, { origin: originOf(query), ...readPage(query) }) };
+        const limit = query.limit === undefined ? DEFAULT_LIST_LIMIT : Number(query.limit);
+        return { status: 200, body: await entries.list(workspaceId, { origin: originOf(query), limit, cursor: query.cursor }) };
       },
     }),
 
