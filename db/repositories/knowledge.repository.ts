@@ -1,3 +1,4 @@
+// Over 400 lines: one aggregate (documents and their chunks) whose sync, dashboard and search statements share a transaction.
 /**
  * Synced pages and products (knowledge_documents) and their searchable chunks (knowledge_chunks). The full-text search
  * lives here because it is SQL: the service decides the configuration, limits and scores.
