@@ -17,7 +17,7 @@ import { AppError, notFound } from '../errors.ts';
 import { primaryLanguage } from '../text/language.ts';
 import { chunkText, searchConfigFor } from './chunking.ts';
 import type { KnowledgeService } from './knowledge-service.ts';
-import { MAX_DOCUMENT_BODY_BYTES } from './limits.ts';
+import { ENTRY_EXCERPT_CHARS, MAX_DOCUMENT_BODY_BYTES } from './limits.ts';
 import { cleanLine, normaliseParagraphs } from './text.ts';
 
 /**
@@ -25,8 +25,6 @@ import { cleanLine, normaliseParagraphs } from './text.ts';
  * entry saved again is then re-chunked even when its text is the same.
  */
 const ENTRY_INDEX_VERSION = 1;
-/** Characters of a document's text that a list shows; the whole text is in GET /v1/knowledge/entries/{id}. */
-export const ENTRY_EXCERPT_CHARS = 280;
 
 /** page: a title and its text; qa: a question (the title) and its answer (the text). */
 export type EntryType = 'page' | 'qa';

@@ -78,3 +78,14 @@ export const RECALL_RANKED_LIMIT = 50;
 export const KNOWLEDGE_PRESENCE_TTL_MS = 10_000;
 /** Most workspaces whose presence is remembered; beyond it the oldest entries go. */
 export const MAX_KNOWLEDGE_PRESENCE_ENTRIES = 10_000;
+
+/**
+ * "Try a question" (docs/knowledge.md) says a passage's score in words: strong from this score, fair from
+ * KNOWLEDGE_CONFIDENCE_THRESHOLD (the embedded answerer answers from it), weak below. 0.4 is the upper half of what the
+ * expected top hits score on the test fixtures (0.17–0.69, see above); recalibrate both when the score changes.
+ */
+export const STRONG_MATCH_SCORE = 0.4;
+/** Characters of a passage that "Try a question" shows. */
+export const TRY_EXCERPT_CHARS = 300;
+/** Characters of a document's text in a list of GET /v1/knowledge/entries; one document is answered whole. */
+export const ENTRY_EXCERPT_CHARS = 280;

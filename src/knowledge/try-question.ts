@@ -16,13 +16,9 @@ import type { AiPort } from '../ai/types.ts';
 import type { BotLinkExchange } from '../botlink/client.ts';
 import { primaryLanguage } from '../text/language.ts';
 import type { Handoff } from '../words.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from './limits.ts';
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD, STRONG_MATCH_SCORE, TRY_EXCERPT_CHARS } from './limits.ts';
 import type { KnowledgePassage, KnowledgeSearch } from './types.ts';
 
-/** A passage scoring at least this is a strong match; at least KNOWLEDGE_CONFIDENCE_THRESHOLD, a fair one (answered from). */
-export const STRONG_MATCH_SCORE = 0.4;
-/** Characters of a passage the answer shows. */
-export const PASSAGE_EXCERPT_CHARS = 300;
 /** The channel the answers are tried for: the website chat, whose answers come from the knowledge base. */
 const CHANNEL = 'webchat';
 
@@ -40,7 +36,7 @@ export interface TriedPassage {
   url: string | null;
   /** 0..1, as the search ranked it. */
   score: number;
-  /** The score in words: strong (≥ STRONG_MATCH_SCORE), fair (≥ the confidence threshold), weak. */
+  /** The score in words (limits.ts): strong (≥ STRONG_MATCH_SCORE), fair (≥ the confidence threshold), weak. */
   match: 'strong' | 'fair' | 'weak';
 }
 
@@ -122,7 +118,7 @@ export function createTryQuestion(deps: TryDeps) {
           origin: origin?.origin ?? null,
           type: p.source === 'product' ? 'product' : origin?.qa ? 'qa' : 'page',
           title: p.title,
-          excerpt: p.text.length > PASSAGE_EXCERPT_CHARS ? `${p.text.slice(0, PASSAGE_EXCERPT_CHARS).trimEnd()}…` : p.text,
+          excerpt: p.text.length > TRY_EXCERPT_CHARS ? `${p.text.slice(0, TRY_EXCERPT_CHARS).trimEnd()}…` : p.text,
           url: p.url,
           score: p.score,
           match: p.score >= STRONG_MATCH_SCORE ? 'strong' : p.score >= KNOWLEDGE_CONFIDENCE_THRESHOLD ? 'fair' : 'weak',

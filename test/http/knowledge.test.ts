@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ENTRY_EXCERPT_CHARS } from '../../src/knowledge/knowledge-entries.ts';
-import { MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS } from '../../src/knowledge/limits.ts';
+import { ENTRY_EXCERPT_CHARS, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS } from '../../src/knowledge/limits.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { phrase } from '../../src/ai/phrases.ts';
 import type { AiStepInput } from '../../src/ai/types.ts';
 import type { BotLinkExchange } from '../../src/botlink/client.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from '../../src/knowledge/limits.ts';
-import { createTryQuestion, STRONG_MATCH_SCORE, type TryDeps } from '../../src/knowledge/try-question.ts';
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD, STRONG_MATCH_SCORE } from '../../src/knowledge/limits.ts';
+import { createTryQuestion, type TryDeps } from '../../src/knowledge/try-question.ts';
 import type { KnowledgePassage } from '../../src/knowledge/types.ts';
 
 const passage = (id: string, score: number, text = 'Parcels to Belgium arrive within three working days.'): KnowledgePassage => ({

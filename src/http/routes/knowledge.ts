@@ -8,10 +8,10 @@
  */
 import type { KnowledgeOrigin } from '../../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { ENTRY_EXCERPT_CHARS, type EntryInput, type KnowledgeEntries } from '../../knowledge/knowledge-entries.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS } from '../../knowledge/limits.ts';
+import type { EntryInput, KnowledgeEntries } from '../../knowledge/knowledge-entries.ts';
+import { ENTRY_EXCERPT_CHARS, KNOWLEDGE_CONFIDENCE_THRESHOLD, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS, STRONG_MATCH_SCORE } from '../../knowledge/limits.ts';
 import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
-import { STRONG_MATCH_SCORE, type TryQuestion } from '../../knowledge/try-question.ts';
+import type { TryQuestion } from '../../knowledge/try-question.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../../limits.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 import { compileBodyValidator } from '../validation.ts';
