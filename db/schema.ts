@@ -127,6 +127,8 @@ export interface NotificationsTable {
 // Knowledge base and sync keys (migration 0002).
 
 export type KnowledgeKind = 'page' | 'product';
+/** Who wrote a knowledge document (migration 0017): a plugin through the sync API, or a person in the dashboard. */
+export type KnowledgeOrigin = 'sync' | 'dashboard';
 export type Availability = 'in_stock' | 'out_of_stock' | 'preorder' | 'backorder' | 'discontinued';
 
 export interface KnowledgeDocumentsTable {
@@ -151,6 +153,10 @@ export interface KnowledgeDocumentsTable {
   /** Defaults to now() (Timestamp already makes it optional on insert). */
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** sync (the default) or dashboard; the sync API reads and writes only its own (docs/knowledge.md). */
+  origin: ColumnType<KnowledgeOrigin, KnowledgeOrigin | undefined, KnowledgeOrigin>;
+  /** A question-and-answer pair: the title is the question, the body the answer. */
+  qa: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface KnowledgeChunksTable {

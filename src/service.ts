@@ -19,6 +19,10 @@ import { knowledgeRepository } from '../db/repositories/knowledge.repository.ts'
 import { createApiKeysService } from './auth/api-keys.ts';
 import { keyRoutes } from './http/routes/keys.ts';
 import { syncRoutes } from './http/routes/sync.ts';
+import { knowledgeRoutes } from './http/routes/knowledge.ts';
+import { createKnowledgeEntries } from './knowledge/knowledge-entries.ts';
+import { createTryQuestion } from './knowledge/try-question.ts';
+import { detectLanguage } from './text/detect-language.ts';
 import { createKnowledgeService, type KnowledgeService } from './knowledge/knowledge-service.ts';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import { createBotLinkClient } from './botlink/client.ts';
@@ -207,6 +211,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   // Knowledge base and content sync (protocol §1.6).
   const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(database.db) });
+  // Pages and Q&A pairs written in the dashboard, in the same tables (docs/knowledge.md).
+  const knowledgeRepo = knowledgeRepository(database.db);
+  const knowledgeEntries = createKnowledgeEntries({ knowledge: knowledgeRepo, service: knowledge });
   const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
 
   // Conversations: one actor per session (machines/session.machine.ts).
@@ -274,6 +281,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...authRoutes(signIn),
     ...integrationRoutes(integration, createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http })),
     ...syncRoutes(knowledge),
+    ...knowledgeRoutes(
+      knowledgeEntries,
+      // "Try a question": a web chat turn's search, AI and renderer, without a conversation (docs/knowledge.md).
+      createTryQuestion({
+        search: (workspaceId, query, language, options) => knowledge.search(workspaceId, query, language, options),
+        chunkOrigins: (workspaceId, ids) => knowledgeRepo.chunkOrigins(workspaceId, ids),
+        ai,
+        render: (text, source, language) => channelRenderers.webchat({ text, source, language }),
+        askIntegrator: async (workspaceId, input) => (await integration.ask(workspaceId, input))?.exchange,
+        detectLanguage,
+      }),
+    ),
     ...keyRoutes(apiKeys),
     ...sessionRoutes({
       sessions,

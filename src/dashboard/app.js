@@ -2,7 +2,7 @@
 /**
  * The dashboard: a small router over the History API. Every screen is a function that fills <main> and returns what
  * stops its polling or live stream when the user leaves. Owners and admins see every screen; agents see
- * Conversations and Team only (the API refuses them the rest anyway).
+ * Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway).
  */
 import { api, clearSession, currentSession, isManager, whenUnauthorized } from './api.js';
 import { renderChannels } from './channels.js';
@@ -30,7 +30,7 @@ const SCREENS = [
   { path: 'conversations', title: 'Conversations', managers: false, render: (main, ctx) => (ctx.params[0] ? renderConversation(main, ctx) : renderConversations(main, ctx)) },
   { path: 'team', title: 'Team', managers: false, render: renderTeam },
   { path: 'integration', title: 'Integration', managers: true, render: renderIntegration },
-  { path: 'knowledge', title: 'Knowledge', managers: true, render: renderKnowledge },
+  { path: 'knowledge', title: 'Knowledge', managers: false, render: renderKnowledge },
   { path: 'channels', title: 'Channels', managers: true, render: renderChannels },
   { path: 'webhooks', title: 'Webhooks', managers: true, render: renderWebhooks },
   { path: 'users', title: 'Users', managers: true, render: renderUsers },

@@ -208,21 +208,25 @@ export function createIntegrationService(deps: {
       };
     },
 
-    /** The dashboard's test button (protocol §4.6): a `webchat` channel request, and exactly what came back. */
-    async test(workspaceId: string, input: { message?: string; language?: string }): Promise<TestReport> {
+    /**
+     * A `webchat` channel request from the dashboard (protocol §4.6: the test button, and "Try a question" in
+     * docs/knowledge.md), and what came back; undefined when the workspace has no integration.
+     */
+    async ask(workspaceId: string, input: { message: string; language: string; sessionId: string }) {
       const credentials = await this.credentials(workspaceId);
-      if (!credentials) throw notFound('The integration');
-      const request = buildChannelRequest({
-        channel: 'webchat',
-        sessionId: `test-${randomUUID()}`,
-        message: input.message ?? TEST_MESSAGE,
-        language: input.language ?? 'en',
-        customerPhone: null,
-        now: now(),
-      });
+      if (!credentials) return undefined;
+      const request = buildChannelRequest({ channel: 'webchat', sessionId: input.sessionId, message: input.message, language: input.language, customerPhone: null, now: now() });
       const exchange = await botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request });
       // What the owner's test shows is also what the endpoint's health learns (a fixed endpoint recovers at once).
       if (deps.health) recordExchange(deps.health, workspaceId, credentials.endpointUrl, exchange, CHANNEL_TIMEOUT_MS);
+      return { request, exchange };
+    },
+
+    /** The dashboard's test button (protocol §4.6): a `webchat` channel request, and exactly what came back. */
+    async test(workspaceId: string, input: { message?: string; language?: string }): Promise<TestReport> {
+      const asked = await this.ask(workspaceId, { message: input.message ?? TEST_MESSAGE, language: input.language ?? 'en', sessionId: `test-${randomUUID()}` });
+      if (!asked) throw notFound('The integration');
+      const { request, exchange } = asked;
       const { outcome } = exchange;
       return {
         outcome: outcome.outcome,

@@ -48,7 +48,7 @@ import {
   VOCABULARY_CHECK_MS,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
-import { anyWords, relevance, toTsquery, understandQuery } from './query.ts';
+import { anyWords, ownWordsShare, relevance, toTsquery, understandQuery } from './query.ts';
 import { Vocabulary } from './vocabulary.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
@@ -299,9 +299,14 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const hits = await knowledge.search(q);
     const strategy = hits[0]?.strategy ?? 'none';
     const passages = hits
-      .map((hit, rank) => ({ passage: toPassage(hit, relevance(groups, hit.title, hit.text, vocabulary)), rank }))
-      // The database's order breaks ties: it weighs how often and how close together the words stand.
-      .sort((a, b) => b.passage.score - a.passage.score || a.rank - b.rank)
+      .map((hit, rank) => ({
+        passage: toPassage(hit, relevance(groups, hit.title, hit.text, vocabulary)),
+        own: ownWordsShare(groups, hit.title, hit.text),
+        rank,
+      }))
+      // Ties go to the passage in the customer's own words ("delivers" over a page that says "ship"), then to the
+      // database's order: it weighs how often and how close together the words stand.
+      .sort((a, b) => b.passage.score - a.passage.score || b.own - a.own || a.rank - b.rank)
       .slice(0, limit)
       .map((r) => r.passage);
     return done(passages, strategy);
@@ -381,6 +386,12 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         next_cursor: rows.length > limit ? encodeCursor(page.at(-1)!.external_id) : null,
       };
     },
+
+    /**
+     * Runs another writer's change to a workspace's knowledge (the dashboard's entries, ./knowledge-entries.ts): once
+     * it is done, the next search looks again whether the workspace has any.
+     */
+    writing,
   };
 }
 

@@ -81,3 +81,15 @@ export const RECALL_RANKED_LIMIT = 50;
 export const KNOWLEDGE_PRESENCE_TTL_MS = 10_000;
 /** Most workspaces whose presence is remembered; beyond it the oldest entries go. */
 export const MAX_KNOWLEDGE_PRESENCE_ENTRIES = 10_000;
+
+/**
+ * "Try a question" (docs/knowledge.md) says a passage's score in words: strong from this score, fair from
+ * KNOWLEDGE_CONFIDENCE_THRESHOLD (the embedded answerer answers from it), weak below. A passage's score is the share of
+ * the question it holds (src/knowledge/query.ts): from 0.8 it holds every part of the question; recalibrate both when
+ * the score changes.
+ */
+export const STRONG_MATCH_SCORE = 0.8;
+/** Characters of a passage that "Try a question" shows. */
+export const TRY_EXCERPT_CHARS = 300;
+/** Characters of a document's text in a list of GET /v1/knowledge/entries; one document is answered whole. */
+export const ENTRY_EXCERPT_CHARS = 280;

@@ -216,3 +216,10 @@ export function relevance(groups: readonly QueryGroup[], title: string, text: st
   }
   return total === 0 ? 0 : Math.min(1, (0.8 * found + 0.2 * inTitle) / total);
 }
+
+/** The share of the question's groups a passage holds in the customer's own words (a tie-break among equal scores). */
+export function ownWordsShare(groups: readonly QueryGroup[], title: string, text: string): number {
+  if (groups.length === 0) return 0;
+  const present = textWords([...words(title), ...words(text)]);
+  return groups.filter((g) => phraseFound(g.alternatives[0]!, present, true)).length / groups.length;
+}

@@ -262,7 +262,7 @@ describe('the dashboard web app', () => {
       await menu(page, 'Knowledge').click();
       const snippet = await page.getByLabel('Embed snippet').inputValue();
       expect(snippet).toMatch(new RegExp(`^<script src="${service.url}/widget.js" data-key="[^"]+" async></script>$`));
-      await page.getByText('No pages yet.').waitFor();
+      await page.getByText('Nothing synced yet.', { exact: false }).waitFor();
       await page.getByRole('button', { name: 'Make a new sync key' }).click();
       await page.getByLabel('New sync key').waitFor();
       // Synced pages: listed with their count and the last sync, and searchable.
@@ -272,11 +272,11 @@ describe('the dashboard web app', () => {
       }
       await menu(page, 'Channels').click();
       await menu(page, 'Knowledge').click();
-      await page.getByText(/^2 pages; last synced /).waitFor();
-      await page.getByLabel('Search the pages').fill('refund');
-      await page.getByText(/^2 pages; last synced .*; 1 match\.$/).waitFor();
-      expect(await page.getByText('Shipping times').count()).toBe(0);
-      await expect(page.getByText('Returns and refunds').isVisible()).resolves.toBe(true);
+      await page.getByText(/^2 synced; last synced /).waitFor();
+      await page.getByLabel('Search the synced pages and products').fill('refund');
+      await page.getByText(/^2 synced; last synced .*; 1 match\.$/).waitFor();
+      expect(await page.getByText('Shipping times', { exact: true }).count()).toBe(0);
+      await expect(page.getByText('Returns and refunds', { exact: true }).isVisible()).resolves.toBe(true);
       await shot(page, 'knowledge');
 
       await menu(page, 'Channels').click();
@@ -386,12 +386,12 @@ describe('the dashboard web app', () => {
   });
 
   describe('an agent', () => {
-    it('sees Conversations and Team only; a settings address shows nothing of them', async () => {
+    it('sees Conversations, Team and Knowledge only; a settings address shows nothing of them', async () => {
       const { context, page } = await open();
       const before = requested.length;
       await signInWithToken(page, ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team', 'Knowledge']);
       await shot(page, 'agent');
       // Agents turn the team switch: they start and stop taking calls.
       await menu(page, 'Team').click();

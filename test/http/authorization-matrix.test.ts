@@ -54,6 +54,8 @@ interface Fixtures {
   newPage(): Promise<string>;
   /** An agent in workspace a, made now; its id. */
   newUser(): Promise<string>;
+  /** A hand-made knowledge entry in workspace a, made now; its id. */
+  newEntry(): Promise<string>;
   /** Workspace a's conversation, its session and a delivery of its webhook. */
   conversationId: string;
   sessionId: string;
@@ -129,6 +131,13 @@ const expected: Record<string, Expected> = {
   'DELETE /v1/sync/products/{external_id}': { guard: 'sync-write', params: () => ({ external_id: unique('product') }) },
   'GET /v1/sync/products': { guard: 'sync-read' },
   'POST /v1/sync/batch': { guard: 'sync-write', body: () => ({ upserts: [{ kind: 'page', external_id: unique('batch'), ...page }], deletes: [] }) },
+
+  'GET /v1/knowledge/entries': { guard: 'member' },
+  'POST /v1/knowledge/entries': { guard: 'manager', body: { type: 'qa', title: 'Do you ship abroad?', text: 'Within the EU, yes.' } },
+  'GET /v1/knowledge/entries/{id}': { guard: 'member', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
+  'PUT /v1/knowledge/entries/{id}': { guard: 'manager', body: { type: 'page', title: 'Returns', text: 'Thirty days.' }, params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
+  'DELETE /v1/knowledge/entries/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
+  'POST /v1/knowledge/try': { guard: 'manager', body: { question: 'Do you ship abroad?' } },
 
   'POST /v1/keys/sync': { guard: 'manager' },
   'GET /v1/keys/sync': { guard: 'manager' },
@@ -362,6 +371,10 @@ describeEachDatabase('the authorisation matrix', (get) => {
         const id = unique('page');
         await call('PUT', `/v1/sync/pages/${id}`, { headers: { 'x-sync-key': await syncKey('a') }, body: page }, 201);
         return id;
+      },
+      async newEntry() {
+        const made = await call('POST', '/v1/knowledge/entries', { token: a.owner, body: { type: 'page', title: unique('entry'), text: 'Made for the matrix.' } }, 201);
+        return made.id as string;
       },
       async newUser() {
         return (await call('POST', '/v1/users', { token: a.owner, body: { email: `${unique('leaving')}@acme.example`, role: 'agent' } }, 201)).user.id as string;

@@ -69,6 +69,7 @@ const SEMANTIC_CHECKS: Record<string, { fields: RegExp; reason: string }> = {
   'POST /v1/sync/batch': { fields: /^((upserts|deletes)\[\d+\]\.external_id|)$/, reason: 'each page or product once per batch, and at most 100 items in upserts and deletes together' },
   'GET /v1/sync/pages': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
   'GET /v1/sync/products': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
+  'GET /v1/knowledge/entries': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
   'POST /v1/auth/password': { fields: /^password$/, reason: 'a password may not be only whitespace; said in a sentence of our own, which a schema pattern could not give' },
 };
 
