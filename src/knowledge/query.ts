@@ -164,15 +164,46 @@ export function groupWeight(group: QueryGroup, vocabulary?: Vocabulary): number 
   return Math.log(1 + vocabulary.totalChunks / (1 + chunks));
 }
 
-/** A text's words as the matching reads them: each once, and a set for the exact look-up that settles most. */
+/**
+ * A text's words as the matching reads them: each once, a set for the exact look-up that settles most, and the words
+ * by their first four letters, their last five and their first letter, so a word is compared only with the words it
+ * could match (src/text/words.ts, wordFound: a stem or a compound head shares four first letters, a compound tail five
+ * last letters, a typo the first letter). A phone turn ranks ten passages with it.
+ */
 export interface TextWords {
   list: readonly string[];
   set: ReadonlySet<string>;
+  byStart: ReadonlyMap<string, readonly string[]>;
+  byEnd: ReadonlyMap<string, readonly string[]>;
+  byFirst: ReadonlyMap<string, readonly string[]>;
+}
+
+function push(map: Map<string, string[]>, key: string, word: string): void {
+  const list = map.get(key);
+  if (list) list.push(word);
+  else map.set(key, [word]);
 }
 
 export function textWords(words_: readonly string[]): TextWords {
   const set = new Set(words_);
-  return { list: [...set], set };
+  const byStart = new Map<string, string[]>();
+  const byEnd = new Map<string, string[]>();
+  const byFirst = new Map<string, string[]>();
+  for (const w of set) {
+    if (w.length >= 4) push(byStart, w.slice(0, 4), w);
+    if (w.length >= 5) push(byEnd, w.slice(-5), w);
+    push(byFirst, w[0]!, w);
+  }
+  return { list: [...set], set, byStart, byEnd, byFirst };
+}
+
+const NONE: readonly string[] = [];
+
+function wordPresent(w: string, present: TextWords, typos: boolean): boolean {
+  if (present.set.has(w)) return true;
+  if (w.length >= 4 && (present.byStart.get(w.slice(0, 4)) ?? NONE).some((p) => wordFound(w, p, false))) return true;
+  if (w.length >= 5 && (present.byEnd.get(w.slice(-5)) ?? NONE).some((p) => wordFound(w, p, false))) return true;
+  return typos && (present.byFirst.get(w[0]!) ?? NONE).some((p) => wordFound(w, p, true));
 }
 
 /**
@@ -180,7 +211,7 @@ export function textWords(words_: readonly string[]): TextWords {
  * the customer wrote: the thesaurus and the vocabulary spell their words right.
  */
 export function phraseFound(phrase: readonly string[], present: TextWords, typos = false): boolean {
-  return phrase.every((w) => present.set.has(w) || present.list.some((p) => wordFound(w, p, typos)));
+  return phrase.every((w) => wordPresent(w, present, typos));
 }
 
 export function groupFound(group: QueryGroup, present: TextWords): boolean {
