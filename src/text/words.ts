@@ -6,8 +6,10 @@
  */
 
 /** Latin script, punctuation and currency only: the fast path of `words` (a phone turn ranks ten passages with it). */
+// eslint-disable-next-line no-control-regex -- every character below U+0250 is Latin-script text, control ones too
 const LATIN_TEXT = /^[\u0000-\u024f\u2000-\u206f\u20a0-\u20cf]*$/;
-const HAS_ACCENT = /[\u00c0-\u024f\u0300-\u036f]/;
+/** A letter with an accent, or a combining mark on its own (a decomposed accent): the text needs folding. */
+const HAS_ACCENT = /[\u00c0-\u024f]|\p{M}/u;
 /** Letters of the Latin script after folding (ß, ø, æ stay: they have no accent to drop), and digits. */
 const LATIN_WORD = /[a-z0-9\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+/g;
 
