@@ -6,9 +6,16 @@ import type { AccountsService, CreatedWorkspace } from './accounts/accounts-serv
 
 export const FIRST_WORKSPACE = { name: 'My workspace', ownerEmail: 'owner@example.com' } as const;
 
-export async function createFirstWorkspace(accounts: AccountsService): Promise<CreatedWorkspace | null> {
+/**
+ * The first workspace and its owner. `BOTLINK_OWNER_EMAIL` and `BOTLINK_WORKSPACE_NAME` (README, Settings) name them;
+ * without them the placeholders above, which the owner changes later on the dashboard's Workspace screen.
+ */
+export async function createFirstWorkspace(
+  accounts: AccountsService,
+  first: { email: string | null; workspaceName: string | null } = { email: null, workspaceName: null },
+): Promise<CreatedWorkspace | null> {
   if (!(await accounts.isEmpty())) return null;
-  return accounts.createWorkspace({ name: FIRST_WORKSPACE.name, ownerEmail: FIRST_WORKSPACE.ownerEmail });
+  return accounts.createWorkspace({ name: first.workspaceName ?? FIRST_WORKSPACE.name, ownerEmail: first.email ?? FIRST_WORKSPACE.ownerEmail });
 }
 
 export function firstStartMessage(created: CreatedWorkspace, url: string, publicUrl: string): string {

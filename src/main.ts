@@ -19,7 +19,7 @@ try {
   const service = await startService({ config, logger });
   // The embedded database is the out-of-the-box setup; with DATABASE_URL the operator uses the CLI or admin API.
   if (!config.databaseUrl) {
-    const created = await createFirstWorkspace(service.accounts);
+    const created = await createFirstWorkspace(service.accounts, config.firstOwner);
     if (created) console.log(firstStartMessage(created, service.url, config.publicUrl));
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -20,6 +20,7 @@ import * as m0013 from './0013-workspace-disable.ts';
 import * as m0014 from './0014-knowledge-search.ts';
 import * as m0015 from './0015-webhook-delivery-storage.ts';
 import * as m0016 from './0016-live-events.ts';
+import * as m0017 from './0017-workspace-settings.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0014-knowledge-search': m0014, // the knowledge search's tsqueries built while planning
   '0015-webhook-delivery-storage': m0015, // fewer index writes per delivery: HOT lease writes, attempts keyed by (delivery, number)
   '0016-live-events': m0016, // live events across engines and what each engine's streams watch
+  '0017-workspace-settings': m0017, // workspace time zone, web chat idle end, the widget's on/off switch
 };

@@ -90,20 +90,25 @@ export function webchatRepository(db: Executor) {
       return row?.customer_message;
     },
 
-    async findSettings(workspaceId: string): Promise<{ allowed_origins: string[]; updated_at: Date } | undefined> {
-      const row = await db.selectFrom('webchat_settings').select(['allowed_origins', 'updated_at']).where('workspace_id', '=', workspaceId).executeTakeFirst();
-      return row && { allowed_origins: row.allowed_origins as string[], updated_at: new Date(row.updated_at) };
+    async findSettings(workspaceId: string): Promise<{ allowed_origins: string[]; enabled: boolean; updated_at: Date } | undefined> {
+      const row = await db.selectFrom('webchat_settings').select(['allowed_origins', 'enabled', 'updated_at']).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return row && { allowed_origins: row.allowed_origins as string[], enabled: row.enabled, updated_at: new Date(row.updated_at) };
     },
 
-    async putSettings(workspaceId: string, allowedOrigins: readonly string[]): Promise<{ allowed_origins: string[]; updated_at: Date }> {
+    /** `enabled` absent: an existing row keeps its switch, a new one starts on. */
+    async putSettings(
+      workspaceId: string,
+      allowedOrigins: readonly string[],
+      enabled?: boolean,
+    ): Promise<{ allowed_origins: string[]; enabled: boolean; updated_at: Date }> {
       const value = JSON.stringify(allowedOrigins);
       const row = await db
         .insertInto('webchat_settings')
-        .values({ workspace_id: workspaceId, allowed_origins: value })
-        .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ allowed_origins: value, updated_at: sql<Date>`now()` }))
-        .returning(['allowed_origins', 'updated_at'])
+        .values({ workspace_id: workspaceId, allowed_origins: value, ...(enabled === undefined ? {} : { enabled }) })
+        .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ allowed_origins: value, ...(enabled === undefined ? {} : { enabled }), updated_at: sql<Date>`now()` }))
+        .returning(['allowed_origins', 'enabled', 'updated_at'])
         .executeTakeFirstOrThrow();
-      return { allowed_origins: row.allowed_origins as string[], updated_at: new Date(row.updated_at) };
+      return { allowed_origins: row.allowed_origins as string[], enabled: row.enabled, updated_at: new Date(row.updated_at) };
     },
   };
 }

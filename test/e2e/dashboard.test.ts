@@ -281,7 +281,7 @@ describe('the dashboard web app', () => {
 
       await menu(page, 'Channels').click();
       await page.getByLabel('Phone numbers, one per line').fill('+31201234567');
-      await page.getByLabel('Time zone').fill('Europe/Amsterdam');
+      await page.getByLabel('Time zone').selectOption('Europe/Amsterdam');
       await page.getByLabel('Monday').fill('9:00-12:30, 13:30-17:30');
       await page.getByLabel('Saturday').fill('10:00-14:00');
       await page.getByRole('button', { name: 'Save phone settings' }).click();

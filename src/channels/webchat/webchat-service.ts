@@ -44,6 +44,8 @@ export interface WebchatServiceDeps {
 
 export interface WebchatSettings {
   allowed_origins: string[];
+  /** The owner's switch; the chat works when it is on and the page's site is among the allowed origins. */
+  enabled: boolean;
   updated_at: string | null;
 }
 
@@ -186,18 +188,24 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     /** GET /v1/webchat. */
     async settings(workspaceId: string): Promise<WebchatSettings> {
       const row = await repo.findSettings(workspaceId);
-      return { allowed_origins: row?.allowed_origins ?? [], updated_at: row ? row.updated_at.toISOString() : null };
+      return { allowed_origins: row?.allowed_origins ?? [], enabled: row?.enabled ?? true, updated_at: row ? row.updated_at.toISOString() : null };
     },
 
     /** PUT /v1/webchat: the origins are checked and canonicalised; the list replaces the previous one. */
-    async putSettings(workspaceId: string, input: { allowed_origins: string[] }): Promise<WebchatSettings> {
-      const row = await repo.putSettings(workspaceId, parseAllowedOrigins(input.allowed_origins));
-      return { allowed_origins: row.allowed_origins, updated_at: row.updated_at.toISOString() };
+    async putSettings(workspaceId: string, input: { allowed_origins: string[]; enabled?: boolean }): Promise<WebchatSettings> {
+      const row = await repo.putSettings(workspaceId, parseAllowedOrigins(input.allowed_origins), input.enabled);
+      return { allowed_origins: row.allowed_origins, enabled: row.enabled, updated_at: row.updated_at.toISOString() };
     },
 
     /** The canonical origins whose pages may call the website-chat API for this workspace (none until set). */
     async allowedOrigins(workspaceId: string): Promise<readonly string[]> {
       return (await repo.findSettings(workspaceId))?.allowed_origins ?? [];
+    },
+
+    /** The gate's view: the allowed origins and the switch in one read. */
+    async access(workspaceId: string): Promise<{ origins: readonly string[]; enabled: boolean }> {
+      const row = await repo.findSettings(workspaceId);
+      return { origins: row?.allowed_origins ?? [], enabled: row?.enabled ?? true };
     },
   };
 }

@@ -36,8 +36,9 @@ const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
 
 export interface WidgetGateDeps {
   apiKeys: { workspaceForWidgetKey(key: string): Promise<string | undefined> };
-  /** The workspace's canonical allowed origins. */
+  /** The workspace's canonical allowed origins, and the owner's switch (absent: on). */
   allowedOrigins(workspaceId: string): Promise<readonly string[]>;
+  enabled?(workspaceId: string): Promise<boolean>;
   limiter: RateLimiter;
   /** Admission control (src/admission): beyond the engine's bound a message is answered 503 with Retry-After. */
   admission?: Pick<Admission, 'admitWebchat'>;
@@ -81,10 +82,16 @@ export function createWidgetGate(deps: WidgetGateDeps) {
       const canonical = canonicalOrigin(origin);
       if (canonical === undefined || !(await deps.allowedOrigins(workspaceId)).includes(canonical)) {
         refused?.inc({ reason: 'origin' });
-        throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it with PUT /v1/webchat {"allowed_origins": [...]}.`);
+        throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it on the dashboard's Channels screen (Website chat), or with PUT /v1/webchat.`);
       }
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    }
+    // Switched off by the owner: nothing new is sent (the widget's writes are POSTs; another method stays the router's
+    // 405). Said to the page with CORS headers, so the widget can read it, before any work.
+    if (req.method === 'POST' && deps.enabled && !(await deps.enabled(workspaceId))) {
+      refused?.inc({ reason: 'switched_off' });
+      throw new AppError('forbidden', 'The chat is switched off.', { reason: 'switched_off' });
     }
 
     const decision = deps.limiter.take(workspaceId);

@@ -117,8 +117,9 @@ function demoPage(key: string, widget: Asset, css: Asset, serviceOrigin: string)
   <main>
     <p class="notice">This page embeds the widget exactly as a shop does. The browser sends this page's origin with
       each chat request, so the chat answers here only when the workspace allows this service's own origin
-      (<code>${escapeHtml(serviceOrigin)}</code>, or the one in your address bar): add it with
-      <code>PUT /v1/webchat {"allowed_origins": [...]}</code>, and remove it again after the demo.</p>
+      (<code>${escapeHtml(serviceOrigin)}</code>, or the one in your address bar): on the dashboard, open
+      <strong>Channels</strong>, then <strong>Website chat</strong>, press <strong>Add this site</strong> and switch the
+      chat on. Remove it again after the demo.</p>
     <ul class="products">
 ${products}
     </ul>

@@ -375,7 +375,7 @@ describeEachDatabase('website chat', (get) => {
       expect(put.status).toBe(200);
       expect(put.body.allowed_origins).toEqual([SHOP, 'http://localhost:3000']);
       const got = await service.api('GET', '/v1/webchat', { token: acme.owner });
-      expect(got.body).toEqual({ allowed_origins: [SHOP, 'http://localhost:3000'], updated_at: put.body.updated_at });
+      expect(got.body).toEqual({ allowed_origins: [SHOP, 'http://localhost:3000'], enabled: true, updated_at: put.body.updated_at });
       expect((await start('Hi', { origin: 'http://localhost:3000' })).status).toBe(201);
     });
 
@@ -391,7 +391,7 @@ describeEachDatabase('website chat', (get) => {
     it('a workspace that has not set origins refuses every browser origin (the widget is off until set)', async () => {
       const fresh = await seedWorkspace(service, 'Initech');
       const key = (await service.api('GET', '/v1/keys/widget', { token: fresh.owner })).body.key as string;
-      expect((await service.api('GET', '/v1/webchat', { token: fresh.owner })).body).toEqual({ allowed_origins: [], updated_at: null });
+      expect((await service.api('GET', '/v1/webchat', { token: fresh.owner })).body).toEqual({ allowed_origins: [], enabled: true, updated_at: null });
       expect((await start('Hi', { key })).status).toBe(403);
       expect((await start('Hi', { key, origin: null })).status).toBe(201);
     });
