@@ -27,6 +27,26 @@ export function webchatRepository(db: Executor) {
       await db.insertInto('webchat_conversations').values(row).execute();
     },
 
+    /** The conversation's session, made with it (the runtime finds it by its external id, the conversation id). */
+    async insertSession(row: { id: string; workspace_id: string; external_id: string; language: string; machine_version: number }): Promise<void> {
+      await db
+        .insertInto('sessions')
+        .values({ ...row, channel: 'webchat', customer_phone: null })
+        .onConflict((oc) => oc.columns(['workspace_id', 'channel', 'external_id']).doNothing())
+        .execute();
+    },
+
+    /** The lead's details as the session's customer (an empty phone stays unknown). */
+    async setSessionCustomer(workspaceId: string, conversationId: string, lead: Lead): Promise<void> {
+      await db
+        .updateTable('sessions')
+        .set({ customer_name: lead.name, customer_email: lead.email, ...(lead.phone ? { customer_phone: lead.phone } : {}) })
+        .where('workspace_id', '=', workspaceId)
+        .where('channel', '=', 'webchat')
+        .where('external_id', '=', conversationId)
+        .execute();
+    },
+
     /** The conversation when it belongs to the workspace; undefined otherwise (the caller answers 404 either way). */
     async findConversation(workspaceId: string, id: string): Promise<WebchatConversation | undefined> {
       return db.selectFrom('webchat_conversations').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();

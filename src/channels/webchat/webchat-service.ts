@@ -30,6 +30,7 @@ import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/eve
 import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
 import { parseAllowedOrigins } from './origins.ts';
 import { isUuid } from '../../ids.ts';
+import { SESSION_MACHINE_VERSION } from '../../../machines/session-types.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
@@ -128,15 +129,25 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const at = now();
       const text = input.visitorMessage.trim();
       const language = conversationLanguage(text, input.language);
+      // The session is made here, with the conversation, so that new_chat's dashboard_url can name it: the dashboard
+      // opens a conversation by its session id (interfaces.md; docs/webhooks.md). The runtime finds it by external id.
+      const sessionId = randomUUID();
       await db.transaction().execute(async (trx) => {
         await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language, created_at: at });
+        await webchatRepository(trx).insertSession({
+          id: sessionId,
+          workspace_id: workspaceId,
+          external_id: id,
+          language: language ?? DEFAULT_LANGUAGE,
+          machine_version: SESSION_MACHINE_VERSION,
+        });
         await recordEvent(trx, workspaceId, {
           event: 'new_chat',
           conversation_id: id,
           visitor_message: text,
           page_url: input.pageUrl,
           timestamp: timestamp(at),
-          dashboard_url: dashboardUrl(deps.publicUrl, id),
+          dashboard_url: dashboardUrl(deps.publicUrl, sessionId),
         });
       });
       counted('new_chat');
@@ -161,6 +172,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const outcome = await db.transaction().execute(async (trx) => {
         const saved = await webchatRepository(trx).saveLead(workspaceId, conversationId, lead, at);
         if (saved === 'changed') {
+          // The visitor who left details is the conversation's customer on the dashboard too.
+          await webchatRepository(trx).setSessionCustomer(workspaceId, conversationId, lead);
           await recordEvent(trx, workspaceId, { event: 'new_lead', conversation_id: conversationId, ...lead, timestamp: timestamp(at) });
         }
         return saved;

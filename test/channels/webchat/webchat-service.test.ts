@@ -94,8 +94,10 @@ describeEachDatabase('website chat', (get) => {
         conversation_id: conversationId,
         visitor_message: 'How fast do you ship my order?',
         page_url: `${SHOP}/products/bike?ref=ad`,
-        dashboard_url: `${PUBLIC_URL}/dashboard/conversations/${conversationId}`,
       });
+      // The dashboard opens a conversation by its session id (interfaces.md): the session made with the conversation.
+      const session = await get().db.selectFrom('sessions').select('id').where('channel', '=', 'webchat').where('external_id', '=', conversationId).executeTakeFirstOrThrow();
+      expect(payload.dashboard_url).toBe(`${PUBLIC_URL}/dashboard/conversations/${session.id}`);
       expect(payload.timestamp).toMatch(ISO_MS);
       expect(Math.abs(Date.parse(payload.timestamp as string) - Date.now())).toBeLessThan(60_000);
       expect(events[0]!.id).toMatch(/^msg_/);
