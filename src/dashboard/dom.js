@@ -165,7 +165,7 @@ export function showFieldErrors(err, controls, fallback) {
     const id = `${control.id || (control.id = uid('f'))}-error`;
     let note = document.getElementById(id);
     if (!note) {
-      note = h('p', { class: 'field-error', id });
+      note = h('p', { class: 'field-error', id, role: 'alert' });
       control.insertAdjacentElement('afterend', note);
       shown.push(note);
     }

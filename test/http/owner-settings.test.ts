@@ -5,7 +5,9 @@
  * to paste into Twilio and Meta.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
+import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOP = 'https://shop.example';
@@ -13,13 +15,26 @@ const SHOP = 'https://shop.example';
 describeEachDatabase('an owner without a developer', (get) => {
   let service: TestService;
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+  let integrator: TestHttpsServer;
+  /** The key the loopback integrator verifies with; '' answers every request. */
+  let integratorKey = '';
 
   beforeAll(async () => {
+    integrator = await startHttpsServer();
+    integrator.handle((req, res, body) => {
+      if (integratorKey && !verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
+        res.statusCode = 401;
+        res.end();
+        return;
+      }
+      sendJson(res, 200, { reply: 'Order 1001 ships tomorrow.', handled: true });
+    });
     service = await startTestService(get(), { PUBLIC_URL: 'https://botlink.example', WHATSAPP_VERIFY_TOKEN: 'verify-me-please', WHATSAPP_APP_SECRET: 'app-secret' });
     ws = await seedWorkspace(service, `Owner${Date.now()}`);
   });
   afterAll(async () => {
     await service?.stop();
+    await integrator?.close();
   });
 
   describe('PATCH /v1/workspace', () => {
@@ -116,6 +131,52 @@ describeEachDatabase('an owner without a developer', (get) => {
       expect((await service.api('PUT', '/v1/webchat', { token: ws.owner, body: { allowed_origins: [SHOP] } })).body.enabled).toBe(false);
       await service.api('PUT', '/v1/webchat', { token: ws.owner, body: { allowed_origins: [SHOP], enabled: true } });
       expect((await visit()).status).toBe(201);
+    });
+  });
+
+  describe('POST /v1/integration/test before saving', () => {
+    it('tests the URL typed, with nothing saved, and saves nothing', async () => {
+      const res = await service.api('POST', '/v1/integration/test', { token: ws.owner, body: { endpoint_url: `${integrator.origin}/botlink/channel` } });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ outcome: 'answer', endpoint_url: `${integrator.origin}/botlink/channel`, signed_with: 'temporary_key' });
+      expect(res.body.response.reply).toBe('Order 1001 ships tomorrow.');
+      expect(res.body.advice).toMatch(/answered/);
+      expect((await service.api('GET', '/v1/integration', { token: ws.owner })).status).toBe(404);
+    });
+
+    it('signs with the key given, so the endpoint can check it', async () => {
+      integratorKey = 'k'.repeat(40);
+      try {
+        const signed = await service.api('POST', '/v1/integration/test', { token: ws.admin, body: { endpoint_url: `${integrator.origin}/botlink/channel`, key: integratorKey } });
+        expect(signed.body).toMatchObject({ outcome: 'answer', signed_with: 'given_key' });
+        const unsigned = await service.api('POST', '/v1/integration/test', { token: ws.admin, body: { endpoint_url: `${integrator.origin}/botlink/channel` } });
+        expect(unsigned.body).toMatchObject({ outcome: 'no_answer', reason: 'status', http_status: 401 });
+        expect(unsigned.body.advice).toMatch(/different key/);
+      } finally {
+        integratorKey = '';
+      }
+    });
+
+    it('refuses a private or loopback URL with the same rules as saving, naming OUTBOUND_ALLOW for a local one', async () => {
+      const res = await service.api('POST', '/v1/integration/test', { token: ws.owner, body: { endpoint_url: 'https://10.0.0.8/botlink/channel' } });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('invalid_url');
+      expect(res.body.error.details).toEqual([{ field: 'endpoint_url', message: expect.stringContaining('OUTBOUND_ALLOW') }]);
+    });
+
+    it('without a URL and nothing saved, asks for the address in words', async () => {
+      const res = await service.api('POST', '/v1/integration/test', { token: ws.owner, body: {} });
+      expect(res.status).toBe(404);
+      expect(res.body.error.message).toBe('No endpoint is saved yet: enter its address to test it, or save it first.');
+    });
+
+    it('the saved endpoint is "not contacted" until the first request, then healthy', async () => {
+      expect((await service.api('PUT', '/v1/integration', { token: ws.owner, body: { endpoint_url: `${integrator.origin}/botlink/channel` } })).status).toBe(200);
+      const before = (await service.api('GET', '/v1/integration', { token: ws.owner })).body.health;
+      expect(before).toMatchObject({ contacted: false, advice: null });
+      expect((await service.api('POST', '/v1/integration/test', { token: ws.owner, body: {} })).body.outcome).toBe('answer');
+      const after = (await service.api('GET', '/v1/integration', { token: ws.owner })).body.health;
+      expect(after).toMatchObject({ contacted: true, state: 'healthy' });
     });
   });
 });
