@@ -67,7 +67,7 @@ function webchatForm(settings, key, setup) {
         ? 'Off: visitors are told the chat is closed. Switch it on below.'
         : 'Off until you add your website below: the chat answers only on the sites you list.');
     const form = h('form', { 'aria-label': 'Website chat settings' },
-      h('label', { class: 'switch' }, on, 'The chat is on'),
+      h('label', { class: 'checkline' }, on, 'The chat is on'),
       field('Websites that show the chat, one per line', sites, 'The address of your shop as a visitor sees it in the address bar, like https://www.yourshop.example (no page path).'),
       h('div', { class: 'row' }, addThisSite),
       error.el, button, saved);

@@ -106,7 +106,7 @@ function row(s) {
     h('a', { href: `/dashboard/conversations/${encodeURIComponent(s.id)}`, 'data-link': true, class: 'session' },
       h('span', { class: 'who' }, who),
       h('span', { class: `badge ${s.status === 'active' ? 'live' : ''}` }, s.status === 'active' ? 'Active' : 'Ended'),
-      h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'} · state ${s.state}`),
+      h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'}`),
       s.handoff ? h('span', { class: 'badge warn' }, `Handoff: ${s.handoff.kind ?? s.handoff.reason ?? 'yes'}`) : null,
       h('span', { class: 'meta' }, when(s.updated_at))));
 }
@@ -200,7 +200,7 @@ function summary(s) {
   return h('dl', { class: 'facts' },
     fact('Channel', named(CHANNELS, s.channel)),
     fact('Status', s.status === 'active' ? 'Active' : s.channel === 'webchat' ? 'Ended: no new message for a while' : 'Ended'),
-    fact('State', s.state),
+    fact('Engine state (for developers)', s.state),
     fact('Customer', [c.name, c.phone, c.email].filter(Boolean).join(' · ') || 'Unknown'),
     fact('Language', s.language ?? '—'),
     fact('Started', when(s.created_at)),
