@@ -104,6 +104,13 @@ describeEachDatabase('a website chat as the team reads it', (get) => {
       const ended = (await service.api('GET', '/v1/sessions?channel=webchat&status=ended', { token: ws.owner })).body.sessions as { id: string }[];
       expect(ended.map((s) => s.id)).toContain(id);
       expect(await service.endIdleWebchats()).toBe(0);
+
+      // The visitor comes back: the same conversation goes on, active again from that turn.
+      const again = await service.api('POST', `/v1/webchat/conversations/${quiet}/messages`, { headers: widget(), body: { message: 'Still there?' } });
+      expect(again.status).toBe(200);
+      await service.runtime.settled();
+      expect((await sessionOf(quiet)).status).toBe('active');
+      expect((await service.api('GET', `/v1/sessions/${id}`, { token: ws.owner })).body.turns).toHaveLength(2);
     });
   });
 });
