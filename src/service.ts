@@ -282,8 +282,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const webchat = createWebchatService({ db: database.db, runtime: channelRuntime, publicUrl: config.publicUrl, logger, metrics });
   const widgetGate = createWidgetGate({
     apiKeys,
-    allowedOrigins: (workspaceId) => webchat.allowedOrigins(workspaceId),
-    enabled: async (workspaceId) => (await webchat.access(workspaceId)).enabled,
+    access: (workspaceId) => webchat.access(workspaceId),
     limiter: createRateLimiter(options.webchat?.rateLimit),
     admission,
     metrics,

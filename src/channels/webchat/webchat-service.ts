@@ -210,12 +210,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       return { allowed_origins: row.allowed_origins, enabled: row.enabled, updated_at: row.updated_at.toISOString() };
     },
 
-    /** The canonical origins whose pages may call the website-chat API for this workspace (none until set). */
-    async allowedOrigins(workspaceId: string): Promise<readonly string[]> {
-      return (await repo.findSettings(workspaceId))?.allowed_origins ?? [];
-    },
-
-    /** The gate's view: the allowed origins and the switch in one read. */
+    /** The gate's view: the canonical origins whose pages may call the website-chat API (none until set) and the switch, in one read. */
     async access(workspaceId: string): Promise<{ origins: readonly string[]; enabled: boolean }> {
       const row = await repo.findSettings(workspaceId);
       return { origins: row?.allowed_origins ?? [], enabled: row?.enabled ?? true };
