@@ -171,6 +171,11 @@ function phoneForm(p, workspaceZone, onSaved, savedNote) {
     error.clear();
     clearFieldErrors(controls.map(([, c]) => c));
     saved.textContent = '';
+    const typos = hours.problems();
+    if (typos.length) {
+      showFieldErrors({ details: typos }, controls, error);
+      return;
+    }
     void busy(button, async () => {
       try {
         const answer = await api('PUT', '/v1/phone', {
@@ -235,6 +240,12 @@ function whatsappCard(w, setup) {
   return el;
 }
 
+/** A time as people write it (9, 9.30, 9:30, 17) as HH:MM; anything else as typed, for the API to name. @param {string} t */
+function clockTime(t) {
+  const m = /^(\d{1,2})(?:[.:](\d{2}))?$/.exec(t.trim());
+  return m ? `${String(m[1]).padStart(2, '0')}:${m[2] ?? '00'}` : t;
+}
+
 const DAYS = /** @type {const} */ ([['mon', 'Monday'], ['tue', 'Tuesday'], ['wed', 'Wednesday'], ['thu', 'Thursday'], ['fri', 'Friday'], ['sat', 'Saturday'], ['sun', 'Sunday']]);
 
 /**
@@ -264,12 +275,25 @@ function teamHoursFields(current, zoneDefault) {
   return {
     el,
     controls,
+    /** Times that are no time of day, said in words under their day (before anything is sent). */
+    problems() {
+      /** @type {{ field: string, message: string }[]} */
+      const found = [];
+      for (const [key] of DAYS) {
+        for (const range of days[key].value.split(',').map((r) => r.trim()).filter(Boolean)) {
+          const times = range.split(/\s*[-–]\s*/).map(clockTime);
+          const bad = times.length !== 2 ? range : times.find((t) => !/^(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/.test(t));
+          if (bad !== undefined) found.push({ field: `team_hours.week.${key}`, message: `Write the hours like 09:00-17:30; “${bad}” is not a time of day from 00:00 to 24:00.` });
+        }
+      }
+      return found;
+    },
     /** The team_hours to send: null when no day has hours. */
     value() {
       /** @type {Record<string, string[][]>} */
       const week = {};
       for (const [key] of DAYS) {
-        const ranges = days[key].value.split(',').map((r) => r.trim()).filter(Boolean).map((r) => r.split(/\s*[-–]\s*/).map((t) => (/^\d:\d\d$/.test(t) ? `0${t}` : t)));
+        const ranges = days[key].value.split(',').map((r) => r.trim()).filter(Boolean).map((r) => r.split(/\s*[-–]\s*/).map(clockTime));
         if (ranges.length > 0) week[key] = ranges;
       }
       return Object.keys(week).length === 0 ? null : { time_zone: zone.value, week };

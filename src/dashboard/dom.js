@@ -169,7 +169,9 @@ export function showFieldErrors(err, controls, fallback) {
       control.insertAdjacentElement('afterend', note);
       shown.push(note);
     }
-    const message = plainWords(p.message);
+    // The API's field messages start with the verb ("must be a time …"): said here as a sentence about this field.
+    const words = plainWords(p.message);
+    const message = /^[a-z]/.test(words) ? `This ${words}${/[.!?]$/.test(words) ? '' : '.'}` : words;
     note.textContent = note.textContent ? `${note.textContent} ${message}` : message;
     control.setAttribute('aria-invalid', 'true');
     const described = (control.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);

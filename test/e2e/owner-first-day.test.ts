@@ -148,6 +148,20 @@ describe("a shop owner's first day without a developer", () => {
     expect((await service.api('GET', '/v1/phone', { token: await ownerToken() })).body.numbers).toEqual(['+31201234567']);
     // Calls cannot come in yet, and the page says why and who can change it.
     await expect(page.getByTestId('phone-state').textContent()).resolves.toMatch(/TWILIO_AUTH_TOKEN .*BRIDGE_TOKEN/);
+
+    // Team hours as people write them; a time that does not exist is said in words under its day.
+    await page.getByLabel('Monday').fill('9-17.30');
+    await page.getByLabel('Tuesday').fill('25-26');
+    await page.getByRole('button', { name: 'Save phone settings' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Write the hours like 09:00-17:30; “25:00” is not a time of day from 00:00 to 24:00.' }).waitFor();
+    await expect(page.getByLabel('Tuesday').getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.getByLabel('Tuesday').fill('');
+    await page.getByRole('button', { name: 'Save phone settings' }).click();
+    // The card is drawn again from the saved settings: Monday as stored.
+    await expect.poll(async () => (await service.api('GET', '/v1/phone', { token: await ownerToken() })).body.team_hours, { timeout: 5_000 })
+      .toEqual({ time_zone: 'Europe/Amsterdam', week: { mon: [['09:00', '17:30']] } });
+    await expect.poll(() => page.getByLabel('Monday').inputValue()).toBe('09:00-17:30');
+    await expect(page.getByLabel('Tuesday').getAttribute('aria-invalid')).resolves.toBeNull();
   });
 
   it('copies the address for Twilio and the values for Meta', async () => {
