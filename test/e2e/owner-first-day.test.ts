@@ -102,6 +102,11 @@ describe("a shop owner's first day without a developer", () => {
     await expect(page.locator('header .account span').textContent()).resolves.toBe(email);
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'workspace');
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 1100, height: 900 });
   });
 
   it('switches the website chat on for this site from the Channels screen, and a visitor chats on the demo page', async () => {
