@@ -14,6 +14,10 @@ export interface WorkspacesTable {
   disabled_at: Timestamp | null;
   /** The operator's note with `disabled_at` (`cli workspace disable --reason`); not shown to the workspace's users. */
   disabled_reason: string | null;
+  /** IANA time zone the owner chose (migration 0018); null: not chosen. */
+  time_zone: string | null;
+  /** A web chat with no message for this many minutes ends (migration 0018; docs/webchat.md). */
+  webchat_idle_minutes: Generated<number>;
 }
 
 export type Role = 'owner' | 'admin' | 'agent';
@@ -242,6 +246,8 @@ export interface WebchatSettingsTable {
   workspace_id: string;
   /** Web origins (`https://shop.example`) whose pages may call the website-chat API; JSON array of strings. */
   allowed_origins: Json;
+  /** The widget's switch (migration 0018): off, visitors are told chat is closed. */
+  enabled: Generated<boolean>;
   updated_at: Timestamp;
 }
 

@@ -26,6 +26,8 @@ const settings = {
   TWILIO_AUTH_TOKEN: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
   BRIDGE_TOKEN: { schema: { type: 'string', minLength: 32 }, must: 'be at least 32 characters' },
   OUTBOUND_ALLOW: { schema: { type: 'string' }, must: 'be a comma list of CIDRs or host names' },
+  BOTLINK_OWNER_EMAIL: { schema: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }, must: 'be the first owner\'s email address, like you@yourshop.example' },
+  BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
 } as const;
 
@@ -61,6 +63,8 @@ export interface Config {
   readonly whatsapp: { readonly appSecret: string | null; readonly verifyToken: string | null; readonly graphUrl: string };
   readonly twilioAuthToken: string | null;
   readonly bridgeToken: string | null;
+  /** The first workspace, made at the first start on an empty embedded database (src/bootstrap.ts); null: the defaults. */
+  readonly firstOwner: { readonly email: string | null; readonly workspaceName: string | null };
   /** OUTBOUND_ALLOW: CIDRs or host names exempt from the public-address rule (development and tests only). */
   readonly outboundAllow: readonly string[];
   readonly logLevel: string;
@@ -125,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     twilioAuthToken: raw.TWILIO_AUTH_TOKEN ?? null,
     bridgeToken: raw.BRIDGE_TOKEN ?? null,
+    firstOwner: Object.freeze({ email: raw.BOTLINK_OWNER_EMAIL ?? null, workspaceName: raw.BOTLINK_WORKSPACE_NAME ?? null }),
     outboundAllow: Object.freeze(
       (raw.OUTBOUND_ALLOW ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     ),

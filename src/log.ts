@@ -48,3 +48,32 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   );
 }
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+/** Keys every line carries, which a person reading a terminal does not need repeated. */
+const QUIET_KEYS = new Set(['level', 'time', 'pid', 'hostname', 'service', 'msg']);
+
+/**
+ * Logs for a person at a terminal (README, Settings: `LOG_LEVEL`): one short line per entry, `12:04:31 info  botlink
+ * is ready (port=8080, database=pglite)`, from the same redacted pino line (so nothing redacted comes back). Piped to
+ * a file or a collector, `npm start` keeps writing pino's JSON.
+ */
+export function terminalDestination(out: { write(text: string): unknown } = process.stdout): DestinationStream {
+  return {
+    write(line: string) {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.write(line);
+        return;
+      }
+      const at = typeof entry.time === 'number' ? new Date(entry.time).toTimeString().slice(0, 8) : '';
+      const level = (LEVEL_NAMES[Number(entry.level)] ?? String(entry.level)).padEnd(5);
+      const rest = Object.entries(entry)
+        .filter(([k]) => !QUIET_KEYS.has(k))
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      out.write(`${at} ${level} ${String(entry.msg ?? '')}${rest.length ? ` (${rest.join(', ')})` : ''}\n`);
+    },
+  };
+}

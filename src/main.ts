@@ -1,8 +1,8 @@
 /** Starts Botlink: configuration, database, HTTP; SIGTERM and SIGINT drain and stop. */
-import { createFirstWorkspace, firstStartMessage } from './bootstrap.ts';
+import { createFirstWorkspace, startMessage } from './bootstrap.ts';
 import { loadConfig, type Config } from './config.ts';
 import { ConfigError } from './errors.ts';
-import { createLogger } from './log.ts';
+import { createLogger, terminalDestination } from './log.ts';
 import { startService } from './service.ts';
 
 let config: Config;
@@ -14,14 +14,13 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger(config.logLevel);
+// In a terminal the logs are lines a person reads; piped (a container, a collector) they stay pino's JSON.
+const logger = createLogger(config.logLevel, process.stdout.isTTY ? terminalDestination() : undefined);
 try {
   const service = await startService({ config, logger });
   // The embedded database is the out-of-the-box setup; with DATABASE_URL the operator uses the CLI or admin API.
-  if (!config.databaseUrl) {
-    const created = await createFirstWorkspace(service.accounts);
-    if (created) console.log(firstStartMessage(created, service.url, config.publicUrl));
-  }
+  const created = config.databaseUrl ? null : await createFirstWorkspace(service.accounts, config.firstOwner);
+  console.log(startMessage({ created, publicUrl: config.publicUrl, local: service.url, database: config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}` }));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       service.stop().then(

@@ -77,6 +77,8 @@ import { createPhoneChannel, type PhoneChannelOptions } from './channels/phone/p
 import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
 import { createTeamAvailability } from './channels/phone/team-availability.ts';
 import { phoneRoutes } from './http/routes/phone.ts';
+import { workspaceRoutes } from './http/routes/workspace.ts';
+import { workspaceSettingsRepository } from '../db/repositories/workspace-settings.repository.ts';
 
 // Outgoing webhooks (src/webhooks): settings, the outbox's delivery worker, LISTEN on real PostgreSQL.
 import { webhooksRepository } from '../db/repositories/webhooks.repository.ts';
@@ -135,6 +137,8 @@ export interface RunningService {
   whatsapp: WhatsappChannel;
   /** Outgoing webhooks: the settings and log (`service`) and the delivery worker. */
   webhooks: { service: WebhookService; worker: DeliveryWorker };
+  /** Ends the web chats quiet for longer than their workspace's idle period now (the sweep does it every 30 s). */
+  endIdleWebchats(): Promise<number>;
   /** The route table the app mounts and /openapi.json describes (test/http/authorization-matrix.test.ts walks it). */
   routes: readonly RouteDefinition[];
   stop(): Promise<void>;
@@ -253,7 +257,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const admission = startAdmissionMonitor({ embedded, metrics, logger, ...(options.admission ? { limits: options.admission } : {}) });
   // The channels' turns are counted in flight (the service's `runtime` itself stays the one the tests and benches see).
   const channelRuntime = countTurns(runtime, admission);
+  const workspaceSettings = workspaceSettingsRepository(database.db);
+  /** docs/webchat.md, "When a chat ends": one UPDATE that every engine may run; open dashboards hear of each end. */
+  async function endIdleWebchats(): Promise<number> {
+    const ended = await workspaceSettings.endIdleWebchats();
+    for (const s of ended) live.publish('session', s.id, { type: 'state', sessionId: s.id, state: 'ended', status: 'ended' });
+    if (ended.length > 0) logger.info({ ended: ended.length }, 'quiet web chats were ended');
+    return ended.length;
+  }
   const sweep = setInterval(() => {
+    void endIdleWebchats().catch((err: unknown) => logger.error({ err }, 'ending quiet web chats failed'));
     void runtime.passivateIdle().catch((err: unknown) => logger.error({ err }, 'passivation failed'));
     void runtime.endAbandonedCalls().catch((err: unknown) => logger.error({ err }, 'ending abandoned phone sessions failed'));
   }, 30_000);
@@ -306,7 +319,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const webchat = createWebchatService({ db: database.db, runtime: channelRuntime, publicUrl: config.publicUrl, logger, metrics });
   const widgetGate = createWidgetGate({
     apiKeys,
-    allowedOrigins: (workspaceId) => webchat.allowedOrigins(workspaceId),
+    access: (workspaceId) => webchat.access(workspaceId),
     limiter: createRateLimiter(options.webchat?.rateLimit),
     admission,
     metrics,
@@ -336,8 +349,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       teamAvailable,
       publicUrl: config.publicUrl,
       twilioAuthToken: config.twilioAuthToken,
+      bridgeToken: config.bridgeToken,
       logger,
       ...(options.phone?.now ? { now: options.phone.now } : {}),
+    }),
+  );
+  // The workspace's own settings, the user's email, and what to paste into Twilio and Meta (src/http/routes/workspace.ts).
+  routes.push(
+    ...workspaceRoutes({
+      settings: workspaceSettings,
+      publicUrl: config.publicUrl,
+      twilioAuthToken: config.twilioAuthToken,
+      bridgeToken: config.bridgeToken,
+      whatsapp: config.whatsapp,
     }),
   );
 
@@ -399,6 +423,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     runtime,
     whatsapp,
     webhooks: { service: webhooks, worker: webhookWorker },
+    endIdleWebchats,
     routes,
     stop() {
       stopping ??= (async () => {

@@ -18,3 +18,14 @@ describe('logs hold no personal data from database errors', () => {
     expect(line.err).toMatchObject({ code: '23505', constraint: 'users_workspace_email', detail: '[redacted]' });
   });
 });
+
+describe('logs at a terminal', () => {
+  it('are one readable line per entry, with the same redaction as the JSON', async () => {
+    const { terminalDestination } = await import('../src/log.ts');
+    let out = '';
+    const logger = createLogger('info', terminalDestination({ write: (text: string) => (out += text) }));
+    logger.info({ port: 8080, database: 'pglite', token: 'blt_secret-token' }, 'botlink is ready');
+    expect(out).toMatch(/^\d{2}:\d{2}:\d{2} info {2}botlink is ready \(port=8080, database=pglite, token=\[redacted\]\)\n$/);
+    expect(out).not.toContain('blt_secret-token');
+  });
+});

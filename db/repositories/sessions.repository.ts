@@ -165,8 +165,11 @@ export function sessionsRepository(db: Db) {
           select s.id from sessions s where s.id in (select id from v) order by s.id for update
         )
         update sessions s set
-          state = v.state, status = v.status, language = v.language, customer_phone = v.customer_phone,
-          customer_email = v.customer_email, customer_name = v.customer_name, handoff = v.handoff, turn_count = v.turn_count,
+          state = v.state, status = v.status, language = v.language,
+          -- A turn never forgets who the customer is: details saved beside the machine (a web chat's lead,
+          -- docs/webchat.md) stay until the machine itself knows better.
+          customer_phone = coalesce(v.customer_phone, s.customer_phone), customer_email = coalesce(v.customer_email, s.customer_email),
+          customer_name = coalesce(v.customer_name, s.customer_name), handoff = v.handoff, turn_count = v.turn_count,
           snapshot = v.snapshot, machine_version = v.machine_version, updated_at = now(),
           lease_owner = case when v.release_lease then null else s.lease_owner end,
           lease_until = case when v.release_lease then null else s.lease_until end

@@ -27,6 +27,26 @@ export function webchatRepository(db: Executor) {
       await db.insertInto('webchat_conversations').values(row).execute();
     },
 
+    /** The conversation's session, made with it (the runtime finds it by its external id, the conversation id). */
+    async insertSession(row: { id: string; workspace_id: string; external_id: string; language: string; machine_version: number }): Promise<void> {
+      await db
+        .insertInto('sessions')
+        .values({ ...row, channel: 'webchat', customer_phone: null })
+        .onConflict((oc) => oc.columns(['workspace_id', 'channel', 'external_id']).doNothing())
+        .execute();
+    },
+
+    /** The lead's details as the session's customer (an empty phone stays unknown). */
+    async setSessionCustomer(workspaceId: string, conversationId: string, lead: Lead): Promise<void> {
+      await db
+        .updateTable('sessions')
+        .set({ customer_name: lead.name, customer_email: lead.email, ...(lead.phone ? { customer_phone: lead.phone } : {}) })
+        .where('workspace_id', '=', workspaceId)
+        .where('channel', '=', 'webchat')
+        .where('external_id', '=', conversationId)
+        .execute();
+    },
+
     /** The conversation when it belongs to the workspace; undefined otherwise (the caller answers 404 either way). */
     async findConversation(workspaceId: string, id: string): Promise<WebchatConversation | undefined> {
       return db.selectFrom('webchat_conversations').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
@@ -90,20 +110,25 @@ export function webchatRepository(db: Executor) {
       return row?.customer_message;
     },
 
-    async findSettings(workspaceId: string): Promise<{ allowed_origins: string[]; updated_at: Date } | undefined> {
-      const row = await db.selectFrom('webchat_settings').select(['allowed_origins', 'updated_at']).where('workspace_id', '=', workspaceId).executeTakeFirst();
-      return row && { allowed_origins: row.allowed_origins as string[], updated_at: new Date(row.updated_at) };
+    async findSettings(workspaceId: string): Promise<{ allowed_origins: string[]; enabled: boolean; updated_at: Date } | undefined> {
+      const row = await db.selectFrom('webchat_settings').select(['allowed_origins', 'enabled', 'updated_at']).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return row && { allowed_origins: row.allowed_origins as string[], enabled: row.enabled, updated_at: new Date(row.updated_at) };
     },
 
-    async putSettings(workspaceId: string, allowedOrigins: readonly string[]): Promise<{ allowed_origins: string[]; updated_at: Date }> {
+    /** `enabled` absent: an existing row keeps its switch, a new one starts on. */
+    async putSettings(
+      workspaceId: string,
+      allowedOrigins: readonly string[],
+      enabled?: boolean,
+    ): Promise<{ allowed_origins: string[]; enabled: boolean; updated_at: Date }> {
       const value = JSON.stringify(allowedOrigins);
       const row = await db
         .insertInto('webchat_settings')
-        .values({ workspace_id: workspaceId, allowed_origins: value })
-        .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ allowed_origins: value, updated_at: sql<Date>`now()` }))
-        .returning(['allowed_origins', 'updated_at'])
+        .values({ workspace_id: workspaceId, allowed_origins: value, ...(enabled === undefined ? {} : { enabled }) })
+        .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ allowed_origins: value, ...(enabled === undefined ? {} : { enabled }), updated_at: sql<Date>`now()` }))
+        .returning(['allowed_origins', 'enabled', 'updated_at'])
         .executeTakeFirstOrThrow();
-      return { allowed_origins: row.allowed_origins as string[], updated_at: new Date(row.updated_at) };
+      return { allowed_origins: row.allowed_origins as string[], enabled: row.enabled, updated_at: new Date(row.updated_at) };
     },
   };
 }

@@ -3,7 +3,11 @@
  * It is what a customer of Botlink writes: one HTTPS endpoint that answers channel requests (protocol §2.1, §2.2) and a
  * tools manifest with three tools (protocol §2.3–2.5), every request verified with the key Botlink showed.
  *
- * - An order question ("where is order 1001?") is ours: a handled answer from the shop's own records.
+ * - An order question is ours, and answered only to whoever proves the order is theirs: the order number **and** the
+ *   postcode of its delivery address (docs/integrators.md, §3: reveal only what belongs to that customer). The order
+ *   number alone gets a request for the postcode; a wrong postcode gets the same answer as an unknown order, so
+ *   nobody learns which order numbers exist. The customer's name and email go back to Botlink (saved on the WhatsApp
+ *   conversation) only after that proof: before it, we do not know who is writing.
  * - A customer asking for a person ("Can I speak to someone?") never gets here: Botlink hands the conversation over
  *   itself (docs/architecture.md, "Decisions worth knowing"). A complaint about a damaged parcel is ours to hand
  *   over: a short answer with `handoff: "human"`.
@@ -30,10 +34,10 @@ import {
 export const SHOP = {
   name: 'Trailhead Outdoor',
   orders: {
-    '1001': { customer: { name: 'Sheena Nelson', email: 'sheena@example.com' }, items: ['Ridge trail shoes, size 39'], status: 'shipped', carrier: 'PostNL', eta: 'tomorrow before 17:00' },
-    '1002': { customer: { name: 'Daan de Vries', email: 'daan@example.nl' }, items: ['Summit 2 tent', 'Alpine sleeping bag'], status: 'being packed', carrier: 'DHL', eta: 'on Thursday' },
-    '1234': { customer: { name: 'Alex Morgan', email: 'alex@example.com' }, items: ['Storm rain jacket, size M'], status: 'delivered', carrier: 'PostNL', eta: 'delivered last Monday' },
-  } as Record<string, { customer: { name: string; email: string }; items: string[]; status: string; carrier: string; eta: string }>,
+    '1001': { customer: { name: 'Sheena Nelson', email: 'sheena@example.com' }, postcode: '3511AB', items: ['Ridge trail shoes, size 39'], status: 'shipped', carrier: 'PostNL', eta: 'tomorrow before 17:00' },
+    '1002': { customer: { name: 'Daan de Vries', email: 'daan@example.nl' }, postcode: '1012JS', items: ['Summit 2 tent', 'Alpine sleeping bag'], status: 'being packed', carrier: 'DHL', eta: 'on Thursday' },
+    '1234': { customer: { name: 'Alex Morgan', email: 'alex@example.com' }, postcode: '9711LM', items: ['Storm rain jacket, size M'], status: 'delivered', carrier: 'PostNL', eta: 'delivered last Monday' },
+  } as Record<string, Order>,
   products: [
     { sku: 'BT-42', name: 'Granite hiking boots', price_eur: 149.95, sizes: ['40', '41', '42', '43', '44'], in_stock: true, words: ['boots', 'hiking', 'shoes', 'walking'] },
     { sku: 'RS-39', name: 'Ridge trail shoes', price_eur: 119.0, sizes: ['37', '38', '39', '40', '41'], in_stock: true, words: ['shoes', 'trail', 'running'] },
@@ -52,13 +56,40 @@ export const SHOP = {
   } as Record<string, string>,
 };
 
+interface Order {
+  customer: { name: string; email: string };
+  /** The delivery address's postcode, compared without spaces and case: the caller's proof that the order is theirs. */
+  postcode: string;
+  items: string[];
+  status: string;
+  carrier: string;
+  eta: string;
+}
+
+/** A Dutch postcode (1234 AB) as it is written in a message, normalised: 1234AB. */
+const POSTCODE = /\b(\d{4})\s?([A-Za-z]{2})\b/;
+export const postcodeIn = (text: string): string | null => {
+  const m = POSTCODE.exec(text);
+  return m ? `${m[1]}${m[2]!.toUpperCase()}` : null;
+};
+
+/** The order when the number and the postcode belong together; null otherwise (unknown and wrong look alike). */
+export function provenOrder(number: string, postcode: string | null): Order | null {
+  const order = SHOP.orders[number];
+  return order && postcode !== null && order.postcode === postcode.replace(/\s/g, '').toUpperCase() ? order : null;
+}
+
 /** The tools manifest (protocol §2.3): what the AI may ask the shop. */
 export const MANIFEST: ToolManifestBody = {
   tools: [
     {
       name: 'order_status',
-      description: 'The status and expected delivery of an order, by its order number.',
-      parameters: { type: 'object', properties: { order: { type: 'string', description: 'The order number, digits only' } }, required: ['order'] },
+      description: 'The status and expected delivery of an order. Needs the order number and the postcode of the delivery address, both from the customer: ask for the postcode when it is missing.',
+      parameters: {
+        type: 'object',
+        properties: { order: { type: 'string', description: 'The order number, digits only' }, postcode: { type: 'string', description: 'The postcode of the delivery address, like 3511 AB' } },
+        required: ['order', 'postcode'],
+      },
     },
     {
       name: 'product_search',
@@ -74,7 +105,8 @@ export const MANIFEST: ToolManifestBody = {
 };
 
 const DAMAGED = /\b(damaged|broken|kapot|beschadigd)\b/i;
-const ORDER_NUMBER = /\b(\d{4,})\b/;
+/** The number after "order" or "#": a postcode's four digits elsewhere in the message are not one. */
+const ORDER_NUMBER = /(?:\border\b\D{0,12}?|#\s?)(\d{4,})\b/i;
 
 /** The answer to one channel request (protocol §2.2). */
 export function answerChannelRequest(request: ChannelRequestBody): ChannelResponseBody {
@@ -82,11 +114,15 @@ export function answerChannelRequest(request: ChannelRequestBody): ChannelRespon
     return { reply: "I'm sorry to hear that.", handled: true, handoff: 'human' };
   }
   const number = ORDER_NUMBER.exec(request.message)?.[1];
-  if (number && /\border\b|#/i.test(request.message)) {
-    const order = SHOP.orders[number];
-    if (!order) return { reply: `I can't find an order ${number}. The number is in your confirmation email.`, handled: true };
+  if (number) {
+    // The order number's digits are not a postcode ("order 1001 on its way" is no 1001 ON).
+    const postcode = postcodeIn(request.message.replace(number, ''));
+    // Only to whoever proves the order is theirs (docs/integrators.md §3): the number alone tells nothing.
+    if (postcode === null) return { reply: `I can look up order ${number} for you. To keep your order private, what is the postcode of the delivery address?`, handled: true };
+    const order = provenOrder(number, postcode);
+    if (!order) return { reply: `I can't find an order ${number} with that postcode. Both are in your confirmation email.`, handled: true };
     const reply = `Order ${number} (${order.items.join(' and ')}) is ${order.status}; ${order.carrier} delivers it ${order.eta}.`;
-    // protocol §2.2: on WhatsApp the customer we recognised is saved with the conversation.
+    // protocol §2.2: on WhatsApp the customer who proved who they are is saved with the conversation.
     return request.channel === 'whatsapp' ? { reply, handled: true, customer: order.customer } : { reply, handled: true };
   }
   // Not an order question: Botlink's AI answers, and may use this line as context (protocol §1.3).
@@ -99,8 +135,12 @@ export function callTool(call: ToolCallRequestBody): ToolCallResponseBody {
   switch (call.tool) {
     case 'order_status': {
       const number = String(args.order ?? '').replace(/\D/g, '');
-      const order = SHOP.orders[number];
-      return order ? { ok: true, result: { order: number, items: order.items, status: order.status, carrier: order.carrier, eta: order.eta } } : { ok: false, error: `No order ${number}` };
+      const postcode = typeof args.postcode === 'string' ? postcodeIn(args.postcode) : null;
+      if (postcode === null) return { ok: false, error: 'Ask the customer for the postcode of the delivery address, then call order_status again with it.' };
+      const order = provenOrder(number, postcode);
+      return order
+        ? { ok: true, result: { order: number, items: order.items, status: order.status, carrier: order.carrier, eta: order.eta } }
+        : { ok: false, error: `No order ${number} with postcode ${postcode}` };
     }
     case 'product_search': {
       const wanted = String(args.query ?? '').toLowerCase().match(/[a-z]+/g) ?? [];

@@ -14,6 +14,7 @@ import { renderInvite, renderSignIn } from './signin.js';
 import { renderTeam } from './team.js';
 import { renderUsers } from './users.js';
 import { renderWebhooks } from './webhooks.js';
+import { renderWorkspace } from './workspace.js';
 
 export const BASE = '/dashboard';
 
@@ -34,6 +35,7 @@ const SCREENS = [
   { path: 'channels', title: 'Channels', managers: true, render: renderChannels },
   { path: 'webhooks', title: 'Webhooks', managers: true, render: renderWebhooks },
   { path: 'users', title: 'Users', managers: true, render: renderUsers },
+  { path: 'workspace', title: 'Workspace', managers: true, render: renderWorkspace },
 ];
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));

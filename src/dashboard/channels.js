@@ -1,116 +1,264 @@
 // @ts-check
-/** Channels: the phone numbers and handoff settings, and the WhatsApp business number. */
+/**
+ * Channels: everything an owner sets up to be reached, in plain words (docs/glossary.md for the few terms that stay):
+ * the website chat (its sites, its switch, the line to paste into the website), the phone (numbers as people write
+ * them, what to paste into Twilio, whether calls can come in yet) and WhatsApp (what to paste into Meta). Each card
+ * draws itself again from the answer of its save, so what is shown is what was stored.
+ */
 import { ApiError, api } from './api.js';
-import { busy, errorBox, field, h, loading, replace, when } from './dom.js';
+import { busy, clearFieldErrors, copyable, errorBox, field, h, loading, replace, showFieldErrors, when } from './dom.js';
 
 /** @param {HTMLElement} main */
 export function renderChannels(main) {
+  const webchat = h('div', {}, loading('Loading the website chat settings…'));
   const phone = h('div', {}, loading('Loading the phone settings…'));
   const whatsapp = h('div', {}, loading('Loading the WhatsApp settings…'));
   replace(main, h('h1', {}, 'Channels'),
+    h('section', { class: 'card', 'aria-labelledby': 'webchat' }, h('h2', { id: 'webchat' }, 'Website chat'), webchat),
     h('section', { class: 'card', 'aria-labelledby': 'phone' }, h('h2', { id: 'phone' }, 'Phone'), phone),
     h('section', { class: 'card', 'aria-labelledby': 'wa' }, h('h2', { id: 'wa' }, 'WhatsApp'), whatsapp));
   let stopped = false;
+  /** @param {HTMLElement} where @param {unknown} err */
+  const failed = (where, err) => !stopped && replace(where, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
 
-  api('GET', '/v1/phone').then((p) => !stopped && replace(phone, phoneForm(p)), (err) => !stopped && replace(phone, h('p', { class: 'error', role: 'alert' }, err.message)));
-  api('GET', '/v1/whatsapp').then(
-    (w) => !stopped && replace(whatsapp, whatsappForm(w)),
-    (err) => !stopped && replace(whatsapp, err instanceof ApiError && err.status === 404 ? whatsappForm(null) : h('p', { class: 'error', role: 'alert' }, err.message)),
+  const setup = api('GET', '/v1/channels/setup');
+  Promise.all([api('GET', '/v1/webchat'), api('GET', '/v1/keys/widget'), setup]).then(
+    ([settings, key, s]) => !stopped && replace(webchat, webchatForm(settings, key.key, s)),
+    (err) => failed(webchat, err),
+  );
+  Promise.all([api('GET', '/v1/phone'), api('GET', '/v1/workspace').catch(() => null)]).then(
+    ([p, workspace]) => !stopped && replace(phone, phoneCard(p, workspace?.time_zone ?? null)),
+    (err) => failed(phone, err),
+  );
+  Promise.all([api('GET', '/v1/whatsapp').catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err))), setup]).then(
+    ([w, s]) => !stopped && replace(whatsapp, whatsappCard(w, s)),
+    (err) => failed(whatsapp, err),
   );
   return () => {
     stopped = true;
   };
 }
 
-/** @param {any} p the phone settings */
-function phoneForm(p) {
+/**
+ * The website chat: on for the listed sites while the switch is on.
+ * @param {{ allowed_origins: string[], enabled: boolean, updated_at: string | null }} settings @param {string} key @param {any} setup
+ */
+function webchatForm(settings, key, setup) {
+  const el = h('div', {});
+  const draw = (/** @type {typeof settings} */ s, /** @type {string} */ savedNote) => {
+    const sites = h('textarea', { rows: 3, spellcheck: 'false', autocomplete: 'off' });
+    sites.value = s.allowed_origins.join('\n');
+    const on = h('input', { type: 'checkbox', role: 'switch', checked: s.enabled });
+    const thisSite = location.origin;
+    const addThisSite = h('button', { type: 'button', class: 'quiet' }, `Add this site (${thisSite})`);
+    addThisSite.addEventListener('click', () => {
+      const listed = sites.value.split(/\s+/).filter(Boolean);
+      if (!listed.includes(thisSite)) sites.value = [...listed, thisSite].join('\n');
+      sites.focus();
+    });
+    const error = errorBox();
+    const saved = h('p', { class: 'hint', role: 'status' }, savedNote);
+    const button = h('button', { type: 'submit' }, 'Save website chat');
+    const snippet = `<script src="${setup.widget.script_url}" data-key="${key}" async></script>`;
+    const working = s.enabled && s.allowed_origins.length > 0;
+    const state = working
+      ? h('p', { class: 'ok-note', 'data-testid': 'webchat-state' }, `On: visitors of ${s.allowed_origins.join(', ')} can chat with you.`)
+      : h('p', { class: 'notice', 'data-testid': 'webchat-state' }, !s.enabled
+        ? 'Off: visitors are told the chat is closed. Switch it on below.'
+        : 'Off until you add your website below: the chat answers only on the sites you list.');
+    const form = h('form', { 'aria-label': 'Website chat settings' },
+      h('label', { class: 'checkline' }, on, 'The chat is on'),
+      field('Websites that show the chat, one per line', sites, 'The address of your shop as a visitor sees it in the address bar, like https://www.yourshop.example (no page path).'),
+      h('div', { class: 'row' }, addThisSite),
+      error.el, button, saved);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      error.clear();
+      clearFieldErrors([sites]);
+      saved.textContent = '';
+      void busy(button, async () => {
+        try {
+          const answer = await api('PUT', '/v1/webchat', { body: { allowed_origins: sites.value.split(/[\s,]+/).filter(Boolean), enabled: on.checked } });
+          draw(answer, `Saved at ${when(answer.updated_at)}.`);
+          /** @type {HTMLElement | null} */ (el.querySelector('[data-testid="webchat-state"]'))?.focus?.();
+        } catch (err) {
+          showFieldErrors(err, [[(f) => f.startsWith('allowed_origins'), sites]], error);
+        }
+      });
+    });
+    replace(el, state, form,
+      h('h3', {}, 'Put the chat on your website'),
+      h('p', {}, 'Paste this line just before </body> on every page that should show the chat. The key in it can only start chats, so it may be seen by anyone.'),
+      copyable('Line for your website', snippet, undefined, 'snippet'),
+      h('p', {}, h('a', { href: `/widget/demo?key=${encodeURIComponent(key)}`, target: '_blank', rel: 'noopener' }, 'Try the chat on a sample shop page'),
+        ` (it works once ${thisSite} is listed above and the chat is on).`));
+  };
+  draw(settings, '');
+  return el;
+}
+
+/**
+ * Countries whose numbers people write without the country code, and the time zone that suggests each. The calling
+ * code turns `020 123 4567` into `+31 20 123 4567` (docs/phone.md, "Numbers").
+ */
+const COUNTRIES = /** @type {const} */ ([
+  ['44', 'United Kingdom', 'Europe/London'], ['353', 'Ireland', 'Europe/Dublin'], ['31', 'Netherlands', 'Europe/Amsterdam'],
+  ['32', 'Belgium', 'Europe/Brussels'], ['352', 'Luxembourg', 'Europe/Luxembourg'], ['49', 'Germany', 'Europe/Berlin'],
+  ['33', 'France', 'Europe/Paris'], ['34', 'Spain', 'Europe/Madrid'], ['351', 'Portugal', 'Europe/Lisbon'],
+  ['39', 'Italy', 'Europe/Rome'], ['41', 'Switzerland', 'Europe/Zurich'], ['43', 'Austria', 'Europe/Vienna'],
+  ['45', 'Denmark', 'Europe/Copenhagen'], ['46', 'Sweden', 'Europe/Stockholm'], ['47', 'Norway', 'Europe/Oslo'],
+  ['358', 'Finland', 'Europe/Helsinki'], ['48', 'Poland', 'Europe/Warsaw'], ['1', 'United States or Canada', 'America/New_York'],
+  ['61', 'Australia', 'Australia/Sydney'], ['64', 'New Zealand', 'Pacific/Auckland'],
+]);
+
+/** Languages a call can be held in (the speech recognition and voice of the phone provider). */
+const CALL_LANGUAGES = /** @type {const} */ ([
+  ['en-GB', 'English (United Kingdom)'], ['en-US', 'English (United States)'], ['nl-NL', 'Dutch'], ['nl-BE', 'Dutch (Belgium)'],
+  ['de-DE', 'German'], ['fr-FR', 'French'], ['es-ES', 'Spanish'], ['it-IT', 'Italian'],
+]);
+
+/** @param {any} p the phone settings @param {string | null} workspaceZone */
+function phoneCard(p, workspaceZone) {
+  const el = h('div', {});
+  const draw = (/** @type {any} */ s, /** @type {string} */ savedNote) => {
+    const ready = s.calls?.ready;
+    replace(el,
+      s.numbers?.length
+        ? h('p', { class: ready ? 'ok-note' : 'notice', 'data-testid': 'phone-state' }, ready ? `Calls to ${s.numbers.join(', ')} are answered.` : `Numbers saved: ${s.numbers.join(', ')}. ${s.calls?.reason ?? ''}`)
+        : h('p', { class: 'empty', 'data-testid': 'phone-state' }, 'No phone number yet: add the number your callers dial (the one you bought at Twilio) to answer calls.'),
+      !ready && !s.numbers?.length && s.calls?.reason ? h('p', { class: 'notice' }, s.calls.reason) : null,
+      h('h3', {}, 'Connect the number at Twilio'),
+      h('p', {}, 'In Twilio, open your number, and under “A call comes in” choose Webhook, paste this address and choose HTTP POST.'),
+      copyable('Address for Twilio (“A call comes in”)', s.voice_url, undefined, 'twilio-url'),
+      phoneForm(s, workspaceZone, (answer) => draw(answer, `Saved at ${when(answer.updated_at)}.`), savedNote));
+  };
+  draw(p, '');
+  return el;
+}
+
+/**
+ * @param {any} p the phone settings @param {string | null} workspaceZone
+ * @param {(answer: any) => void} onSaved @param {string} savedNote
+ */
+function phoneForm(p, workspaceZone, onSaved, savedNote) {
+  const zone = workspaceZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const country = h('select', {}, h('option', { value: '' }, 'Choose…'), COUNTRIES.map(([code, name]) => h('option', { value: code }, `${name} (+${code})`)));
+  country.value = COUNTRIES.find(([, , z]) => z === zone)?.[0] ?? '';
   const numbers = h('textarea', { rows: 3, spellcheck: 'false' });
   numbers.value = (p.numbers ?? []).join('\n');
   const transfer = h('input', { type: 'tel', value: p.transfer_number ?? '', autocomplete: 'off' });
-  const language = h('input', { type: 'text', value: p.language ?? '', maxlength: 35 });
+  const language = h('select', {}, CALL_LANGUAGES.map(([tag, name]) => h('option', { value: tag }, name)));
+  if (p.language && !CALL_LANGUAGES.some(([tag]) => tag === p.language)) language.append(h('option', { value: p.language }, p.language));
+  language.value = p.language ?? 'en-GB';
   const greeting = h('textarea', { rows: 2 });
   greeting.value = p.greeting ?? '';
-  const hours = teamHoursFields(p.team_hours);
+  const hours = teamHoursFields(p.team_hours, zone);
   const error = errorBox();
-  const saved = h('p', { class: 'hint', role: 'status' });
+  const saved = h('p', { class: 'hint', role: 'status' }, savedNote);
   const button = h('button', { type: 'submit' }, 'Save phone settings');
-  const form = h('form', {},
-    p.numbers?.length ? null : h('p', { class: 'empty' }, 'No phone number yet: add the number your callers dial (from your Twilio account) to answer calls.'),
-    field('Phone numbers, one per line', numbers, 'E.164, like +31201234567.'),
-    field('Transfer number (optional)', transfer, 'Where a caller who asks for a person is put through while the team is available.'),
-    field('Call language', language, 'A BCP 47 tag, like en-US or nl-NL.'),
-    field('Greeting (optional)', greeting, 'Spoken first when a call connects.'),
+  const form = h('form', { 'aria-label': 'Phone settings' },
+    field('Country of your numbers', country, 'For numbers written the way you dial them at home, like 020 123 4567.'),
+    field('Phone numbers, one per line', numbers, 'The numbers customers call, written any way you like: 020 123 4567, +31 20 123 4567 or 0031 20 123 4567.'),
+    field('Transfer number (optional)', transfer, 'When a caller asks for a person while your team is available, the call is put through to this number.'),
+    field('Language of calls', language, 'The language Botlink listens and speaks in on the phone.'),
+    field('Greeting (optional)', greeting, 'Said first when a call is answered.'),
     hours.el,
     error.el, button, saved);
+  /** @type {Array<[(f: string) => boolean, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement]>} */
+  const controls = [[(f) => f.startsWith('numbers'), numbers], [(f) => f === 'transfer_number', transfer], [(f) => f === 'country', country], [(f) => f === 'language', language], [(f) => f === 'greeting', greeting], ...hours.controls];
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     error.clear();
+    clearFieldErrors(controls.map(([, c]) => c));
     saved.textContent = '';
+    const typos = hours.problems();
+    if (typos.length) {
+      showFieldErrors({ details: typos }, controls, error);
+      return;
+    }
     void busy(button, async () => {
       try {
         const answer = await api('PUT', '/v1/phone', {
           body: {
-            numbers: numbers.value.split(/[\s,]+/).filter(Boolean),
+            numbers: numbers.value.split(/\n|,/).map((n) => n.trim()).filter(Boolean),
+            ...(country.value ? { country: country.value } : {}),
             transfer_number: transfer.value.trim() || null,
             team_hours: hours.value(),
-            ...(language.value.trim() ? { language: language.value.trim() } : {}),
+            language: language.value,
             greeting: greeting.value.trim() || null,
           },
         });
-        numbers.value = answer.numbers.join('\n');
-        saved.textContent = `Saved at ${when(answer.updated_at)}.`;
+        onSaved(answer);
       } catch (err) {
-        error.show(err);
+        showFieldErrors(err, controls, error);
       }
     });
   });
   return form;
 }
 
-/** @param {any} w the WhatsApp settings, null when none */
-function whatsappForm(w) {
-  const id = h('input', { type: 'text', value: w?.phone_number_id ?? '', required: true, autocomplete: 'off', inputmode: 'numeric' });
-  const token = h('input', { type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
-  const error = errorBox();
-  const info = h('div', { role: 'status' });
-  const button = h('button', { type: 'submit' }, w ? 'Replace' : 'Connect');
-  /** @param {any} v */
-  const describe = (v) => replace(info, v
-    ? h('dl', { class: 'facts' },
-      h('div', {}, h('dt', {}, 'Number id'), h('dd', {}, String(v.phone_number_id))),
-      h('div', {}, h('dt', {}, 'Access token'), h('dd', {}, String(v.token_hint))),
-      h('div', {}, h('dt', {}, 'Callback URL for Meta'), h('dd', {}, h('code', {}, String(v.webhook_url)))))
-    : h('p', { class: 'empty' }, "Not connected. Enter the phone number id and an access token from Meta's WhatsApp Business settings."));
-  describe(w);
-  const form = h('form', {}, info,
-    field('Phone number id', id, "Meta's phone_number_id of your business number."),
-    field('Access token', token, 'The Graph API token replies are sent with; stored sealed and never shown again.'),
-    error.el, button);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    error.clear();
-    void busy(button, async () => {
-      try {
-        describe(await api('PUT', '/v1/whatsapp', { body: { phone_number_id: id.value.trim(), access_token: token.value } }));
-        token.value = '';
-      } catch (err) {
-        error.show(err);
-      }
+/** @param {any} w the WhatsApp settings, null when none @param {any} setup */
+function whatsappCard(w, setup) {
+  const el = h('div', {});
+  const draw = (/** @type {any} */ v) => {
+    const id = h('input', { type: 'text', value: v?.phone_number_id ?? '', required: true, autocomplete: 'off', inputmode: 'numeric' });
+    const token = h('input', { type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
+    const error = errorBox();
+    const button = h('button', { type: 'submit' }, v ? 'Replace' : 'Connect');
+    const wa = setup.whatsapp;
+    const form = h('form', { 'aria-label': 'WhatsApp settings' },
+      field('Phone number ID', id, 'In your Meta app: WhatsApp, API Setup, under your business number.'),
+      field('Access token', token, 'From the same page in Meta. Botlink keeps it encrypted and never shows it again.'),
+      error.el, button);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      error.clear();
+      clearFieldErrors([id, token]);
+      void busy(button, async () => {
+        try {
+          draw(await api('PUT', '/v1/whatsapp', { body: { phone_number_id: id.value.trim(), access_token: token.value } }));
+        } catch (err) {
+          showFieldErrors(err, [[(f) => f === 'phone_number_id', id], [(f) => f === 'access_token', token]], error);
+        }
+      });
     });
-  });
-  return form;
+    replace(el,
+      v
+        ? h('p', { class: 'ok-note', role: 'status' }, `Connected: business number ${v.phone_number_id}, access token ending ${v.token_hint}.`)
+        : h('p', { class: 'empty', role: 'status' }, 'Not connected. Three steps: paste the two values below into your Meta app, then enter the number ID and access token from Meta here.'),
+      wa.reason ? h('p', { class: 'notice', 'data-testid': 'whatsapp-reason' }, wa.reason) : null,
+      h('h3', {}, 'In your Meta app: WhatsApp, Configuration, Webhook'),
+      copyable('Callback URL', wa.callback_url, undefined, 'meta-callback'),
+      wa.verify_token
+        ? copyable('Verify token', wa.verify_token, 'Set by the person who runs this Botlink server; paste it into Meta as it is.', 'meta-verify-token')
+        : h('p', { class: 'notice' }, 'The verify token is not set yet: the person who runs this Botlink server sets WHATSAPP_VERIFY_TOKEN, and it appears here.'),
+      h('p', { class: 'hint' }, 'Then subscribe the webhook to “messages”.'),
+      h('h3', {}, 'Your business number'),
+      form);
+  };
+  draw(w);
+  return el;
+}
+
+/** A time as people write it (9, 9.30, 9:30, 17) as HH:MM; anything else as typed, for the API to name. @param {string} t */
+function clockTime(t) {
+  const m = /^(\d{1,2})(?:[.:](\d{2}))?$/.exec(t.trim());
+  return m ? `${String(m[1]).padStart(2, '0')}:${m[2] ?? '00'}` : t;
 }
 
 const DAYS = /** @type {const} */ ([['mon', 'Monday'], ['tue', 'Tuesday'], ['wed', 'Wednesday'], ['thu', 'Thursday'], ['fri', 'Friday'], ['sat', 'Saturday'], ['sun', 'Sunday']]);
 
 /**
- * Team hours in the workspace's time zone: a zone and, per day, its ranges as `09:00-12:30, 13:30-17:30` (empty:
- * closed). All days empty: no team hours, the switch alone decides. The API checks the zone and the times and names
- * the field of any mistake (`team_hours.week.mon.0.1`, …).
- * @param {any} current the stored team hours, or null
+ * Team hours on the workspace's wall clock: a time zone and, per day, its ranges as `09:00-12:30, 13:30-17:30` (empty:
+ * closed). All days empty: no team hours, the switch alone decides. The API names the field of any mistake
+ * (`team_hours.week.mon.0.1`, …), shown under that day.
+ * @param {any} current the stored team hours, or null @param {string} zoneDefault
  */
-function teamHoursFields(current) {
-  const zone = /** @type {HTMLInputElement} */ (h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', value: current?.time_zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone }));
+function teamHoursFields(current, zoneDefault) {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const chosen = current?.time_zone ?? zoneDefault;
+  const zone = h('select', {}, [...new Set([chosen, ...zones])].filter(Boolean).map((z) => h('option', { value: z }, z.replaceAll('_', ' '))));
+  zone.value = chosen;
   /** @type {Record<string, HTMLInputElement>} */
   const days = {};
   for (const [key] of DAYS) {
@@ -119,20 +267,36 @@ function teamHoursFields(current) {
   }
   const el = h('fieldset', { class: 'hours' },
     h('legend', {}, 'Team hours (optional)'),
-    h('p', { class: 'hint' }, 'When set, a handoff connects a person only within these hours (and while the team switch is on). Per day, ranges like 09:00-12:30, 13:30-17:30; leave a day empty when closed, and every day empty for no team hours.'),
-    field('Time zone', zone, 'An IANA time zone, like Europe/Amsterdam: the hours are read on its wall clock.'),
+    h('p', { class: 'hint' }, 'When set, a caller who asks for a person is put through only within these hours (and while the team switch is on). Per day, times like 09:00-12:30, 13:30-17:30; leave a day empty when closed, and every day empty for no team hours.'),
+    field('Time zone', zone, 'The hours are read on this clock.'),
     DAYS.map(([key, name]) => field(name, days[key])));
+  /** @type {Array<[(f: string) => boolean, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement]>} */
+  const controls = [[(f) => f === 'team_hours.time_zone', zone], ...DAYS.map(([key]) => /** @type {[(f: string) => boolean, HTMLInputElement]} */ ([(f) => f.startsWith(`team_hours.week.${key}`), days[key]]))];
   return {
     el,
+    controls,
+    /** Times that are no time of day, said in words under their day (before anything is sent). */
+    problems() {
+      /** @type {{ field: string, message: string }[]} */
+      const found = [];
+      for (const [key] of DAYS) {
+        for (const range of days[key].value.split(',').map((r) => r.trim()).filter(Boolean)) {
+          const times = range.split(/\s*[-–]\s*/).map(clockTime);
+          const bad = times.length !== 2 ? range : times.find((t) => !/^(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/.test(t));
+          if (bad !== undefined) found.push({ field: `team_hours.week.${key}`, message: `Write the hours like 09:00-17:30; “${bad}” is not a time of day from 00:00 to 24:00.` });
+        }
+      }
+      return found;
+    },
     /** The team_hours to send: null when no day has hours. */
     value() {
       /** @type {Record<string, string[][]>} */
       const week = {};
       for (const [key] of DAYS) {
-        const ranges = days[key].value.split(',').map((r) => r.trim()).filter(Boolean).map((r) => r.split(/\s*[-–]\s*/).map((t) => (/^\d:\d\d$/.test(t) ? `0${t}` : t)));
+        const ranges = days[key].value.split(',').map((r) => r.trim()).filter(Boolean).map((r) => r.split(/\s*[-–]\s*/).map(clockTime));
         if (ranges.length > 0) week[key] = ranges;
       }
-      return Object.keys(week).length === 0 ? null : { time_zone: zone.value.trim(), week };
+      return Object.keys(week).length === 0 ? null : { time_zone: zone.value, week };
     },
   };
 }

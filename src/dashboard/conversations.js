@@ -106,7 +106,7 @@ function row(s) {
     h('a', { href: `/dashboard/conversations/${encodeURIComponent(s.id)}`, 'data-link': true, class: 'session' },
       h('span', { class: 'who' }, who),
       h('span', { class: `badge ${s.status === 'active' ? 'live' : ''}` }, s.status === 'active' ? 'Active' : 'Ended'),
-      h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'} · state ${s.state}`),
+      h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'}`),
       s.handoff ? h('span', { class: 'badge warn' }, `Handoff: ${s.handoff.kind ?? s.handoff.reason ?? 'yes'}`) : null,
       h('span', { class: 'meta' }, when(s.updated_at))));
 }
@@ -199,8 +199,8 @@ function summary(s) {
   const c = s.customer ?? {};
   return h('dl', { class: 'facts' },
     fact('Channel', named(CHANNELS, s.channel)),
-    fact('Status', s.status === 'active' ? 'Active' : 'Ended'),
-    fact('State', s.state),
+    fact('Status', s.status === 'active' ? 'Active' : s.channel === 'webchat' ? 'Ended: no new message for a while' : 'Ended'),
+    fact('Engine state (for developers)', s.state),
     fact('Customer', [c.name, c.phone, c.email].filter(Boolean).join(' · ') || 'Unknown'),
     fact('Language', s.language ?? '—'),
     fact('Started', when(s.created_at)),
@@ -236,6 +236,17 @@ function endpointWait(e) {
   }
 }
 
+/**
+ * What the customer saw or heard: the reply, or, for a turn that was a handoff, the handoff's sentence (it is what
+ * was sent).
+ * @param {any} t a stored turn
+ */
+function shownReply(t) {
+  if (t.reply != null) return String(t.reply);
+  if (typeof t.handoff?.sentence === 'string') return t.handoff.sentence;
+  return h('em', {}, 'nothing was sent');
+}
+
 /** @param {any} t a stored turn */
 function turn(t) {
   const b = t.botlink;
@@ -244,8 +255,8 @@ function turn(t) {
   return h('li', { class: 'turn', 'data-turn': t.id },
     h('h2', {}, `Turn ${t.ordinal}`, t.source ? h('span', { class: `badge source-${t.source}`, 'data-testid': 'source' }, `Reply from: ${named(SOURCES, t.source)}`) : null,
       t.status !== 'completed' ? h('span', { class: 'badge warn' }, t.status) : null),
-    h('p', { class: 'said' }, h('span', { class: 'label' }, 'Customer: '), String(t.customer_message ?? '')),
-    h('p', { class: 'reply' }, h('span', { class: 'label' }, 'Reply: '), t.reply == null ? '(none)' : String(t.reply)),
+    h('p', { class: 'said' }, h('span', { class: 'label' }, 'Customer: '), t.customer_message ? String(t.customer_message) : h('em', {}, 'asked for the team (a button, no words)')),
+    h('p', { class: 'reply', 'data-testid': 'reply' }, h('span', { class: 'label' }, 'Reply: '), shownReply(t)),
     timingBar(t),
     b ? h('details', {}, h('summary', {}, `Bot Link: ${b.outcome === 'answer' ? 'answered' : 'no answer'} (${b.reason})`),
       h('dl', { class: 'facts' },

@@ -68,7 +68,7 @@ export function errorBox() {
     el: box,
     /** @param {unknown} err */
     show(err) {
-      box.textContent = err instanceof Error ? err.message : String(err);
+      box.textContent = plainWords(err instanceof Error ? err.message : String(err));
       box.hidden = false;
     },
     clear() {
@@ -76,6 +76,19 @@ export function errorBox() {
       box.hidden = true;
     },
   };
+}
+
+/**
+ * The API's messages are written for programs as well as people; the few that speak in schema terms are said in
+ * words here (a pattern means nothing to a shop owner).
+ * @param {string} message
+ */
+export function plainWords(message) {
+  return message
+    .replace(/must match pattern "[^"]*"/g, 'is not written in a form we can read')
+    .replace(/must NOT have more than (\d+) characters/g, 'is too long: at most $1 characters')
+    .replace(/must NOT have fewer than (\d+) characters/g, 'is too short: at least $1 characters')
+    .replace(/must NOT have more than (\d+) items/g, 'has too many entries: at most $1');
 }
 
 /** A loading line for a region that is being fetched. @param {string} [what] */
@@ -125,4 +138,74 @@ export async function copyText(text, source, status) {
     source.select();
     status.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
   }
+}
+
+/**
+ * Field-level errors: each problem the API names (`details: [{field, message}]`) is shown under its control, which is
+ * marked invalid; the first such control gets the focus. Problems of no known field go to `fallback`. Returns a clear
+ * function for the next attempt.
+ * @param {unknown} err the failed call's error
+ * @param {Array<[(field: string) => boolean, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement]>} controls
+ * @param {{ show(err: unknown): void }} fallback
+ */
+export function showFieldErrors(err, controls, fallback) {
+  const details = /** @type {any} */ (err)?.details;
+  const problems = Array.isArray(details) ? details.filter((d) => d && typeof d.field === 'string' && typeof d.message === 'string') : [];
+  /** @type {HTMLElement[]} */
+  const shown = [];
+  let first = /** @type {HTMLElement | null} */ (null);
+  const unplaced = [];
+  for (const p of problems) {
+    const match = controls.find(([matches]) => matches(p.field));
+    if (!match) {
+      unplaced.push(p);
+      continue;
+    }
+    const control = match[1];
+    const id = `${control.id || (control.id = uid('f'))}-error`;
+    let note = document.getElementById(id);
+    if (!note) {
+      note = h('p', { class: 'field-error', id, role: 'alert' });
+      control.insertAdjacentElement('afterend', note);
+      shown.push(note);
+    }
+    // The API's field messages start with the verb ("must be a time …"): said here as a sentence about this field.
+    const words = plainWords(p.message);
+    const message = /^[a-z]/.test(words) ? `This ${words}${/[.!?]$/.test(words) ? '' : '.'}` : words;
+    note.textContent = note.textContent ? `${note.textContent} ${message}` : message;
+    control.setAttribute('aria-invalid', 'true');
+    const described = (control.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+    if (!described.includes(id)) control.setAttribute('aria-describedby', [...described, id].join(' '));
+    first ??= control;
+  }
+  if (first) {
+    first.focus();
+    if (unplaced.length) fallback.show(new Error(unplaced.map((p) => p.message).join(' ')));
+  } else {
+    fallback.show(err);
+  }
+  return () => clearFieldErrors(controls.map(([, c]) => c));
+}
+
+/** Removes the marks of {@link showFieldErrors}. @param {Array<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>} controls */
+export function clearFieldErrors(controls) {
+  for (const control of controls) {
+    const id = `${control.id}-error`;
+    document.getElementById(id)?.remove();
+    control.removeAttribute('aria-invalid');
+    const rest = (control.getAttribute('aria-describedby') ?? '').split(' ').filter((d) => d && d !== id);
+    if (rest.length) control.setAttribute('aria-describedby', rest.join(' '));
+    else control.removeAttribute('aria-describedby');
+  }
+}
+
+/**
+ * A value to paste somewhere else (Twilio, Meta, a web page): read-only, with a copy button.
+ * @param {string} label @param {string} value @param {string} [hint] @param {string} [testid]
+ */
+export function copyable(label, value, hint, testid) {
+  const input = h('input', { type: 'text', readonly: true, value, class: 'secret', spellcheck: 'false', autocomplete: 'off', 'data-testid': testid ?? null });
+  const status = h('span', { class: 'copied', role: 'status' });
+  const copy = h('button', { type: 'button', class: 'quiet', 'aria-label': `Copy ${label}`, onclick: () => copyText(value, input, status) }, 'Copy');
+  return h('div', { class: 'copyable' }, field(label, input, hint), h('div', { class: 'row' }, copy, status));
 }

@@ -4,7 +4,7 @@
  * HEALTH_POLL_MS while the page is open), its key (own or generated, shown once), and the test buttons.
  */
 import { ApiError, api } from './api.js';
-import { busy, errorBox, field, h, loading, replace, shownOnce, when } from './dom.js';
+import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, shownOnce, when } from './dom.js';
 
 /** How often the endpoint's health is read again while the page is open, ms. */
 const HEALTH_POLL_MS = 10_000;
@@ -34,7 +34,7 @@ export function renderIntegration(main) {
   const testError = errorBox();
   const test = h('form', { class: 'card', 'aria-labelledby': 'test' },
     h('h2', { id: 'test' }, 'Test the endpoint'),
-    h('p', {}, 'Sends a signed website-chat request to your endpoint and shows exactly what came back.'),
+    h('p', {}, 'Sends a signed test question to the endpoint URL above (saved or not) and shows what came back.'),
     field('Customer message', message), testError.el, testButton, testResult);
 
   const toolsButton = h('button', { type: 'button' }, 'Test the tools');
@@ -61,7 +61,7 @@ export function renderIntegration(main) {
     url.value = i.endpoint_url;
     replace(current, h('dl', { class: 'facts' },
       h('div', {}, h('dt', {}, 'Endpoint'), h('dd', { 'data-testid': 'endpoint' }, String(i.endpoint_url))),
-      h('div', {}, h('dt', {}, 'Tools base'), h('dd', {}, String(i.tools_base))),
+      h('div', {}, h('dt', {}, 'Tools address'), h('dd', {}, String(i.tools_base))),
       h('div', {}, h('dt', {}, 'Key'), h('dd', {}, String(i.key_hint))),
       h('div', {}, h('dt', {}, 'Saved'), h('dd', {}, when(i.updated_at)))));
   };
@@ -112,7 +112,7 @@ export function renderIntegration(main) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     saveError.clear();
-    url.removeAttribute('aria-invalid');
+    clearFieldErrors([url, ownKey]);
     void busy(saveButton, async () => {
       try {
         const answer = await api('PUT', '/v1/integration', { body: { endpoint_url: url.value.trim(), ...(ownKey.value ? { key: ownKey.value } : {}) } });
@@ -121,9 +121,8 @@ export function renderIntegration(main) {
         showKey(answer);
         await refreshHealth();
       } catch (err) {
-        // 422 says why the URL (or key) is refused: shown beside the form.
-        url.setAttribute('aria-invalid', 'true');
-        saveError.show(err);
+        // 422 says why the URL (or key) is refused: shown under the field it is about.
+        showFieldErrors(err, [[(f) => f === 'endpoint_url', url], [(f) => f === 'key', ownKey]], saveError);
       }
     });
   });
@@ -146,11 +145,20 @@ export function renderIntegration(main) {
     replace(testResult, loading('Waiting for your endpoint…'));
     void busy(testButton, async () => {
       try {
-        const r = await api('POST', '/v1/integration/test', { body: message.value.trim() ? { message: message.value.trim() } : {} });
+        // The URL in the form is what is tested, saved or not (with the own key typed, if any).
+        const typed = url.value.trim();
+        const r = await api('POST', '/v1/integration/test', {
+          body: {
+            ...(message.value.trim() ? { message: message.value.trim() } : {}),
+            ...(typed ? { endpoint_url: typed } : {}),
+            ...(typed && ownKey.value ? { key: ownKey.value } : {}),
+          },
+        });
         replace(testResult, testReport(r));
       } catch (err) {
         replace(testResult);
-        testError.show(err);
+        clearFieldErrors([url, ownKey]);
+        showFieldErrors(err, [[(f) => f === 'endpoint_url', url], [(f) => f === 'key', ownKey]], testError);
       }
       // What the test saw is also what the endpoint's health learnt.
       await refreshHealth();
@@ -177,6 +185,8 @@ export function renderIntegration(main) {
 /**
  * @typedef {object} HealthView GET /v1/integration `health` (src/integration/integration-service.ts)
  * @property {'healthy' | 'degraded' | 'down' | 'probing'} state
+ * @property {boolean} [contacted] false until a request reached (or tried) the saved URL
+ * @property {string | null} [advice] the latest failure in words, with what to do
  * @property {string} since
  * @property {{ phone: number, whatsapp: number }} wait_ms
  * @property {{ phone: number, whatsapp: number }} [deadline_ms]
@@ -224,9 +234,10 @@ function healthSection() {
       // Not connected, or a service without the health: nothing to show.
       el.hidden = !v;
       if (!v) return;
-      const state = STATES[v.state] ?? { word: String(v.state), icon: '?', tone: 'info' };
+      const fresh = v.contacted === false;
+      const state = fresh ? { word: 'Not contacted yet', icon: '…', tone: 'info' } : STATES[v.state] ?? { word: String(v.state), icon: '?', tone: 'info' };
       const headline = v.state === 'down' ? `${state.word} since ${clock(v.since)}` : state.word;
-      const sentence = stateSentence(v);
+      const sentence = fresh ? 'no question has been sent to your endpoint since it was saved. Press Test below to try it now.' : stateSentence(v);
       if (`${headline}: ${sentence}` !== said) {
         said = `${headline}: ${sentence}`;
         replace(status, h('span', { class: 'health-icon', 'aria-hidden': 'true' }, state.icon), ' ', h('strong', {}, headline), sentence ? `: ${sentence}` : '');
@@ -238,8 +249,9 @@ function healthSection() {
       const total = OUTCOMES.reduce((n, [k]) => n + count(k), 0);
       replace(facts, h('dl', { class: 'facts' },
         h('div', {}, h('dt', {}, 'Since'), h('dd', { 'data-testid': 'health-since' }, when(v.since))),
-        h('div', {}, h('dt', {}, 'Last problem'), h('dd', { 'data-testid': 'health-problem' }, v.last_problem == null ? 'None seen' : String(v.last_problem))),
-        h('div', {}, h('dt', {}, 'Answer time (p99)'), h('dd', { 'data-testid': 'health-p99' }, v.answer_p99_ms == null ? 'No answer lately' : duration(v.answer_p99_ms))),
+        h('div', { class: 'wide' }, h('dt', {}, 'Last problem'), h('dd', { 'data-testid': 'health-problem' }, v.last_problem == null ? 'None seen'
+          : [v.advice ?? 'Your endpoint failed.', ' ', h('details', {}, h('summary', {}, 'Details for your developer'), h('code', {}, String(v.last_problem)))])),
+        h('div', {}, h('dt', {}, 'Almost every answer came within'), h('dd', { 'data-testid': 'health-p99' }, v.answer_p99_ms == null ? 'No answer lately' : duration(v.answer_p99_ms))),
         h('div', { class: 'wide' }, h('dt', {}, 'Recent requests'), h('dd', { 'data-testid': 'health-recent' }, total === 0
           ? 'None lately'
           : h('ul', { class: 'mix' }, OUTCOMES.map(([k, one, many]) => {
@@ -310,16 +322,21 @@ function testReport(r) {
   const reply = r.response && typeof r.response === 'object' && typeof r.response.reply === 'string' ? r.response.reply : null;
   return h('div', { class: 'result', 'data-testid': 'test-result' },
     h('p', { class: `badge ${r.outcome === 'answer' ? 'ok' : 'warn'}` }, r.outcome === 'answer' ? 'Answered' : 'No answer'),
+    r.advice ? h('p', { 'data-testid': 'advice' }, String(r.advice)) : null,
+    r.signed_with === 'temporary_key' ? h('p', { class: 'notice' }, 'Signed with a temporary key, because none is saved yet: save the endpoint to get the key your system checks signatures with.') : null,
     h('dl', { class: 'facts' },
-      h('div', {}, h('dt', {}, 'Reason'), h('dd', {}, String(r.reason))),
-      r.message ? h('div', {}, h('dt', {}, 'Explanation'), h('dd', {}, String(r.message))) : null,
-      h('div', {}, h('dt', {}, 'HTTP status'), h('dd', {}, r.http_status == null ? '—' : String(r.http_status))),
-      h('div', {}, h('dt', {}, 'Latency'), h('dd', { 'data-testid': 'latency' }, `${r.latency_ms} ms`)),
-      h('div', {}, h('dt', {}, 'Reply'), h('dd', { 'data-testid': 'reply' }, reply ?? '(none)'))),
+      h('div', {}, h('dt', {}, 'Tested'), h('dd', {}, String(r.endpoint_url ?? ''))),
+      h('div', {}, h('dt', {}, 'Time to answer'), h('dd', { 'data-testid': 'latency' }, `${r.latency_ms} ms`)),
+      h('div', {}, h('dt', {}, 'Reply'), h('dd', { 'data-testid': 'reply' }, reply ?? 'No reply'))),
+    h('details', {}, h('summary', {}, 'Details for your developer'),
+      h('dl', { class: 'facts' },
+        h('div', {}, h('dt', {}, 'Reason code'), h('dd', {}, String(r.reason))),
+        r.message ? h('div', {}, h('dt', {}, 'Engine message'), h('dd', {}, String(r.message))) : null,
+        h('div', {}, h('dt', {}, 'HTTP status'), h('dd', {}, r.http_status == null ? 'none' : String(r.http_status)))),
+      r.body_excerpt ? h('div', {}, h('p', { class: 'label' }, 'The start of what your system sent back:'), h('pre', {}, String(r.body_excerpt))) : null),
     Array.isArray(r.problems) && r.problems.length
       ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, r.problems.map((/** @type {any} */ p) => h('li', {}, h('code', {}, String(p.field)), ` ${String(p.message)}`))))
-      : h('p', { class: 'meta' }, 'No problems found in the answer.'),
-    r.body_excerpt ? h('details', {}, h('summary', {}, 'Body excerpt'), h('pre', {}, String(r.body_excerpt))) : null);
+      : h('p', { class: 'meta' }, 'No problems found in the answer.'));
 }
 
 /** @param {any} r */

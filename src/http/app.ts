@@ -229,6 +229,7 @@ async function authorise(definition: RouteDefinition, req: Request, deps: AppDep
   const principal = await deps.accounts.authenticate(token);
   if (!principal) throw new AppError('unauthorized', 'The bearer token is unknown or revoked.');
   if (definition.access === 'manager' && principal.role !== 'owner' && principal.role !== 'admin') throw forbidden();
+  if (definition.access === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner of the workspace may change this.');
   return { principal, workspaceId: principal.workspaceId };
 }
 

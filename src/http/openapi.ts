@@ -28,7 +28,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       operationId: operationId(r),
       ...(parameters.length ? { parameters } : {}),
       security: securityOf(r),
-      ...(r.access === 'manager' ? { description: 'Owners and admins only.' } : r.access === 'admin' ? { description: 'The platform operator (ADMIN_TOKEN) only.' } : {}),
+      ...(r.access === 'manager' ? { description: 'Owners and admins only.' } : r.access === 'owner' ? { description: 'Owners only.' } : r.access === 'admin' ? { description: 'The platform operator (ADMIN_TOKEN) only.' } : {}),
       ...(body ? { requestBody: { required: body.required, content: { [body.contentType]: { schema: body.schema } } } } : {}),
       responses,
     };
@@ -79,10 +79,10 @@ function securityOf(r: RouteDefinition): Array<Record<string, string[]>> {
  */
 function implicitErrors(r: RouteDefinition): number[] {
   const statuses: number[] = [];
-  if (r.method === 'post' || r.method === 'put') statuses.push(errorStatus.validation_failed, errorStatus.payload_too_large, errorStatus.unsupported_media_type);
+  if (r.method === 'post' || r.method === 'put' || r.method === 'patch') statuses.push(errorStatus.validation_failed, errorStatus.payload_too_large, errorStatus.unsupported_media_type);
   else if (r.query) statuses.push(errorStatus.validation_failed);
   if (r.access !== 'public') statuses.push(errorStatus.unauthorized);
-  if (r.access === 'manager' || r.access === 'sync-write') statuses.push(errorStatus.forbidden);
+  if (r.access === 'manager' || r.access === 'owner' || r.access === 'sync-write') statuses.push(errorStatus.forbidden);
   return statuses;
 }
 

@@ -15,6 +15,8 @@ export type JsonSchema = Record<string, unknown>;
  * in `X-Widget-Key` (protocol §1.6, §5.7; a widget key on a sync-write route is 403).
  */
 export type Access = 'public' | 'admin' | 'member' | 'manager' | 'sync-write' | 'sync-read'
+  // owner: the workspace's owners only (renaming the workspace; interfaces.md, "The team's side").
+  | 'owner'
   // Website chat (src/channels/webchat): widget: the read-only widget key in `X-Widget-Key` only (never the sync key,
   // which must not appear in web pages), checked with the page's Origin and the rate limit by the gate below
   // /v1/webchat/ (src/channels/webchat/widget-gate.ts).
@@ -38,7 +40,7 @@ export interface RouteResult {
 }
 
 export interface RouteDefinition<B = unknown> {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI form: `/v1/users/{id}`. */
   path: string;
   summary: string;

@@ -20,6 +20,7 @@ import { CHANNEL_TIMEOUT_MS, MIN_OWN_KEY_CHARS, PHONE_CHANNEL_TIMEOUT_MS } from 
 import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { cleanJson } from '../text/outside-text.ts';
+import { adviceForHealth, adviceForReason, refusedUrlAdvice } from './advice.ts';
 
 /** The longest own key we accept; far beyond any sensible key, short enough to keep rows small. */
 export const MAX_OWN_KEY_CHARS = 512;
@@ -57,6 +58,10 @@ export interface IntegrationView {
 
 export interface HealthView {
   state: HealthState;
+  /** Whether any request reached (or tried to reach) this URL since it was saved: until then it is "not contacted yet". */
+  contacted: boolean;
+  /** The latest failure, said for the owner with what to do; null when none was seen. */
+  advice: string | null;
   since: string;
   /** How long a turn waits for the endpoint now, ms: the whole deadline, or 0 while down. */
   wait_ms: { phone: number; whatsapp: number };
@@ -88,6 +93,12 @@ export interface TestReport {
   problems: { field: string; message: string }[];
   body_excerpt: string;
   request: { channel: 'webchat'; session_id: string; message: string; language: string };
+  /** What happened and what to do, for the owner (src/integration/advice.ts). */
+  advice: string;
+  /** The URL tested: the saved one, or the one given (not saved). */
+  endpoint_url: string;
+  /** Which key signed: the saved one, the one given with the URL, or a temporary one (nothing saved, none given). */
+  signed_with: 'saved_key' | 'given_key' | 'temporary_key';
 }
 
 /** What an integration key is sealed for (bound to its workspace). */
@@ -223,11 +234,37 @@ export function createIntegrationService(deps: {
     },
 
     /** The dashboard's test button (protocol §4.6): a `webchat` channel request, and exactly what came back. */
-    async test(workspaceId: string, input: { message?: string; language?: string }): Promise<TestReport> {
-      const asked = await this.ask(workspaceId, { message: input.message ?? TEST_MESSAGE, language: input.language ?? 'en', sessionId: `test-${randomUUID()}` });
-      if (!asked) throw notFound('The integration');
-      const { request, exchange } = asked;
+    async test(workspaceId: string, input: { message?: string; language?: string; endpoint_url?: string; key?: string }): Promise<TestReport> {
+      const saved = await this.credentials(workspaceId);
+      // Test before saving: the URL typed, under the same rules as saving it (https, public), signed with the key given,
+      // else the saved key, else a temporary one (docs/integrators.md, "Test before you save").
+      let credentials = saved;
+      let signedWith: TestReport['signed_with'] = 'saved_key';
+      if (input.endpoint_url !== undefined) {
+        const endpointUrl = await checkUrl(input.endpoint_url);
+        const given = input.key === undefined ? undefined : checkOwnKey(input.key);
+        signedWith = given !== undefined ? 'given_key' : saved ? 'saved_key' : 'temporary_key';
+        credentials = { endpointUrl, key: given ?? saved?.key ?? generateKey() };
+      }
+      if (!credentials) {
+        throw new AppError('not_found', 'No endpoint is saved yet: enter its address to test it, or save it first.', [{ field: 'endpoint_url', message: 'Enter the address of your endpoint.' }]);
+      }
+      const request = buildChannelRequest({
+        channel: 'webchat',
+        sessionId: `test-${randomUUID()}`,
+        message: input.message ?? TEST_MESSAGE,
+        language: input.language ?? 'en',
+        customerPhone: null,
+        now: now(),
+      });
+      const exchange = await botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request });
+      // What the owner's test shows is also what the endpoint's health learns (a fixed endpoint recovers at once).
+      // Only the saved endpoint's health: an unsaved URL is a trial.
+      if (deps.health && saved && credentials.endpointUrl === saved.endpointUrl) {
+        recordExchange(deps.health, workspaceId, credentials.endpointUrl, exchange, CHANNEL_TIMEOUT_MS);
+      }
       const { outcome } = exchange;
+      const reason = outcome.outcome === 'answer' ? 'answer' : outcome.reason;
       return {
         outcome: outcome.outcome,
         reason: outcome.outcome === 'answer' ? 'answer' : outcome.reason,
@@ -238,6 +275,9 @@ export function createIntegrationService(deps: {
         problems: outcome.problems,
         body_excerpt: bodyExcerpt(exchange.body),
         request: { channel: 'webchat', session_id: request.session_id, message: request.message, language: request.language },
+        advice: adviceForReason(reason, exchange.httpStatus),
+        endpoint_url: credentials.endpointUrl,
+        signed_with: signedWith,
       };
     },
   };
@@ -248,7 +288,7 @@ export type IntegrationService = ReturnType<typeof createIntegrationService>;
 /** An endpoint URL as saving it requires (protocol §4: https and public); 422 `invalid_url` with the reason otherwise. */
 export async function checkEndpointUrl(http: GuardedClient, url: string): Promise<string> {
   const verdict = await http.validateUrl(url);
-  if (!verdict.ok) throw new AppError('invalid_url', `endpoint_url is not usable: ${verdict.reason}`, [{ field: 'endpoint_url', message: verdict.reason }]);
+  if (!verdict.ok) throw new AppError('invalid_url', `endpoint_url is not usable: ${verdict.reason}`, [{ field: 'endpoint_url', message: refusedUrlAdvice(verdict.reason) }]);
   return verdict.url.href;
 }
 
@@ -277,8 +317,11 @@ function view(row: Integration): IntegrationView {
 }
 
 function healthView(health: EndpointHealth, at: number, probeIntervalMs: number): HealthView {
+  const lastFailure = [...health.recent].reverse().find((o) => o.kind !== 'answer');
   return {
     state: health.state,
+    contacted: health.recent.length > 0 || health.lastProblem !== null,
+    advice: health.lastProblem === null ? null : adviceForHealth(lastFailure?.kind ?? null),
     since: new Date(health.since).toISOString(),
     wait_ms: { phone: waitBudget(health, PHONE_CHANNEL_TIMEOUT_MS).waitMs, whatsapp: waitBudget(health, CHANNEL_TIMEOUT_MS).waitMs },
     deadline_ms: { phone: PHONE_CHANNEL_TIMEOUT_MS, whatsapp: CHANNEL_TIMEOUT_MS },

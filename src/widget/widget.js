@@ -298,14 +298,15 @@ button:disabled { opacity: .6; cursor: default; }
       });
     } catch {
       // A refused origin answers without CORS headers, which the browser reports exactly like a network failure.
-      console.warn(`Botlink chat: no readable answer from ${apiBase}. If this persists, check that ${location.origin} is in the workspace's allowed origins (PUT /v1/webchat).`);
+      console.warn(`Botlink chat: no readable answer from ${apiBase}. If this persists, check that ${location.origin} is among the sites of Website chat on the Botlink dashboard's Channels screen.`);
       throw new ChatError('The chat could not be reached. Please check your connection and try again in a moment.', 0);
     }
     /** @type {any} */
     const answer = await res.json().catch(() => null);
     if (res.ok) return answer;
     const serverMessage = typeof answer?.error?.message === 'string' ? answer.error.message : '';
-    throw new ChatError(explain(res.status, res.headers.get('Retry-After'), serverMessage), res.status);
+    const switchedOff = answer?.error?.details?.reason === 'switched_off';
+    throw new ChatError(switchedOff ? 'The chat is closed right now. Please contact the shop another way.' : explain(res.status, res.headers.get('Retry-After'), serverMessage), res.status);
   }
 
   /**
@@ -322,7 +323,7 @@ button:disabled { opacity: .6; cursor: default; }
         return 'This chat is not set up correctly (its key is not valid). Please contact the shop another way.';
       case 403:
         console.warn(`Botlink chat: ${serverMessage}`);
-        return `This website (${location.origin}) is not allowed to use this chat yet. The shop can turn it on in its chat settings.`;
+        return `This chat is not switched on for ${location.origin} yet. Please contact the shop another way.`;
       case 404:
         return 'This conversation has ended. Your next message starts a new one.';
       case 429: {

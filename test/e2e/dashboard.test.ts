@@ -281,7 +281,7 @@ describe('the dashboard web app', () => {
 
       await menu(page, 'Channels').click();
       await page.getByLabel('Phone numbers, one per line').fill('+31201234567');
-      await page.getByLabel('Time zone').fill('Europe/Amsterdam');
+      await page.getByLabel('Time zone').selectOption('Europe/Amsterdam');
       await page.getByLabel('Monday').fill('9:00-12:30, 13:30-17:30');
       await page.getByLabel('Saturday').fill('10:00-14:00');
       await page.getByRole('button', { name: 'Save phone settings' }).click();
@@ -576,7 +576,8 @@ describe('the dashboard web app', () => {
       await page.getByLabel('Endpoint URL').fill(`${endpoint.origin}/botlink/channel`);
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByLabel('New key').waitFor();
-      await status().getByText('Healthy', { exact: true }).waitFor();
+      // Nothing was sent to it yet: not "Healthy", which it has not shown.
+      await status().getByText('Not contacted yet', { exact: true }).waitFor();
       await expect(status().getAttribute('role')).resolves.toBe('status');
 
       // Three failed channel requests in a row take it down (src/botlink/endpoint-health.ts).
@@ -591,7 +592,9 @@ describe('the dashboard web app', () => {
       );
       // The colour is not the only sign: the words say it, and the icon is not read out twice.
       await expect(status().locator('.health-icon').getAttribute('aria-hidden')).resolves.toBe('true');
-      await expect(page.getByTestId('health-problem').textContent()).resolves.toMatch(/^connection/);
+      // The problem in words, with what to do; the engine's words folded away for the developer.
+      await expect(page.getByTestId('health-problem').textContent()).resolves.toMatch(/^Botlink could not connect to your system at this address\. Check that it is running/);
+      await expect(page.getByTestId('health-problem').locator('details code').textContent()).resolves.toMatch(/^connection/);
       // The service's own probe of a down endpoint may already have failed once more.
       expect(count(await page.getByTestId('health-recent').textContent(), 'connection failures')).toBeGreaterThanOrEqual(3);
       await expect(page.getByTestId('health-p99').textContent()).resolves.toBe('No answer lately');

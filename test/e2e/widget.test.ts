@@ -251,7 +251,7 @@ describe('errors are shown as sentences', () => {
       await page.getByRole('button', { name: 'Chat with us' }).click();
       await page.getByLabel('Your message').fill('Hello?');
       await page.keyboard.press('Enter');
-      await page.locator('.msg.notice', { hasText: `This website (${service.url}) is not allowed to use this chat yet.` }).waitFor();
+      await page.locator('.msg.notice', { hasText: `This chat is not switched on for ${service.url} yet.` }).waitFor();
     } finally {
       await context.close();
     }

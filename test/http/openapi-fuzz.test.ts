@@ -65,7 +65,12 @@ const LENIENT_BODIES: Record<string, string> = {
  * only for these fields. Each 400 of such an operation must name only fields the entry covers.
  */
 const SEMANTIC_CHECKS: Record<string, { fields: RegExp; reason: string }> = {
-  'PUT /v1/phone': { fields: /^team_hours\.(time_zone|week\.\w+\.\d+(\.0)?)$/, reason: 'the time zone must be one Intl knows, and a range must start before 24:00 and end after it starts' },
+  'PUT /v1/phone': {
+    fields: /^(team_hours\.(time_zone|week\.\w+\.\d+(\.0)?)|numbers\.\d+|transfer_number)$/,
+    reason: 'the time zone must be one Intl knows, a range must start before 24:00 and end after it starts, and a number is read as people write it (docs/phone.md, "Numbers"), with a sentence of our own when it cannot be',
+  },
+  'PATCH /v1/workspace': { fields: /^(name|time_zone|webchat_idle_minutes)$/, reason: 'a name not only spaces, a time zone Intl knows, an idle period within bounds: each said in a sentence for the owner' },
+  'PATCH /v1/account': { fields: /^email$/, reason: 'an email address, said in a sentence for the person who typed it' },
   'POST /v1/sync/batch': { fields: /^((upserts|deletes)\[\d+\]\.external_id|)$/, reason: 'each page or product once per batch, and at most 100 items in upserts and deletes together' },
   'GET /v1/sync/pages': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
   'GET /v1/sync/products': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },

@@ -18,11 +18,16 @@ try {
 }
 
 console.log('');
-console.log(`Dashboard:  ${result.dashboardUrl}${keep ? '' : '  (up while the demo runs: npm run demo -- --keep)'}`);
-console.log('Sign in:    choose "Sign in with a token" and paste the owner token');
-console.log(`            ${result.ownerToken}`);
-if (result.inviteUrl) console.log(`            or open ${result.inviteUrl} and choose a password`);
-if (keep) console.log(`Widget:     ${result.widgetDemoUrl}  (the chat widget on a sample shop page)`);
+// The addresses only where the server stays up to open them: without --keep it stops right after this.
+if (keep) {
+  console.log(`Dashboard:  ${result.dashboardUrl}`);
+  console.log('Sign in:    choose "Sign in with a token" and paste the owner token');
+  console.log(`            ${result.ownerToken}`);
+  if (result.inviteUrl) console.log(`            or open ${result.inviteUrl} and choose a password`);
+  console.log(`Widget:     ${result.widgetDemoUrl}  (the chat widget on a sample shop page)`);
+} else {
+  console.log('To open these conversations in the dashboard, run it again with the server kept up: npm run demo -- --keep');
+}
 console.log(`Demo took ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 
 if (keep) {

@@ -97,7 +97,7 @@ export async function playPhoneCall(transcript: Transcript, api: Api, settings: 
 
   try {
     // 1. An order question: the integrator answers it itself (handled).
-    const first = await ask('Where is order 1001?');
+    const first = await ask('Where is order 1001? The postcode is 3511 AB.');
     const id = await session();
     result.answered = (await transcript.tellTurns('phone', id, first)).some((t) => t.status === 'completed' && t.reply);
 

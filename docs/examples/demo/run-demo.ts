@@ -129,7 +129,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const desk = await startOrderDesk({ key });
     cleanup.push(() => desk.close());
     await must('PUT /v1/integration', api('PUT', '/v1/integration', { token, body: { endpoint_url: desk.endpointUrl, key } }));
-    const test = await must('POST /v1/integration/test', api('POST', '/v1/integration/test', { token, body: { message: 'Where is my order 1234?', language: 'en' } }));
+    const test = await must('POST /v1/integration/test', api('POST', '/v1/integration/test', { token, body: { message: 'Where is my order 1234? Postcode 9711 LM.', language: 'en' } }));
     transcript.line('setup', `integrator ${desk.endpointUrl}: test button → ${test.outcome}, HTTP ${test.http_status}, ${test.latency_ms} ms`);
     const tools = await must('POST /v1/integration/tools/test', api('POST', '/v1/integration/tools/test', { token }));
     transcript.line('setup', `tools manifest: ${(tools.tools as { name: string }[]).map((t) => t.name).join(', ')} (${(tools.problems as unknown[]).length} problems)`);

@@ -34,7 +34,8 @@ const euro = (amount: unknown) => `€${Number(amount).toFixed(2)}`;
 /** What the customer wants, as a tool call, when one of the offered tools fits. */
 function toolFor(message: string, offered: Set<string>): Step | null {
   const order = /\border\s*#?\s*(\d{4,})/i.exec(message)?.[1];
-  if (order && offered.has('order_status')) return { call: { name: 'order_status', args: { order } } };
+  const postcode = /\b(\d{4}\s?[A-Za-z]{2})\b/.exec(order ? message.replace(order, '') : message)?.[1];
+  if (order && offered.has('order_status')) return { call: { name: 'order_status', args: { order, ...(postcode ? { postcode } : {}) } } };
   if (/\b(open|opening|hours|close[sd]?)\b/i.test(message) && offered.has('opening_hours')) {
     const day = DAYS.find((d) => message.toLowerCase().includes(d));
     return { call: { name: 'opening_hours', args: day ? { day } : {} } };

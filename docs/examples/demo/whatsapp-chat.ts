@@ -84,7 +84,7 @@ export async function playWhatsappChat(transcript: Transcript, settings: Whatsap
   let seen = settings.graph.sends.length;
   let answered = false;
   let id: string | undefined;
-  const messages = settings.quick ? ['Hi! Is my order 1002 on its way?'] : ['Hi! Is my order 1002 on its way?', 'Do you also ship to Belgium?'];
+  const messages = settings.quick ? ['Hi! Is my order 1002 on its way? Postcode 1012 JS.'] : ['Hi! Is my order 1002 on its way? Postcode 1012 JS.', 'Do you also ship to Belgium?'];
   for (const [i, text] of messages.entries()) {
     const body = metaPayload(settings.phoneNumberId, waId, 'Daan de Vries', `wamid.DEMOIN${Date.now()}${i}`, text);
     const signature = `sha256=${createHmac('sha256', settings.appSecret).update(body).digest('hex')}`;

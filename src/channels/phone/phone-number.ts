@@ -26,3 +26,23 @@ export function normaliseE164(value: unknown): string | null {
   const compact = value.trim().replace(/^tel:/i, '').replace(/\(0\)/g, '').replace(SEPARATORS, '');
   return E164.test(compact) ? compact : null;
 }
+
+/**
+ * A number as people type it (docs/phone.md, "Numbers"): `+44 20 1234 5678`, `0044 20 1234 5678`, `tel:+44…`, or a
+ * national number like `020 1234 5678` when the country is known (`callingCode`, digits only, like `44`). The national
+ * trunk prefix 0 is dropped (as in most of Europe; a country without one simply has no leading 0 to drop).
+ * Null when it cannot be read; the caller says why in words.
+ */
+export function readPhoneNumber(value: string, callingCode?: string | null): string | null {
+  const compact = value.trim().replace(/^tel:/i, '').replace(/\(0\)/g, '').replace(SEPARATORS, '');
+  if (compact.startsWith('+')) return normaliseE164(compact);
+  if (compact.startsWith('00')) return normaliseE164(`+${compact.slice(2)}`);
+  if (!/^[0-9]+$/.test(compact) || !callingCode || !/^[1-9][0-9]{0,2}$/.test(callingCode)) return null;
+  return normaliseE164(`+${callingCode}${compact.replace(/^0/, '')}`);
+}
+
+/** Whether the text looks like a national number (digits, no `+` or `00`), which needs a country to be read. */
+export function isNationalNumber(value: string): boolean {
+  const compact = value.trim().replace(/\(0\)/g, '').replace(SEPARATORS, '');
+  return /^0[1-9][0-9]+$/.test(compact);
+}

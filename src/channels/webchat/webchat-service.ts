@@ -30,6 +30,7 @@ import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/eve
 import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
 import { parseAllowedOrigins } from './origins.ts';
 import { isUuid } from '../../ids.ts';
+import { SESSION_MACHINE_VERSION } from '../../../machines/session-types.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
@@ -44,6 +45,8 @@ export interface WebchatServiceDeps {
 
 export interface WebchatSettings {
   allowed_origins: string[];
+  /** The owner's switch; the chat works when it is on and the page's site is among the allowed origins. */
+  enabled: boolean;
   updated_at: string | null;
 }
 
@@ -126,15 +129,25 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const at = now();
       const text = input.visitorMessage.trim();
       const language = conversationLanguage(text, input.language);
+      // The session is made here, with the conversation, so that new_chat's dashboard_url can name it: the dashboard
+      // opens a conversation by its session id (interfaces.md; docs/webhooks.md). The runtime finds it by external id.
+      const sessionId = randomUUID();
       await db.transaction().execute(async (trx) => {
         await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language, created_at: at });
+        await webchatRepository(trx).insertSession({
+          id: sessionId,
+          workspace_id: workspaceId,
+          external_id: id,
+          language: language ?? DEFAULT_LANGUAGE,
+          machine_version: SESSION_MACHINE_VERSION,
+        });
         await recordEvent(trx, workspaceId, {
           event: 'new_chat',
           conversation_id: id,
           visitor_message: text,
           page_url: input.pageUrl,
           timestamp: timestamp(at),
-          dashboard_url: dashboardUrl(deps.publicUrl, id),
+          dashboard_url: dashboardUrl(deps.publicUrl, sessionId),
         });
       });
       counted('new_chat');
@@ -159,6 +172,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const outcome = await db.transaction().execute(async (trx) => {
         const saved = await webchatRepository(trx).saveLead(workspaceId, conversationId, lead, at);
         if (saved === 'changed') {
+          // The visitor who left details is the conversation's customer on the dashboard too.
+          await webchatRepository(trx).setSessionCustomer(workspaceId, conversationId, lead);
           await recordEvent(trx, workspaceId, { event: 'new_lead', conversation_id: conversationId, ...lead, timestamp: timestamp(at) });
         }
         return saved;
@@ -186,18 +201,19 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     /** GET /v1/webchat. */
     async settings(workspaceId: string): Promise<WebchatSettings> {
       const row = await repo.findSettings(workspaceId);
-      return { allowed_origins: row?.allowed_origins ?? [], updated_at: row ? row.updated_at.toISOString() : null };
+      return { allowed_origins: row?.allowed_origins ?? [], enabled: row?.enabled ?? true, updated_at: row ? row.updated_at.toISOString() : null };
     },
 
     /** PUT /v1/webchat: the origins are checked and canonicalised; the list replaces the previous one. */
-    async putSettings(workspaceId: string, input: { allowed_origins: string[] }): Promise<WebchatSettings> {
-      const row = await repo.putSettings(workspaceId, parseAllowedOrigins(input.allowed_origins));
-      return { allowed_origins: row.allowed_origins, updated_at: row.updated_at.toISOString() };
+    async putSettings(workspaceId: string, input: { allowed_origins: string[]; enabled?: boolean }): Promise<WebchatSettings> {
+      const row = await repo.putSettings(workspaceId, parseAllowedOrigins(input.allowed_origins), input.enabled);
+      return { allowed_origins: row.allowed_origins, enabled: row.enabled, updated_at: row.updated_at.toISOString() };
     },
 
-    /** The canonical origins whose pages may call the website-chat API for this workspace (none until set). */
-    async allowedOrigins(workspaceId: string): Promise<readonly string[]> {
-      return (await repo.findSettings(workspaceId))?.allowed_origins ?? [];
+    /** The gate's view: the canonical origins whose pages may call the website-chat API (none until set) and the switch, in one read. */
+    async access(workspaceId: string): Promise<{ origins: readonly string[]; enabled: boolean }> {
+      const row = await repo.findSettings(workspaceId);
+      return { origins: row?.allowed_origins ?? [], enabled: row?.enabled ?? true };
     },
   };
 }

@@ -36,8 +36,8 @@ const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
 
 export interface WidgetGateDeps {
   apiKeys: { workspaceForWidgetKey(key: string): Promise<string | undefined> };
-  /** The workspace's canonical allowed origins. */
-  allowedOrigins(workspaceId: string): Promise<readonly string[]>;
+  /** The workspace's canonical allowed origins and the owner's switch (docs/webchat.md, "Settings on the dashboard"), in one read. */
+  access(workspaceId: string): Promise<{ origins: readonly string[]; enabled: boolean }>;
   limiter: RateLimiter;
   /** Admission control (src/admission): beyond the engine's bound a message is answered 503 with Retry-After. */
   admission?: Pick<Admission, 'admitWebchat'>;
@@ -76,15 +76,22 @@ export function createWidgetGate(deps: WidgetGateDeps) {
     const workspaceId = await deps.apiKeys.workspaceForWidgetKey(key.trim());
     if (!workspaceId) throw new AppError('unauthorized', `The widget key in ${WIDGET_KEY_HEADER} is unknown.`);
 
+    const settings = await deps.access(workspaceId);
     const origin = req.get('origin');
     if (origin !== undefined) {
       const canonical = canonicalOrigin(origin);
-      if (canonical === undefined || !(await deps.allowedOrigins(workspaceId)).includes(canonical)) {
+      if (canonical === undefined || !settings.origins.includes(canonical)) {
         refused?.inc({ reason: 'origin' });
-        throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it with PUT /v1/webchat {"allowed_origins": [...]}.`);
+        throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it on the dashboard's Channels screen (Website chat), or with PUT /v1/webchat.`);
       }
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    }
+    // Switched off by the owner: nothing new is sent (the widget's writes are POSTs; another method stays the router's
+    // 405). Said to the page with CORS headers, so the widget can read it, before any work.
+    if (req.method === 'POST' && !settings.enabled) {
+      refused?.inc({ reason: 'switched_off' });
+      throw new AppError('forbidden', 'The chat is switched off.', { reason: 'switched_off' });
     }
 
     const decision = deps.limiter.take(workspaceId);

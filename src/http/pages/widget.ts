@@ -84,11 +84,12 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).send(html);
 }
 
+/** Trailhead Outdoor, the demo shop of the README and `npm run demo` (docs/examples/order-desk.ts has its records). */
 const PRODUCTS = [
-  { swatch: 'bike', name: 'City bike', price: '€ 499', text: 'Seven gears, a rack and lights: made for the daily ride.' },
-  { swatch: 'helmet', name: 'Helmet', price: '€ 59', text: 'Light, ventilated, in three sizes.' },
-  { swatch: 'lock', name: 'Folding lock', price: '€ 39', text: 'Hardened steel links that fold into a small case.' },
-  { swatch: 'lights', name: 'Light set', price: '€ 24', text: 'USB-rechargeable front and rear lights.' },
+  { swatch: 'boots', name: 'Granite hiking boots', price: '€ 149.95', text: 'Waterproof leather, sizes 40 to 44.' },
+  { swatch: 'tent', name: 'Summit 2 tent', price: '€ 329', text: 'Two people, 2.1 kg, up in five minutes.' },
+  { swatch: 'jacket', name: 'Storm rain jacket', price: '€ 189', text: 'Taped seams and a hood that stays put.' },
+  { swatch: 'bag', name: 'Alpine sleeping bag', price: '€ 139', text: 'Comfortable down to −5 °C.' },
 ];
 
 function demoPage(key: string, widget: Asset, css: Asset, serviceOrigin: string): string {
@@ -111,19 +112,20 @@ function demoPage(key: string, widget: Asset, css: Asset, serviceOrigin: string)
 </head>
 <body>
   <header>
-    <h1>Fietsen &amp; Co</h1>
+    <h1>Trailhead Outdoor</h1>
     <p>A demo shop for the Botlink website chat: press “Chat with us” at the bottom right.</p>
   </header>
   <main>
     <p class="notice">This page embeds the widget exactly as a shop does. The browser sends this page's origin with
       each chat request, so the chat answers here only when the workspace allows this service's own origin
-      (<code>${escapeHtml(serviceOrigin)}</code>, or the one in your address bar): add it with
-      <code>PUT /v1/webchat {"allowed_origins": [...]}</code>, and remove it again after the demo.</p>
+      (<code>${escapeHtml(serviceOrigin)}</code>, or the one in your address bar): on the dashboard, open
+      <strong>Channels</strong>, then <strong>Website chat</strong>, press <strong>Add this site</strong> and switch the
+      chat on. Remove it again after the demo.</p>
     <ul class="products">
 ${products}
     </ul>
   </main>
-  <footer>Fietsen &amp; Co is not a real shop.</footer>
+  <footer>Trailhead Outdoor is not a real shop.</footer>
 </body>
 </html>
 `;

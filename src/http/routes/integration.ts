@@ -18,6 +18,8 @@ const integrationSchema = {
       description: 'The endpoint health (docs/architecture.md, "Endpoint health"): healthy, degraded (a failure lately), down (failed `down_after.failures` times in a row: turns do not wait; requests are still sent and probed), probing (answering again). Every state but down waits the whole deadline.',
       properties: {
         state: { type: 'string', enum: ['healthy', 'degraded', 'down', 'probing'] },
+        contacted: { type: 'boolean', description: 'false until a request reached (or tried to reach) this URL since it was saved: the dashboard says "Not contacted yet".' },
+        advice: { type: ['string', 'null'], description: 'The latest failure in words for the owner, with what to do; null when none was seen.' },
         since: { type: 'string', format: 'date-time' },
         wait_ms: { type: 'object', description: 'How long a turn waits now, ms: the deadline, or 0 while down.', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
         deadline_ms: { type: 'object', description: 'The deadlines waited in full unless the endpoint is down, ms.', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
@@ -144,11 +146,13 @@ export function integrationRoutes(integration: IntegrationService, replay?: Repl
       },
     }),
 
-    route<{ message?: string; language?: string }>({
+    route<{ message?: string; language?: string; endpoint_url?: string; key?: string }>({
       method: 'post',
       path: '/v1/integration/test',
       tag: 'integration',
-      summary: "The test button: sends a 'webchat' channel request and answers exactly what came back.",
+      summary:
+        "The test button: sends a 'webchat' channel request and answers exactly what came back. With `endpoint_url`, that URL is tested before it is saved " +
+        '(the same https-and-public rules as saving; 422 otherwise), signed with `key` if given, else the saved key, else a temporary key; nothing is saved.',
       access: 'manager',
       body: {
         type: 'object',
@@ -156,6 +160,8 @@ export function integrationRoutes(integration: IntegrationService, replay?: Repl
         properties: {
           message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS },
           language: { type: 'string', pattern: '^[A-Za-z]{2}([-_][A-Za-z0-9]{1,8})*$' },
+          endpoint_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'A URL to test instead of the saved one; not saved.' },
+          key: keySchema,
         },
       },
       responses: {
@@ -173,10 +179,14 @@ export function integrationRoutes(integration: IntegrationService, replay?: Repl
               problems: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
               body_excerpt: { type: 'string' },
               request: { type: 'object' },
+              advice: { type: 'string', description: 'What happened and what to do, for the owner.' },
+              endpoint_url: { type: 'string', description: 'The URL tested.' },
+              signed_with: { enum: ['saved_key', 'given_key', 'temporary_key'] },
             },
           },
         },
-        404: { description: 'Not configured.' },
+        404: { description: 'Nothing saved and no endpoint_url given.' },
+        422: { description: 'endpoint_url is not https and public, or key is not a usable own key.' },
       },
       async handler({ body, principal }) {
         return { status: 200, body: await integration.test(principal.workspaceId, body) };

@@ -14,7 +14,7 @@ import type { Request } from 'express';
 import type { PhoneRepository } from '../../../db/repositories/phone.repository.ts';
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
 import { PHONE_DEFAULT_LANGUAGE, PHONE_MAX_GREETING_CHARS, PHONE_MAX_NUMBERS, TWILIO_WEBHOOK_PREFIX } from '../../channels/phone/limits.ts';
-import { E164_INPUT_PATTERN, normaliseE164 } from '../../channels/phone/phone-number.ts';
+import { isNationalNumber, readPhoneNumber } from '../../channels/phone/phone-number.ts';
 import type { TeamAvailability } from '../../channels/phone/team-availability.ts';
 import { teamHoursProblems, teamHoursSchema, type TeamHours } from '../../channels/phone/team-hours.ts';
 import { createTwilioWebhooks } from '../../channels/phone/twilio-webhooks.ts';
@@ -22,6 +22,7 @@ import { publicRequestUrl, verifyTwilioSignature, type FormParams } from '../../
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { route, type RouteDefinition } from '../route.ts';
+import { phoneReadiness } from './workspace.ts';
 
 export const TWILIO_VOICE_PATH = `${TWILIO_WEBHOOK_PREFIX}/voice`;
 export const TWILIO_ACTION_PATH = `${TWILIO_WEBHOOK_PREFIX}/action`;
@@ -32,6 +33,8 @@ export interface PhoneRouteDeps {
   teamAvailable: TeamAvailability;
   publicUrl: string;
   twilioAuthToken: string | null;
+  /** With twilioAuthToken, whether calls can connect at all (GET /v1/phone `calls`; docs/phone.md). */
+  bridgeToken?: string | null;
   logger: Logger;
   /** The clock, ms (the `issued` stamp in the WebSocket URL); default Date.now. */
   now?: () => number;
@@ -39,19 +42,28 @@ export interface PhoneRouteDeps {
 
 interface PhoneBody {
   numbers: string[];
+  country?: string | null;
   transfer_number?: string | null;
   team_hours?: TeamHours | null;
   language?: string;
   greeting?: string | null;
 }
 
+/**
+ * A number as people type it; checked by readPhoneNumber (not by a pattern), so a mistake is answered in words
+ * and names its field (docs/phone.md, "Numbers").
+ */
 const NUMBER = {
   type: 'string',
-  minLength: 3,
-  maxLength: 32,
-  pattern: E164_INPUT_PATTERN,
-  description: "E.164, like '+31201234567'; spaces, dashes, dots, brackets, a '(0)' and a leading 'tel:' are removed.",
+  maxLength: 40,
+  description: "Any common notation: '+44 20 1234 5678', '0044 20 1234 5678', or '020 1234 5678' with `country`; spaces, dashes, dots, brackets, a '(0)' and a leading 'tel:' are removed. Answered in E.164.",
 };
+/** Words for a number that could not be read, naming what was typed. */
+function unreadable(raw: string, country: string | null | undefined): string {
+  const shown = raw.trim().slice(0, 40) || '(empty)';
+  if (isNationalNumber(raw) && !country) return `${shown} has no country code. Choose the country above, or write it with + and the country code, like +44 20 1234 5678.`;
+  return `${shown} is not a phone number we can read. Write it like +44 20 1234 5678 (with the country code), or as you dial it in your country with the country chosen above.`;
+}
 /**
  * What Twilio posts (form-encoded) to the voice and action webhooks, as far as we read it; Twilio sends more
  * parameters, all strings, and every one of them is covered by X-Twilio-Signature.
@@ -84,6 +96,12 @@ const phoneSettingsSchema = {
     team_available: { type: 'boolean', description: 'The manual switch (PUT /v1/team).' },
     available_now: { type: 'boolean', description: 'The switch, and now inside team_hours when set: whether a human handoff connects now.' },
     updated_at: { type: ['string', 'null'] },
+    voice_url: { type: 'string', description: "The URL to paste into Twilio as the number's voice webhook (\"A call comes in\", HTTP POST)." },
+    calls: {
+      type: 'object',
+      description: 'Whether calls can come in yet, and if not a sentence saying why and who can change it.',
+      properties: { ready: { type: 'boolean' }, reason: { type: ['string', 'null'] } },
+    },
   },
 };
 
@@ -104,6 +122,8 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
       team_available: state?.switchOn ?? false,
       available_now: availableNow,
       updated_at: settings?.updated_at ? settings.updated_at.toISOString() : null,
+      voice_url: `${deps.publicUrl}${TWILIO_VOICE_PATH}`,
+      calls: phoneReadiness({ twilioAuthToken: deps.twilioAuthToken, bridgeToken: deps.bridgeToken ?? null, publicUrl: deps.publicUrl }),
     };
   }
 
@@ -137,6 +157,7 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
         additionalProperties: false,
         properties: {
           numbers: { type: 'array', maxItems: PHONE_MAX_NUMBERS, items: NUMBER },
+          country: { type: ['string', 'null'], pattern: '^[1-9][0-9]{0,2}$', description: "The calling code (like '44' or '31') for numbers written the national way, without + or 00." },
           transfer_number: { ...NUMBER, type: ['string', 'null'] },
           team_hours: { anyOf: [teamHoursSchema, { type: 'null' }], description: "Weekly opening hours in an IANA time zone: { time_zone: 'Europe/Amsterdam', week: { mon: [['09:00','17:30']], … } }. null or absent: the team switch alone decides." },
           language: { type: 'string', maxLength: 35, pattern: LANGUAGE_TAG, description: `BCP 47 language of speech recognition and voice; default ${PHONE_DEFAULT_LANGUAGE}.` },
@@ -151,17 +172,18 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
         const problems: { field: string; message: string }[] = [];
         const numbers: string[] = [];
         body.numbers.forEach((raw, i) => {
-          const n = normaliseE164(raw);
-          if (!n) problems.push({ field: `numbers.${i}`, message: "must be an E.164 number, like '+31201234567'" });
+          if (!raw.trim()) return;
+          const n = readPhoneNumber(raw, body.country);
+          if (!n) problems.push({ field: `numbers.${i}`, message: unreadable(raw, body.country) });
           else if (!numbers.includes(n)) numbers.push(n);
         });
         let transfer: string | null = null;
-        if (body.transfer_number != null) {
-          transfer = normaliseE164(body.transfer_number);
-          if (!transfer) problems.push({ field: 'transfer_number', message: "must be an E.164 number, like '+31201234567'" });
+        if (body.transfer_number != null && body.transfer_number.trim()) {
+          transfer = readPhoneNumber(body.transfer_number, body.country);
+          if (!transfer) problems.push({ field: 'transfer_number', message: unreadable(body.transfer_number, body.country) });
         }
         if (body.team_hours) problems.push(...teamHoursProblems(body.team_hours));
-        if (problems.length > 0) throw new AppError('validation_failed', `${problems[0]!.field} ${problems[0]!.message}.`, problems);
+        if (problems.length > 0) throw new AppError('validation_failed', problems[0]!.field.startsWith('team_hours') ? `${problems[0]!.field} ${problems[0]!.message}.` : problems[0]!.message, problems);
 
         const saved = await phone.save(principal.workspaceId, {
           numbers,
@@ -171,7 +193,7 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
           greeting: body.greeting?.trim() ? body.greeting.trim() : null,
         });
         if (!saved.ok) {
-          throw new AppError('conflict', `${saved.taken.join(', ')} ${saved.taken.length === 1 ? 'is' : 'are'} answered by another workspace.`, saved.taken.map((n) => ({ field: `numbers.${body.numbers.findIndex((r) => normaliseE164(r) === n)}`, message: 'is answered by another workspace' })));
+          throw new AppError('conflict', `${saved.taken.join(', ')} ${saved.taken.length === 1 ? 'is' : 'are'} answered by another workspace.`, saved.taken.map((n) => ({ field: `numbers.${body.numbers.findIndex((r) => readPhoneNumber(r, body.country) === n)}`, message: `${n} is already answered by another workspace.` })));
         }
         return { status: 200, body: await view(principal.workspaceId) };
       },

@@ -47,6 +47,7 @@ const settingsSchema: JsonSchema = {
   type: 'object',
   properties: {
     allowed_origins: { type: 'array', items: { type: 'string' } },
+    enabled: { type: 'boolean', description: 'The switch: off, visitors are told the chat is closed.' },
     updated_at: { type: ['string', 'null'], format: 'date-time' },
   },
 };
@@ -67,6 +68,7 @@ const originsBody = (described: boolean): JsonSchema => ({
         ...(described ? { pattern: ORIGIN_PATTERN, description: 'A web origin: http(s), a host, an optional port; no path.' } : {}),
       },
     },
+    enabled: { type: 'boolean', description: 'Switch the chat on or off; absent: unchanged (on for a first save).' },
   },
 });
 
@@ -185,11 +187,11 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       },
     }),
 
-    route<{ allowed_origins: string[] }>({
+    route<{ allowed_origins: string[]; enabled?: boolean }>({
       method: 'put',
       path: '/v1/webchat',
       tag: 'webchat',
-      summary: 'Replace the allowed web origins (https://shop.example: scheme, host, optional port). Browsers on other origins get 403.',
+      summary: 'Replace the allowed web origins (https://shop.example: scheme, host, optional port) and switch the chat on or off. Browsers on other origins get 403.',
       access: 'manager',
       body: originsBody(false),
       // The origin pattern is described, not validated on mount: parseAllowedOrigins checks each item and names it

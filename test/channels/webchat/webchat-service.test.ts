@@ -94,8 +94,10 @@ describeEachDatabase('website chat', (get) => {
         conversation_id: conversationId,
         visitor_message: 'How fast do you ship my order?',
         page_url: `${SHOP}/products/bike?ref=ad`,
-        dashboard_url: `${PUBLIC_URL}/dashboard/conversations/${conversationId}`,
       });
+      // The dashboard opens a conversation by its session id (interfaces.md): the session made with the conversation.
+      const session = await get().db.selectFrom('sessions').select('id').where('channel', '=', 'webchat').where('external_id', '=', conversationId).executeTakeFirstOrThrow();
+      expect(payload.dashboard_url).toBe(`${PUBLIC_URL}/dashboard/conversations/${session.id}`);
       expect(payload.timestamp).toMatch(ISO_MS);
       expect(Math.abs(Date.parse(payload.timestamp as string) - Date.now())).toBeLessThan(60_000);
       expect(events[0]!.id).toMatch(/^msg_/);
@@ -375,7 +377,7 @@ describeEachDatabase('website chat', (get) => {
       expect(put.status).toBe(200);
       expect(put.body.allowed_origins).toEqual([SHOP, 'http://localhost:3000']);
       const got = await service.api('GET', '/v1/webchat', { token: acme.owner });
-      expect(got.body).toEqual({ allowed_origins: [SHOP, 'http://localhost:3000'], updated_at: put.body.updated_at });
+      expect(got.body).toEqual({ allowed_origins: [SHOP, 'http://localhost:3000'], enabled: true, updated_at: put.body.updated_at });
       expect((await start('Hi', { origin: 'http://localhost:3000' })).status).toBe(201);
     });
 
@@ -391,7 +393,7 @@ describeEachDatabase('website chat', (get) => {
     it('a workspace that has not set origins refuses every browser origin (the widget is off until set)', async () => {
       const fresh = await seedWorkspace(service, 'Initech');
       const key = (await service.api('GET', '/v1/keys/widget', { token: fresh.owner })).body.key as string;
-      expect((await service.api('GET', '/v1/webchat', { token: fresh.owner })).body).toEqual({ allowed_origins: [], updated_at: null });
+      expect((await service.api('GET', '/v1/webchat', { token: fresh.owner })).body).toEqual({ allowed_origins: [], enabled: true, updated_at: null });
       expect((await start('Hi', { key })).status).toBe(403);
       expect((await start('Hi', { key, origin: null })).status).toBe(201);
     });
