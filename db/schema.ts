@@ -14,6 +14,8 @@ export interface WorkspacesTable {
   disabled_at: Timestamp | null;
   /** The operator's note with `disabled_at` (`cli workspace disable --reason`); not shown to the workspace's users. */
   disabled_reason: string | null;
+  /** A waiting conversation nobody took goes back to the bot after this many minutes; null: never (migration 0016). */
+  handback_after_minutes: number | null;
 }
 
 export type Role = 'owner' | 'admin' | 'agent';
@@ -90,6 +92,30 @@ export interface SessionsTable {
   lease_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The statechart's `handler` region (migration 0016): bot, waiting for a person, or held by `agent_user_id`. */
+  handled_by: Generated<HandledBy>;
+  agent_user_id: string | null;
+  waiting_since: Timestamp | null;
+  /** When a waiting conversation goes back to the bot (handback_after_minutes); null: never. */
+  handback_at: Timestamp | null;
+  handler_revision: Generated<number>;
+}
+
+export type HandledBy = 'bot' | 'waiting' | 'agent';
+export type MessageFrom = 'customer' | 'bot' | 'agent';
+
+/** The chat channels' messages in order (migration 0016): customer, bot and agent alike. */
+export interface SessionMessagesTable {
+  id: string;
+  seq: Generated<string>;
+  session_id: string;
+  from: MessageFrom;
+  text: string;
+  source: string | null;
+  agent_user_id: string | null;
+  turn_id: string | null;
+  outbound_id: string | null;
+  at: Generated<Timestamp>;
 }
 
 export interface SessionTurnsTable {
@@ -200,6 +226,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   session_turns: SessionTurnsTable;
+  session_messages: SessionMessagesTable;
   notifications: NotificationsTable;
   webhook_events: WebhookEventsTable;
 }
@@ -230,6 +257,8 @@ export interface WebchatConversationsTable {
   escalation_requested_at: Timestamp | null;
   escalation_detected_at: Timestamp | null;
   created_at: Timestamp;
+  /** SHA-256 (hex) of the visitor token answered once at the start (migration 0016). */
+  visitor_token_hash: string | null;
 }
 
 export interface WebchatSettingsTable {
@@ -312,7 +341,9 @@ export interface WhatsappConversationsTable {
 }
 
 /** `workspace_disabled`: stored but not answered, the operator disabled the workspace (docs/operations.md). */
-export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed' | 'workspace_disabled';
+export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed' | 'workspace_disabled'
+  /** Stored for the person who handles the conversation; neither the bot nor the integrator answers it. */
+  | 'held';
 
 export interface WhatsappInboundMessagesTable {
   id: string;
@@ -344,7 +375,8 @@ export interface WhatsappOutboundMessagesTable {
   inbound_id: string | null;
   phone_number_id: string;
   wa_id: string;
-  kind: 'reply' | 'notice';
+  /** reply: the bot's answer; notice: the text-only notice or a sentence of the service; agent: a person's message. */
+  kind: 'reply' | 'notice' | 'agent';
   body: string;
   /** messages[0].id of the Graph answer. */
   message_id: string | null;

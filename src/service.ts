@@ -249,7 +249,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   );
 
   // Website chat (protocol §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
-  const webchat = createWebchatService({ db: database.db, runtime: channelRuntime, publicUrl: config.publicUrl, logger, metrics });
+  const webchat = createWebchatService({ db: database.db, runtime: channelRuntime, teamAvailable, publicUrl: config.publicUrl, logger, metrics });
   const widgetGate = createWidgetGate({
     apiKeys,
     allowedOrigins: (workspaceId) => webchat.allowedOrigins(workspaceId),

@@ -34,6 +34,8 @@ import { isUuid } from '../../ids.ts';
 export interface WebchatServiceDeps {
   db: Db;
   runtime: Pick<SessionRuntime, 'handleMessage' | 'open'>;
+  /** Whether the team can take a person now (the switch and the team hours); absent: not. */
+  teamAvailable?: (workspaceId: string) => Promise<boolean>;
   /** PUBLIC_URL: the base of `dashboard_url` in new_chat. */
   publicUrl: string;
   logger: Logger;
@@ -68,10 +70,13 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       externalId: conversationId,
       text,
       ...(language ? { language } : {}),
-      // 'forward' (protocol §2.2): web chat has no live takeover; the team follows up and is notified now.
-      handoff: { kind: 'forward', requestedBy: 'customer' },
+      // A person is asked for: the conversation waits for a colleague in the team's inbox (docs/webchat.md).
+      handoff: { kind: 'human', requestedBy: 'customer' },
     });
-    return result.cancelled ? phrase('handoff_forward', language ?? DEFAULT_LANGUAGE) : result.text;
+    if (!result.cancelled && !result.held) return result.text;
+    // Already with a person (held), or replaced by a newer message: the sentence that a colleague answers here.
+    const available = (await deps.teamAvailable?.(workspaceId)) ?? false;
+    return phrase(available ? 'handoff_waiting' : 'handoff_waiting_closed', language ?? DEFAULT_LANGUAGE);
   }
 
   async function conversation(workspaceId: string, id: string) {
@@ -106,7 +111,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
    */
   async function turn(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string | null> {
     const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: conversationId, text, ...(language ? { language } : {}) });
-    if (result.cancelled) return null;
+    // Held for the person who handles the conversation: stored, and nobody answers it here.
+    if (result.cancelled || result.held) return null;
     if (result.handoff?.requestedBy === 'customer') {
       const at = now();
       const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, conversationId, 'detected', text, at));

@@ -297,6 +297,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
               turnId: row.message_id,
             });
             if (result.cancelled) outcome = 'cancelled';
+            // A person handles the conversation: stored and shown in the inbox; neither the bot nor the integrator answers.
+            else if (result.held) outcome = 'held';
             else {
               outcome = 'reply';
               reply = { kind: 'reply', body: cutChars(result.text, MAX_WHATSAPP_TEXT_CHARS) };
