@@ -115,7 +115,7 @@ export interface SessionMessagesTable {
   agent_user_id: string | null;
   turn_id: string | null;
   outbound_id: string | null;
-  at: Generated<Timestamp>;
+  at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 export interface SessionTurnsTable {

@@ -8,7 +8,7 @@
  * (docs/architecture.md, "Who handles a conversation"):
  *
  *   handler:  bot ──wait (a person asked for, chat channels)──▶ waiting ──takeover──▶ agent
- *             bot ──takeover──▶ agent ;  waiting|agent ──handback──▶ bot ;  waiting|agent ──close──▶ closed
+ *             bot ──takeover──▶ agent ;  waiting|agent ──handback──▶ bot ;  bot|waiting|agent ──close──▶ closed
  *             waiting ──handback_due (deadline passed)──▶ bot ;  closed ──message──▶ bot
  *   while waiting or agent, a customer message is `held`: stored and shown, answered by nobody.
  *
@@ -296,6 +296,7 @@ export const sessionMachine = setup({
           on: {
             wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitHandler', params: { handledBy: 'waiting', reason: 'wait' } }] },
             takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
+            close: { guard: 'isChat', target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
           },
         },
         waiting: {

@@ -334,12 +334,22 @@ export function sessionsRepository(db: Db) {
         .execute();
     },
 
-    async list(workspaceId: string, filter: { channel?: string; status?: string; limit: number; before?: Date }) {
-      let query = db.selectFrom('sessions').select(['id', 'channel', 'external_id', 'status', 'state', 'language', 'customer_phone', 'customer_email', 'customer_name', 'handoff', 'turn_count', 'created_at', 'updated_at']).where('workspace_id', '=', workspaceId);
-      if (filter.channel) query = query.where('channel', '=', filter.channel as 'phone');
-      if (filter.status) query = query.where('status', '=', filter.status as 'active');
-      if (filter.before) query = query.where('updated_at', '<', filter.before);
-      return query.orderBy('updated_at', 'desc').limit(filter.limit).execute();
+    async list(workspaceId: string, filter: { channel?: string; status?: string; handledBy?: string; limit: number; before?: Date }) {
+      let query = db
+        .selectFrom('sessions as s')
+        .leftJoin('users as u', 'u.id', 's.agent_user_id')
+        .select(['s.id', 's.channel', 's.external_id', 's.status', 's.state', 's.language', 's.customer_phone', 's.customer_email', 's.customer_name', 's.handoff', 's.turn_count', 's.created_at', 's.updated_at'])
+        .select(['s.handled_by', 's.agent_user_id', 'u.email as agent_email', 's.waiting_since'])
+        .where('s.workspace_id', '=', workspaceId);
+      if (filter.channel) query = query.where('s.channel', '=', filter.channel as 'phone');
+      if (filter.status) query = query.where('s.status', '=', filter.status as 'active');
+      if (filter.handledBy) query = query.where('s.handled_by', '=', filter.handledBy as 'bot');
+      if (filter.before) query = query.where('s.updated_at', '<', filter.before);
+      return query.orderBy('s.updated_at', 'desc').limit(filter.limit).execute();
+    },
+
+    async userEmail(userId: string): Promise<string | undefined> {
+      return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst())?.email;
     },
 
     async turns(sessionId: string) {

@@ -166,7 +166,7 @@ interface Live extends LeasedSession {
 }
 
 /** The agent as the API shows it. */
-export function agentView(agent: AgentRef | null): ConversationMessage['agent'] {
+export function agentView(agent: AgentRef | null): { user_id: string; email: string; name: string | null } | null {
   return agent ? { user_id: agent.userId, email: agent.email, name: agent.name } : null;
 }
 

@@ -15,7 +15,7 @@
  *   same and records nothing.
  * - A lead emits `new_lead` when the details are new or changed; the same details again record nothing.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
 import type { Db } from '../../../db/database.ts';
 import { webchatRepository, type Lead } from '../../../db/repositories/webchat.repository.ts';
@@ -30,12 +30,21 @@ import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/eve
 import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
 import { parseAllowedOrigins } from './origins.ts';
 import { isUuid } from '../../ids.ts';
+import { displayName } from '../../accounts/display-name.ts';
+import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
+import type { HandledBy } from '../../../db/schema.ts';
+import type { InboxEvents } from '../../sessions/inbox-events.ts';
+import { AppError } from '../../errors.ts';
+import { MAX_POLL_MESSAGES, POLL_RECHECK_MS } from '../../inbox/limits.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
   runtime: Pick<SessionRuntime, 'handleMessage' | 'open'>;
   /** Whether the team can take a person now (the switch and the team hours); absent: not. */
   teamAvailable?: (workspaceId: string) => Promise<boolean>;
+  /** The session's messages (the long poll reads them) and the inbox's changes (which wake a waiting poll). */
+  sessions?: Pick<SessionsRepository, 'find' | 'messages'>;
+  inbox?: Pick<InboxEvents, 'subscribe'>;
   /** PUBLIC_URL: the base of `dashboard_url` in new_chat. */
   publicUrl: string;
   logger: Logger;
@@ -49,6 +58,20 @@ export interface WebchatSettings {
   updated_at: string | null;
 }
 
+
+/** A message as the widget's long poll shows it. */
+export interface VisitorMessage {
+  id: string;
+  from: 'customer' | 'bot' | 'agent';
+  text: string;
+  at: string;
+  agent_name?: string;
+}
+
+/** The visitor's token as stored: its SHA-256, hex. */
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
 
 export function createWebchatService(deps: WebchatServiceDeps) {
   const { db, runtime } = deps;
@@ -127,13 +150,22 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     async start(
       workspaceId: string,
       input: { visitorMessage: string; pageUrl: string; language: string | null },
-    ): Promise<{ conversation_id: string; reply: string | null }> {
+    ): Promise<{ conversation_id: string; visitor_token: string; reply: string | null }> {
       const id = randomUUID();
+      // The visitor's own key to the conversation's messages: answered once, stored as a hash only.
+      const visitorToken = `blv_${randomBytes(24).toString('base64url')}`;
       const at = now();
       const text = input.visitorMessage.trim();
       const language = conversationLanguage(text, input.language);
       await db.transaction().execute(async (trx) => {
-        await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language, created_at: at });
+        await webchatRepository(trx).insertConversation({
+          id,
+          workspace_id: workspaceId,
+          page_url: input.pageUrl,
+          language,
+          created_at: at,
+          visitor_token_hash: tokenHash(visitorToken),
+        });
         await recordEvent(trx, workspaceId, {
           event: 'new_chat',
           conversation_id: id,
@@ -145,7 +177,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       });
       counted('new_chat');
       log.debug({ workspaceId, conversationId: id }, 'website chat started');
-      return { conversation_id: id, reply: await turn(workspaceId, id, text, language) };
+      return { conversation_id: id, visitor_token: visitorToken, reply: await turn(workspaceId, id, text, language) };
     },
 
     /** POST /v1/webchat/conversations/{id}/messages: the visitor's next message and its reply. */
@@ -187,6 +219,64 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for the team');
       const language = (given ? detectLanguage(given) : null) ?? row.language ?? input.language;
       return { reply: await handOver(workspaceId, row.id, given ?? '', language) };
+    },
+
+    /**
+     * GET /v1/webchat/conversations/{id}/messages: the conversation's messages after `after` (all when null), for the
+     * visitor who holds its token. With `waitMs` it answers as soon as a newer message exists (a long poll): woken by
+     * this process's inbox changes, and reading the database again every POLL_RECHECK_MS for what another process
+     * wrote. A missing or foreign token is a 404, as for a conversation that does not exist.
+     */
+    async messages(
+      workspaceId: string,
+      conversationId: string,
+      input: { visitorToken: string | undefined; after: string | null; waitMs: number; signal?: AbortSignal },
+    ): Promise<{ messages: VisitorMessage[]; handled_by: HandledBy }> {
+      const row = await conversation(workspaceId, conversationId);
+      if (!input.visitorToken || row.visitor_token_hash === null || row.visitor_token_hash !== tokenHash(input.visitorToken.trim())) throw notFound('The conversation');
+      if (input.after !== null && !isUuid(input.after)) {
+        throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message id' }]);
+      }
+      if (!deps.sessions) throw new AppError('unavailable', 'Website chat messages are not available on this server.');
+      const sessions = deps.sessions;
+      const deadline = Date.now() + input.waitMs;
+      let wake: (() => void) | null = null;
+      const unsubscribe = deps.inbox?.subscribe(workspaceId, () => wake?.());
+      try {
+        for (;;) {
+          const session = await sessions.find(workspaceId, 'webchat', row.id);
+          const rows = session ? await sessions.messages(session.id, input.after, MAX_POLL_MESSAGES) : [];
+          if (rows === undefined) {
+            throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message of this conversation' }]);
+          }
+          const remaining = deadline - Date.now();
+          if (rows.length > 0 || remaining <= 0 || input.signal?.aborted) {
+            return {
+              handled_by: session?.handled_by ?? 'bot',
+              messages: rows.map((m) => ({
+                id: m.id,
+                from: m.from,
+                text: m.text,
+                at: new Date(m.at).toISOString(),
+                ...(m.from === 'agent' && m.agent_email ? { agent_name: displayName(m.agent_email) } : {}),
+              })),
+            };
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, Math.min(POLL_RECHECK_MS, remaining));
+            function done(): void {
+              clearTimeout(timer);
+              wake = null;
+              input.signal?.removeEventListener('abort', done);
+              resolve();
+            }
+            wake = done;
+            input.signal?.addEventListener('abort', done);
+          });
+        }
+      } finally {
+        unsubscribe?.();
+      }
     },
 
     /** GET /v1/webchat. */

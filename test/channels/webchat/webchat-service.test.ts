@@ -317,7 +317,7 @@ describeEachDatabase('website chat', (get) => {
       });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://anywhere.example');
-      expect(res.headers.get('access-control-allow-methods')).toBe('POST');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-widget-key');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
