@@ -232,7 +232,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'post',
       path: '/v1/webchat/conversations/{id}/escalate',
       tag: 'webchat',
-      summary: 'The visitor asks for the team (the widget\'s button): emits escalation of type requested, once per conversation, and answers the team sentence.',
+      summary: 'The visitor asks for the team (the widget\'s button): emits escalation of type requested, once per conversation; the conversation waits for a colleague in the team\'s inbox, and the answer says so.',
       access: 'widget',
       body: { type: 'object', additionalProperties: false, properties: { message: { type: 'string', maxLength: MAX_MESSAGE_CHARS, description: `For the team; default: the visitor's latest message. At most ${MAX_MESSAGE_CHARS} characters.` } } },
       responses: { 200: { description: 'The team sentence for the visitor.', schema: { type: 'object', properties: { reply: { type: 'string' } } } }, ...conversationErrors },
