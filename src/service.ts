@@ -289,6 +289,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     secrets,
     runtime: channelRuntime,
     serving: (workspaceId) => accounts.isServing(workspaceId),
+    // The inbox is built below; the worker starts after listen, so it is there by the first send.
+    onDelivery: (change) => {
+      void inbox.deliveryChanged(change).catch((err: unknown) => logger.warn({ err }, 'a delivery status could not be shown live'));
+    },
     logger,
     registry: metrics.registry,
     ...options.whatsapp,

@@ -37,6 +37,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await db.schema.createIndex('session_messages_session').on('session_messages').columns(['session_id', 'seq']).execute();
+  await sql`create index session_messages_outbound on session_messages (outbound_id) where outbound_id is not null`.execute(db);
 
   await db.schema.alterTable('workspaces').addColumn('handback_after_minutes', 'integer').execute();
   // SHA-256 of the visitor token (POST /v1/webchat/conversations answers it once).

@@ -92,6 +92,19 @@ export function inboxRepository(db: Db) {
         .executeTakeFirst();
     },
 
+    /** Agents' messages carried by these outgoing WhatsApp rows (by our id or Meta's), with their delivery status. */
+    async agentDeliveries(workspaceId: string, ref: { outboundId?: string; messageIds?: string[] }) {
+      if (!ref.outboundId && (ref.messageIds ?? []).length === 0) return [];
+      return db
+        .selectFrom('whatsapp_outbound_messages as o')
+        .innerJoin('session_messages as m', 'm.outbound_id', 'o.id')
+        .select(['m.id', 'm.session_id', 'o.status', 'o.http_status', 'o.error_code', 'o.error_detail'])
+        .where('o.workspace_id', '=', workspaceId)
+        .where('o.kind', '=', 'agent')
+        .where((eb) => (ref.outboundId ? eb('o.id', '=', ref.outboundId) : eb('o.message_id', 'in', ref.messageIds!)))
+        .execute();
+    },
+
     /** A failed WhatsApp send queued again (POST /v1/sessions/{id}/messages/{message_id}/retry); false when it had not failed. */
     async requeueFailed(outboundId: string): Promise<boolean> {
       const result = await db

@@ -149,7 +149,9 @@ export type SessionStreamEvent =
   /** Who handles the conversation changed (docs/architecture.md, "Who handles a conversation"). */
   | { type: 'handled_by'; sessionId: string; handled_by: HandledBy; agent: ConversationMessage['agent']; waiting_since: string | null; reason: HandlerChangeReason }
   /** A message of a chat conversation: the customer's, the bot's or an agent's. */
-  | { type: 'message'; sessionId: string; message: ConversationMessage };
+  | { type: 'message'; sessionId: string; message: ConversationMessage }
+  /** An agent's WhatsApp message changed its delivery status (Meta's status webhooks, or the send's answer). */
+  | { type: 'message_status'; sessionId: string; message_id: string; status: string; failure: { http_status: number | null; code: number | null; reason: string | null } | null };
 
 type SessionActor = Actor<ProvidedSessionMachine>;
 

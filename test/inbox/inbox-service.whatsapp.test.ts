@@ -111,6 +111,11 @@ describeEachDatabase('a WhatsApp customer reaches a person', (get) => {
     it("Meta's status webhooks move the message to delivered, then read", async () => {
       const outbound = await get().db.selectFrom('session_messages as m').innerJoin('whatsapp_outbound_messages as o', 'o.id', 'm.outbound_id').select('o.message_id').where('m.id', '=', agentMessageId).executeTakeFirstOrThrow();
       const statusOf = async () => ((await api('GET', `/v1/sessions/${sessionId}`, h.workspace.agent)).body.messages as Array<{ id: string; status?: string }>).find((m) => m.id === agentMessageId)!.status;
+      // What the session's live stream (GET /v1/sessions/{id}/events) is given.
+      const live: string[] = [];
+      const unsubscribe = h.service.runtime.subscribe(sessionId, (e) => {
+        if (e.type === 'message_status' && e.message_id === agentMessageId) live.push(e.status);
+      });
       await status(outbound.message_id!, 'delivered', waId);
       await until(async () => (await statusOf()) === 'delivered');
       await status(outbound.message_id!, 'read', waId);
@@ -119,6 +124,9 @@ describeEachDatabase('a WhatsApp customer reaches a person', (get) => {
       await status(outbound.message_id!, 'delivered', waId);
       await h.service.whatsapp.worker.idle();
       expect(await statusOf()).toBe('read');
+      await until(() => live.length >= 3);
+      unsubscribe();
+      expect(live).toEqual(['delivered', 'read', 'read']);
     });
 
     it("the customer's next message reaches neither the integrator nor the AI; it is in the session and the inbox", async () => {

@@ -189,7 +189,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       path: '/v1/sessions/{id}/events',
       tag: 'sessions',
       summary:
-        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state, handled_by (who handles it changed), message (a chat message: the customer\'s, the bot\'s or an agent\'s). The stream ends with an `end` event within seconds of its token being revoked or expiring.',
+        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state, handled_by (who handles it changed), message (a chat message: the customer\'s, the bot\'s or an agent\'s), message_status (an agent\'s WhatsApp message was sent, delivered, read or failed). The stream ends with an `end` event within seconds of its token being revoked or expiring.',
       access: 'member',
       responses: {
         200: { description: 'The event stream.', contentType: 'text/event-stream' },
