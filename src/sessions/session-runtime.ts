@@ -319,10 +319,14 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     // A customer message while a person handles the conversation: stored, shown, and the lease given back.
     actor.on('held', (e) => {
       const language = actor.getSnapshot().context.language;
-      entry.waiters.get(e.turnId)?.({ cancelled: false, held: true, sessionId: entry.id, turnId: e.turnId, text: '', unsent: '', source: 'fallback', language, handoff: null });
+      const waiter = entry.waiters.get(e.turnId);
       entry.waiters.delete(e.turnId);
       const message: MessageRecord = { id: randomUUID(), session_id: entry.id, from: 'customer', text: e.text, source: null, agent_user_id: null, turn_id: e.turnId, outbound_id: null, at: new Date(e.at).toISOString() };
-      void enqueue(entry, () => deps.sessions.addMessage(message, entry.held ? null : owner)).then(() => announceMessages(entry, [message]));
+      // Answered once it is stored: the channel acknowledges a message the team will see.
+      void enqueue(entry, () => deps.sessions.addMessage(message, entry.held ? null : owner)).then(() => {
+        waiter?.({ cancelled: false, held: true, sessionId: entry.id, turnId: e.turnId, text: '', unsent: '', source: 'fallback', language, handoff: null });
+        announceMessages(entry, [message]);
+      });
     });
     actor.on('handler_changed', (e) => {
       publish(entry.id, {

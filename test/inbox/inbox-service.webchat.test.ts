@@ -82,6 +82,43 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
     }
   });
 
+  it('GET /v1/inbox/events streams the inbox\'s changes of this engine: the wait, the take-over, a message', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${a.url}/v1/inbox/events`, { headers: { authorization: `Bearer ${ws.agent}` }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    const events: Array<{ id: string; reason: string; handled_by: string; last_message: { from: string } | null }> = [];
+    let buffer = '';
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += new TextDecoder().decode(value);
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = /^event: conversation\ndata: (.*)$/m.exec(block);
+          if (data) events.push(JSON.parse(data[1]!));
+        }
+      }
+    })().catch(() => undefined);
+    const chat = await startChat('Can I speak to a person please?');
+    expect((await api(a, 'POST', `/v1/sessions/${chat.sessionId}/takeover`, ws.admin)).status).toBe(200);
+    expect((await api(a, 'POST', `/v1/sessions/${chat.sessionId}/messages`, ws.admin, { text: 'Hello, Admin here.' })).status).toBe(201);
+    const deadline = Date.now() + 5_000;
+    while (events.filter((e) => e.id === chat.sessionId).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    await reading;
+    const mine = events.filter((e) => e.id === chat.sessionId).map((e) => [e.reason, e.handled_by, e.last_message?.from ?? null]);
+    expect(mine).toEqual([
+      ['message', 'waiting', 'bot'],
+      ['handled_by', 'waiting', null],
+      ['handled_by', 'agent', null],
+      ['message', 'agent', 'agent'],
+    ]);
+  });
+
   describe('asked for, taken, answered, handed back', () => {
     let chat: Awaited<ReturnType<typeof startChat>>;
     let lastId = '';
@@ -148,6 +185,8 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
       const res = await widget(a, 'POST', path(), { message: 'Do you sell gift cards?' });
       // No knowledge pages here: the bot's honest answer, not null.
       expect(res.body.reply).toBe(phrase('dont_know', 'en'));
+      // The reply is answered before its turn is written (group commit); the written messages are read here.
+      await a.runtime.settled();
       const session = await api(a, 'GET', `/v1/sessions/${chat.sessionId}`, ws.agent);
       expect(session.body).toMatchObject({ handled_by: 'bot', agent: null });
       expect((session.body.messages as Array<{ from: string }>).map((m) => m.from)).toEqual(['customer', 'bot', 'customer', 'bot', 'customer', 'agent', 'agent', 'customer', 'bot']);

@@ -157,6 +157,20 @@ describeEachDatabase('a WhatsApp customer reaches a person', (get) => {
     });
   });
 
+  it('forward stays what it is: the bot keeps answering, and the conversation shows under followups', async () => {
+    const waId = newCustomer();
+    await write(waId, 'My invoice is wrong, please pass this on');
+    await until(() => sentTo(waId).length > 0);
+    const sessionId = await sessionOf(waId);
+    await h.service.runtime.settled();
+    const followups = await api('GET', '/v1/inbox?view=followups', h.workspace.agent);
+    expect((followups.body.conversations as Array<{ id: string; handled_by: string }>).find((c) => c.id === sessionId)).toMatchObject({ handled_by: 'bot' });
+    const waiting = await api('GET', '/v1/inbox?view=waiting', h.workspace.agent);
+    expect((waiting.body.conversations as Array<{ id: string }>).map((c) => c.id)).not.toContain(sessionId);
+    await write(waId, 'Where is order 7?');
+    await until(() => sentTo(waId).includes('Answer to: Where is order 7?'));
+  });
+
   it('a free-form message more than 24 hours after the customer\'s last one is 422 whatsapp_window_closed', async () => {
     const waId = newCustomer();
     await write(waId, 'Hello, is anyone there?', new Date(Date.now() - 25 * 3_600_000));
