@@ -37,6 +37,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await db.schema.createIndex('session_messages_session').on('session_messages').columns(['session_id', 'seq']).execute();
+  // A turn's message is written once, however often its turn is retried (a WhatsApp message after a crash).
+  await sql`create unique index session_messages_turn on session_messages (session_id, turn_id, "from") where turn_id is not null`.execute(db);
   await sql`create index session_messages_outbound on session_messages (outbound_id) where outbound_id is not null`.execute(db);
 
   await db.schema.alterTable('workspaces').addColumn('handback_after_minutes', 'integer').execute();

@@ -203,7 +203,7 @@ export function sessionsRepository(db: Db) {
           from jsonb_to_recordset(${json(messages)}::jsonb) as m(id uuid, session_id uuid, "from" text, text text, source text,
             agent_user_id uuid, turn_id text, outbound_id uuid, at timestamptz)
           order by at
-          on conflict (id) do nothing
+          on conflict do nothing
         ), v as (
           select * from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
             customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
@@ -265,7 +265,7 @@ export function sessionsRepository(db: Db) {
           insert into session_messages (id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at)
           values (${message.id}, ${message.session_id}, ${message.from}, ${message.text}, ${message.source}, ${message.agent_user_id},
             ${message.turn_id}, ${message.outbound_id}, ${message.at}::timestamptz)
-          on conflict (id) do nothing
+          on conflict do nothing
         )
         update sessions set updated_at = now(),
           lease_owner = case when ${releaseLeaseOf}::text is not null and lease_owner = ${releaseLeaseOf} then null else lease_owner end,

@@ -155,11 +155,14 @@ export type SessionStreamEvent =
 
 type SessionActor = Actor<ProvidedSessionMachine>;
 
+/** Answers a message's turn; `fail`: the message could not be stored (the channel tries it again). */
+type Waiter = ((result: TurnResult) => void) & { fail?: (err: Error) => void };
+
 interface Live extends LeasedSession {
   channel: Channel;
   actor: SessionActor;
   lastActivity: number;
-  waiters: Map<string, (result: TurnResult) => void>;
+  waiters: Map<string, Waiter>;
   completed: TurnState | null;
   /** The running turn's streamed reply, when its message asked for one (`onText`). */
   stream: ReplyStream | null;
@@ -322,8 +325,15 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const waiter = entry.waiters.get(e.turnId);
       entry.waiters.delete(e.turnId);
       const message: MessageRecord = { id: randomUUID(), session_id: entry.id, from: 'customer', text: e.text, source: null, agent_user_id: null, turn_id: e.turnId, outbound_id: null, at: new Date(e.at).toISOString() };
-      // Answered once it is stored: the channel acknowledges a message the team will see.
-      void enqueue(entry, () => deps.sessions.addMessage(message, entry.held ? null : owner)).then(() => {
+      // Answered once it is stored: the channel acknowledges a message the team will see, or tries it again.
+      let failure: Error | null = null;
+      void enqueue(entry, () =>
+        deps.sessions.addMessage(message, entry.held ? null : owner).catch((err: unknown) => {
+          failure = err instanceof Error ? err : new Error(String(err));
+          return deps.sessions.releaseLease(entry.id, owner).catch(() => undefined);
+        }),
+      ).then(() => {
+        if (failure) return waiter?.fail?.(failure);
         waiter?.({ cancelled: false, held: true, sessionId: entry.id, turnId: e.turnId, text: '', unsent: '', source: 'fallback', language, handoff: null });
         announceMessages(entry, [message]);
       });
@@ -445,7 +455,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       if (!busy && !entry.held) entry = await leases.lease(entry);
       const turnId = message.turnId ?? randomUUID();
       entry.lastActivity = now();
-      const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
+      const result = new Promise<TurnResult>((resolve, reject) => entry.waiters.set(turnId, Object.assign((r: TurnResult) => resolve(r), { fail: reject })));
       // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
       entry.stream = message.onText ? createReplyStream(turnId, message.onText, deps.renderers[entry.channel]) : null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });

@@ -111,5 +111,19 @@ describeEachDatabase('who handles a conversation, persisted', (get) => {
     const other = await two.handleMessage({ ...target('chat-restore'), text: 'Hello?', language: 'en' });
     expect(other).toMatchObject({ held: true });
   });
-});
 
+  it("a turn's message is stored once, however often it is written (a WhatsApp message retried after a crash)", async () => {
+    const runtime = makeRuntime('engine-5');
+    const first = await runtime.handleMessage({ ...target('chat-once'), text: 'Is shipping free?', language: 'en' });
+    await runtime.settled();
+    const repo = sessionsRepository(get().db);
+    const message = { session_id: first.sessionId, from: 'customer' as const, text: 'Is shipping free?', source: null, agent_user_id: null, turn_id: first.turnId, outbound_id: null, at: new Date().toISOString() };
+    await repo.addMessage({ id: crypto.randomUUID(), ...message });
+    await repo.addMessage({ id: crypto.randomUUID(), ...message });
+    const rows = await repo.messages(first.sessionId, null, 100);
+    expect(rows!.map((m) => [m.from, m.text])).toEqual([
+      ['customer', 'Is shipping free?'],
+      ['bot', phrase('dont_know', 'en')],
+    ]);
+  });
+});
