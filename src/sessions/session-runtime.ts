@@ -232,13 +232,13 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
 
   /** The chat messages of a turn end (the customer's and the bot's reply); none on the phone. */
   function turnMessages(entry: Live, turn: TurnState, completed: boolean): MessageRecord[] {
+    const reply = entry.replies.get(turn.id);
+    entry.replies.delete(turn.id);
     if (entry.channel === 'phone') return [];
     const messages: MessageRecord[] = [];
     if (turn.message.trim() !== '') {
       messages.push({ id: randomUUID(), session_id: entry.id, from: 'customer', text: turn.message, source: null, agent_user_id: null, turn_id: turn.id, outbound_id: null, at: new Date(turn.startedAt).toISOString() });
     }
-    const reply = entry.replies.get(turn.id);
-    entry.replies.delete(turn.id);
     if (completed && reply && reply.text !== '') {
       messages.push({ id: randomUUID(), session_id: entry.id, from: 'bot', text: reply.text, source: reply.source, agent_user_id: null, turn_id: turn.id, outbound_id: null, at: new Date(Math.max(reply.at, turn.startedAt + 1)).toISOString() });
     }
@@ -300,7 +300,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const unsent = stream ? stream.rest(e) : render(entry, e);
       const text = stream ? [...stream.sent, unsent].filter((t) => t !== '').join(' ') : unsent;
       publish(entry.id, { type: 'reply', sessionId: entry.id, turnId: e.turnId, text, source: e.source, handoff: e.handoff });
-      entry.replies.set(e.turnId, { text, source: e.source, at: now() });
+      // Kept until the turn is written (turnMessages); the phone keeps none: its turns are the record.
+      if (entry.channel !== 'phone') entry.replies.set(e.turnId, { text, source: e.source, at: now() });
       const { source, language, handoff } = e;
       const result = { cancelled: false as const, sessionId: entry.id, turnId: e.turnId, text, unsent, source, language, handoff };
       entry.waiters.get(e.turnId)?.(result);
