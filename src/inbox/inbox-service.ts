@@ -236,7 +236,7 @@ export function createInboxService(deps: InboxServiceDeps) {
       }
       if (!(await repo.requeueFailed(message.outbound_id))) throw new AppError('conflict', 'The message has not failed; only a failed message is sent again.');
       deps.wakeWhatsapp?.();
-      runtime.notify({ type: 'message', sessionId: row.id, message: { id: message.id, from: 'agent', text: message.text, at: iso(message.at), status: 'queued' } });
+      runtime.notify({ type: 'message_status', sessionId: row.id, message_id: message.id, status: 'queued', failure: null });
       return { message: { id: message.id, status: 'queued' as const } };
     },
 

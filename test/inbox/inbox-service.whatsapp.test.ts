@@ -73,8 +73,15 @@ describeEachDatabase('a WhatsApp customer reaches a person', (get) => {
     });
 
     it('an agent takes it over; another user then gets 409 taken with the holder', async () => {
+      const live: unknown[] = [];
+      const unsubscribe = h.service.runtime.subscribe(sessionId, (e) => {
+        if (e.type === 'handled_by') live.push({ handled_by: e.handled_by, agent: e.agent?.user_id ?? null, reason: e.reason });
+      });
       const taken = await api('POST', `/v1/sessions/${sessionId}/takeover`, h.workspace.agent);
+      unsubscribe();
       expect(taken.status).toBe(200);
+      // The session's live stream (GET /v1/sessions/{id}/events) is told.
+      expect(live).toEqual([{ handled_by: 'agent', agent: h.workspace.agentId, reason: 'takeover' }]);
       expect(taken.body).toEqual({ handled_by: 'agent', agent: { user_id: h.workspace.agentId, email: 'agent@acme.example', name: 'Agent' } });
       const second = await api('POST', `/v1/sessions/${sessionId}/takeover`, h.workspace.admin);
       expect(second.status).toBe(409);
