@@ -18,6 +18,8 @@ export interface WorkspacesTable {
   time_zone: string | null;
   /** A web chat with no message for this many minutes ends (migration 0018; docs/webchat.md). */
   webchat_idle_minutes: Generated<number>;
+  /** A waiting conversation nobody took goes back to the bot after this many minutes; null: never (migration 0019). */
+  handback_after_minutes: number | null;
 }
 
 export type Role = 'owner' | 'admin' | 'agent';
@@ -94,6 +96,30 @@ export interface SessionsTable {
   lease_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The statechart's `handler` region (migration 0019): bot, waiting for a person, or held by `agent_user_id`. */
+  handled_by: Generated<HandledBy>;
+  agent_user_id: string | null;
+  waiting_since: Timestamp | null;
+  /** When a waiting conversation goes back to the bot (handback_after_minutes); null: never. */
+  handback_at: Timestamp | null;
+  handler_revision: Generated<number>;
+}
+
+export type HandledBy = 'bot' | 'waiting' | 'agent';
+export type MessageFrom = 'customer' | 'bot' | 'agent';
+
+/** The chat channels' messages in order (migration 0019): customer, bot and agent alike. */
+export interface SessionMessagesTable {
+  id: string;
+  seq: Generated<string>;
+  session_id: string;
+  from: MessageFrom;
+  text: string;
+  source: string | null;
+  agent_user_id: string | null;
+  turn_id: string | null;
+  outbound_id: string | null;
+  at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 export interface SessionTurnsTable {
@@ -210,6 +236,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   session_turns: SessionTurnsTable;
+  session_messages: SessionMessagesTable;
   notifications: NotificationsTable;
   webhook_events: WebhookEventsTable;
 }
@@ -240,6 +267,8 @@ export interface WebchatConversationsTable {
   escalation_requested_at: Timestamp | null;
   escalation_detected_at: Timestamp | null;
   created_at: Timestamp;
+  /** SHA-256 (hex) of the visitor token answered once at the start (migration 0019). */
+  visitor_token_hash: string | null;
 }
 
 export interface WebchatSettingsTable {
@@ -324,7 +353,9 @@ export interface WhatsappConversationsTable {
 }
 
 /** `workspace_disabled`: stored but not answered, the operator disabled the workspace (docs/operations.md). */
-export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed' | 'workspace_disabled';
+export type WhatsappInboundOutcome = 'reply' | 'notice' | 'notice_recent' | 'silent' | 'empty' | 'cancelled' | 'failed' | 'workspace_disabled'
+  /** Stored for the person who handles the conversation; neither the bot nor the integrator answers it. */
+  | 'held';
 
 export interface WhatsappInboundMessagesTable {
   id: string;
@@ -356,7 +387,8 @@ export interface WhatsappOutboundMessagesTable {
   inbound_id: string | null;
   phone_number_id: string;
   wa_id: string;
-  kind: 'reply' | 'notice';
+  /** reply: the bot's answer; notice: the text-only notice or a sentence of the service; agent: a person's message. */
+  kind: 'reply' | 'notice' | 'agent';
   body: string;
   /** messages[0].id of the Graph answer. */
   message_id: string | null;
@@ -487,7 +519,7 @@ export interface Database {
   endpoint_health: EndpointHealthTable;
 }
 
-// Live events across engines (migration 0016; src/events/live-bus.ts, docs/architecture.md).
+// Live events across engines (migration 0019; src/events/live-bus.ts, docs/architecture.md).
 export interface LiveEventsTable {
   id: Generated<string>;
   topic: string;

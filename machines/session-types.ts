@@ -11,7 +11,7 @@ import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools
 import type { KnowledgePassage } from '../src/knowledge/types.ts';
 
 /** Bumped whenever a change makes older persisted snapshots unreadable; older ones are then restarted idle. */
-export const SESSION_MACHINE_VERSION = 1;
+export const SESSION_MACHINE_VERSION = 2;
 /** How many earlier turns the AI sees. */
 export const MAX_HISTORY_TURNS = 10;
 
@@ -68,6 +68,22 @@ export interface HandoffResult {
   sentence: string;
   /** Absent in turns stored before it was recorded: those were the integrator's. */
   requestedBy?: HandoffRequester;
+  /**
+   * WhatsApp and web chat: a person was asked for, so the conversation waits for a colleague in the inbox (the
+   * statechart's `handler` region goes to `waiting`); `handbackAt` (ms) is when it goes back to the bot when nobody
+   * took it (the workspace's handback_after_minutes), null: never.
+   */
+  waiting?: { since: number; handbackAt: number | null };
+}
+
+/** Who handles the conversation: the statechart's `handler` region (docs/architecture.md, "Who handles a conversation"). */
+export type HandledBy = 'bot' | 'waiting' | 'agent';
+
+/** The person holding a conversation. */
+export interface AgentRef {
+  userId: string;
+  email: string;
+  name: string | null;
 }
 
 export interface TurnState {
@@ -110,6 +126,14 @@ export interface SessionContext {
    */
   personOffered?: boolean;
   turn: TurnState | null;
+  /** The person holding the conversation while the handler region is in `agent`; null otherwise. */
+  agent: AgentRef | null;
+  /** When the conversation began waiting for a person (ms); null when nobody is waited for. */
+  waitingSince: number | null;
+  /** When a waiting conversation goes back to the bot (ms), a deadline kept as a timestamp; null: never. */
+  handbackAt: number | null;
+  /** Bumped by every change of the handler region, so a change is written only over the one it was made from. */
+  handlerRevision: number;
 }
 
 export interface SessionInput {
@@ -129,14 +153,30 @@ export type SessionEvent =
    */
   | { type: 'interrupt'; spoken?: string; midTurn?: boolean }
   /** The conversation is over (call ended, socket dropped). */
-  | { type: 'end' };
+  | { type: 'end' }
+  /** A user takes the conversation over (from bot or waiting; chat channels only). */
+  | { type: 'takeover'; agent: AgentRef; at: number }
+  /** The holder (or anyone, while waiting) gives the conversation back to the bot. */
+  | { type: 'handback'; at: number }
+  /** The team is done with the conversation: the bot answers whatever the customer writes next. */
+  | { type: 'close'; at: number }
+  /** The sweep found the waiting conversation's hand-back deadline passed (`at`, ms). */
+  | { type: 'handback_due'; at: number }
+  /** Raised by the turn that asked for a person on a chat channel: the conversation waits for a colleague. */
+  | { type: 'wait'; since: number; handbackAt: number | null };
 
 /** What the actor tells the runtime; the runtime delivers, records and streams it. */
 export type SessionEmitted =
   /** `text`: the answer and the handoff sentence together; `answer`: the answer alone. */
   | { type: 'reply'; turnId: string; text: string; answer: string; source: ReplySource; language: string; handoff: HandoffResult | null }
   | { type: 'turn_completed'; turn: TurnState }
-  | { type: 'turn_cancelled'; turn: TurnState; reason: 'barge_in' | 'interrupt' | 'end' };
+  | { type: 'turn_cancelled'; turn: TurnState; reason: 'barge_in' | 'interrupt' | 'end' }
+  /** A customer message while a person handles the conversation: stored and shown, answered by nobody. */
+  | { type: 'held'; turnId: string; text: string; at: number }
+  /** The handler region changed (who handles the conversation). */
+  | { type: 'handler_changed'; handledBy: HandledBy; agent: AgentRef | null; waitingSince: number | null; reason: HandlerChangeReason };
+
+export type HandlerChangeReason = 'wait' | 'takeover' | 'handback' | 'close' | 'handback_timeout' | 'reopened';
 
 export interface BotLinkInput {
   workspaceId: string;

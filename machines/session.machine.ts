@@ -4,7 +4,15 @@
  * Link, the knowledge base, the AI, the tools, the hand-off) are named promise actors that the session runtime
  * provides with `machine.provide`; leaving a state aborts their signal, so a cancelled turn really stops its work.
  *
- *   idle ──message──▶ turn ──▶ idle          (a message during a turn restarts it: barge-in)
+ * Two parallel regions: `conversation` (the turns, below) and `handler`, who handles the conversation
+ * (docs/architecture.md, "Who handles a conversation"):
+ *
+ *   handler:  bot ──wait (a person asked for, chat channels)──▶ waiting ──takeover──▶ agent
+ *             bot ──takeover──▶ agent ;  waiting|agent ──handback──▶ bot ;  bot|waiting|agent ──close──▶ closed
+ *             waiting ──handback_due (deadline passed)──▶ bot ;  closed ──message──▶ bot
+ *   while waiting or agent, a customer message is `held`: stored and shown, answered by nobody.
+ *
+ *   conversation: idle ──message──▶ turn ──▶ idle   (a message during a turn restarts it: barge-in)
  *   turn, by channel:
  *     phone:    gathering ‖ (bot link 3.5 s | knowledge | tool manifest) ─▶ deciding
  *               a handled answer leaves at once; otherwise all three finish (the bot link never past its deadline)
@@ -13,7 +21,7 @@
  *   thinking ⇄ callingTools                  (at most three rounds, protocol §8; then the AI must answer)
  *   ─▶ checkingHandoff ─▶ handingOff? ─▶ replying ─▶ idle
  */
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromPromise, or, setup, stateIn } from 'xstate';
 import { errorText } from '../src/errors.ts';
 import { CHANNEL_TIMEOUT_MS, MAX_TOOL_ROUNDS, PHONE_CHANNEL_TIMEOUT_MS } from '../src/limits.ts';
 import { offersPerson, requestsPerson } from '../src/text/person-request.ts';
@@ -33,6 +41,8 @@ import {
   type SessionEmitted,
   type SessionEvent,
   type SessionInput,
+  type HandlerChangeReason,
+  type HandledBy,
   type ToolsInput,
   type TurnState,
 } from './session-types.ts';
@@ -111,6 +121,9 @@ export const sessionMachine = setup({
     isAnswer: (_, params: { step: AiStep }) => params.step.kind === 'answer' && params.step.text.trim().length > 0,
     hasHandoff: ({ context }) => context.turn != null && handoffOf(context.turn) != null,
     requestsHandoff: ({ context }) => context.turn?.requestedHandoff != null,
+    isChat: ({ context }) => context.channel !== 'phone',
+    personHandles: or([stateIn({ handler: 'waiting' }), stateIn({ handler: 'agent' })]),
+    handbackDue: ({ context, event }) => event.type === 'handback_due' && context.handbackAt !== null && context.handbackAt <= event.at,
   },
   actions: {
     startTurn: assign(({ context, event }) => {
@@ -215,6 +228,31 @@ export const sessionMachine = setup({
       reason: params.reason,
     })),
     dropTurn: assign({ turn: null }),
+    emitHeld: emit(({ event }) => {
+      const e = event as Extract<SessionEvent, { type: 'message' }>;
+      return { type: 'held' as const, turnId: e.turnId, text: e.text, at: e.at };
+    }),
+    /** A turn that asked for a person on a chat channel: the handler region goes to `waiting`. */
+    waitIfAsked: enqueueActions(({ enqueue }, params: { output: HandoffResult }) => {
+      const waiting = params.output.waiting;
+      if (waiting) enqueue.raise({ type: 'wait', since: waiting.since, handbackAt: waiting.handbackAt });
+    }),
+    toWaiting: assign(({ context, event }) => {
+      const e = event as Extract<SessionEvent, { type: 'wait' }>;
+      return { agent: null, waitingSince: e.since, handbackAt: e.handbackAt, handlerRevision: context.handlerRevision + 1 };
+    }),
+    toAgent: assign(({ context, event }) => {
+      const e = event as Extract<SessionEvent, { type: 'takeover' }>;
+      return { agent: e.agent, waitingSince: null, handbackAt: null, handlerRevision: context.handlerRevision + 1 };
+    }),
+    toBot: assign(({ context }) => ({ agent: null, waitingSince: null, handbackAt: null, handlerRevision: context.handlerRevision + 1 })),
+    emitHandler: emit(({ context }, params: { handledBy: HandledBy; reason: HandlerChangeReason }) => ({
+      type: 'handler_changed' as const,
+      handledBy: params.handledBy,
+      agent: context.agent,
+      waitingSince: context.waitingSince,
+      reason: params.reason,
+    })),
     /** Phone: a turn interrupted while its reply was being spoken stays in the history with what was heard of it. */
     keepSpokenPart: assign(({ context, event }) => {
       if (event.type !== 'interrupt' || event.midTurn !== true || !context.turn) return {};
@@ -243,162 +281,218 @@ export const sessionMachine = setup({
     handoff: null,
     personOffered: false,
     turn: null,
+    agent: null,
+    waitingSince: null,
+    handbackAt: null,
+    handlerRevision: 0,
   }),
-  initial: 'idle',
-  on: {
-    end: '.ended',
-  },
+  type: 'parallel',
   states: {
-    idle: {
-      on: {
-        message: { target: 'turn', actions: 'startTurn' },
-        interrupt: { actions: 'cutHistoryToSpoken' },
+    handler: {
+      initial: 'bot',
+      on: { end: '.ended' },
+      states: {
+        bot: {
+          on: {
+            wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitHandler', params: { handledBy: 'waiting', reason: 'wait' } }] },
+            takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
+            close: { guard: 'isChat', target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
+          },
+        },
+        waiting: {
+          on: {
+            takeover: { target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
+            handback: { target: 'bot', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'handback' } }] },
+            close: { target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
+            handback_due: { guard: 'handbackDue', target: 'bot', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'handback_timeout' } }] },
+          },
+        },
+        // One named user holds it; another's take-over finds no transition here (the runtime answers 409 taken).
+        agent: {
+          on: {
+            handback: { target: 'bot', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'handback' } }] },
+            close: { target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
+          },
+        },
+        // The team is done: the bot answers whatever the customer writes next (and the conversation is open again).
+        closed: {
+          on: {
+            message: { target: 'bot', actions: { type: 'emitHandler', params: { handledBy: 'bot', reason: 'reopened' } } },
+            wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitHandler', params: { handledBy: 'waiting', reason: 'wait' } }] },
+            takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
+          },
+        },
+        ended: { type: 'final' },
       },
     },
-    turn: {
-      initial: 'routing',
+    conversation: {
+      initial: 'idle',
       on: {
-        // Barge-in: the newer message wins; leaving the state aborts every actor of the old turn.
-        message: { target: 'turn', reenter: true, actions: [{ type: 'emitCancelled', params: { reason: 'barge_in' } }, 'startTurn'] },
-        interrupt: { target: 'idle', actions: [{ type: 'emitCancelled', params: { reason: 'interrupt' } }, 'keepSpokenPart', 'dropTurn', 'cutHistoryToSpoken'] },
-        end: { target: 'ended', actions: [{ type: 'emitCancelled', params: { reason: 'end' } }, 'dropTurn'] },
+        end: '.ended',
       },
       states: {
-        routing: {
-          always: [
-            // The customer asked for a person (key 0, the chat's button, their words, a yes to the offer of one): no
-            // answer to look for, the handoff at once; the integrator is not asked (the customer was explicit).
-            { guard: 'requestsHandoff', target: 'handingOff' },
-            { guard: 'isPhone', target: 'gathering' },
-            { guard: 'isWhatsApp', target: 'asking' },
-            { target: 'searching' },
-          ],
+        idle: {
+          on: {
+            message: [
+              // A person handles the conversation: the message is stored and shown, and nobody else answers it.
+              { guard: 'personHandles', actions: 'emitHeld' },
+              { target: 'turn', actions: 'startTurn' },
+            ],
+            interrupt: { actions: 'cutHistoryToSpoken' },
+          },
         },
-        gathering: {
-          type: 'parallel',
-          onDone: 'deciding',
+        turn: {
+          initial: 'routing',
+          on: {
+            // Barge-in: the newer message wins; leaving the state aborts every actor of the old turn.
+            message: { target: 'turn', reenter: true, actions: [{ type: 'emitCancelled', params: { reason: 'barge_in' } }, 'startTurn'] },
+            interrupt: { target: 'idle', actions: [{ type: 'emitCancelled', params: { reason: 'interrupt' } }, 'keepSpokenPart', 'dropTurn', 'cutHistoryToSpoken'] },
+            end: { target: 'ended', actions: [{ type: 'emitCancelled', params: { reason: 'end' } }, 'dropTurn'] },
+          },
           states: {
-            botlink: {
-              initial: 'calling',
+            routing: {
+              always: [
+                // The customer asked for a person (key 0, the chat's button, their words, a yes to the offer of one): no
+                // answer to look for, the handoff at once; the integrator is not asked (the customer was explicit).
+                { guard: 'requestsHandoff', target: 'handingOff' },
+                { guard: 'isPhone', target: 'gathering' },
+                { guard: 'isWhatsApp', target: 'asking' },
+                { target: 'searching' },
+              ],
+            },
+            gathering: {
+              type: 'parallel',
+              onDone: 'deciding',
               states: {
-                calling: {
-                  invoke: {
-                    src: 'callBotLink',
-                    input: ({ context }) => botlinkInput(context),
-                    onDone: [
-                      // A handled answer is used at once: leaving `gathering` cancels the rest.
-                      { guard: { type: 'outputHandled', params: ({ event }) => ({ output: event.output }) }, target: '#session.turn.deciding', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
-                      { target: 'done', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
-                    ],
-                    onError: { target: 'done', actions: { type: 'recordBotLinkError', params: ({ event }: { event: ErrorEvent }) => ({ error: event.error }) } },
+                botlink: {
+                  initial: 'calling',
+                  states: {
+                    calling: {
+                      invoke: {
+                        src: 'callBotLink',
+                        input: ({ context }) => botlinkInput(context),
+                        onDone: [
+                          // A handled answer is used at once: leaving `gathering` cancels the rest.
+                          { guard: { type: 'outputHandled', params: ({ event }) => ({ output: event.output }) }, target: '#session.conversation.turn.deciding', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
+                          { target: 'done', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
+                        ],
+                        onError: { target: 'done', actions: { type: 'recordBotLinkError', params: ({ event }: { event: ErrorEvent }) => ({ error: event.error }) } },
+                      },
+                    },
+                    done: { type: 'final' },
                   },
                 },
-                done: { type: 'final' },
-              },
-            },
-            knowledge: {
-              initial: 'searching',
-              states: {
-                searching: {
-                  invoke: {
-                    src: 'searchKnowledge',
-                    input: ({ context }) => knowledgeInput(context),
-                    onDone: { target: 'done', actions: { type: 'recordKnowledge', params: ({ event }: { event: DoneEvent<KnowledgeSummary> }) => ({ output: event.output }) } },
-                    onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'knowledge', error: event.error }) } },
+                knowledge: {
+                  initial: 'searching',
+                  states: {
+                    searching: {
+                      invoke: {
+                        src: 'searchKnowledge',
+                        input: ({ context }) => knowledgeInput(context),
+                        onDone: { target: 'done', actions: { type: 'recordKnowledge', params: ({ event }: { event: DoneEvent<KnowledgeSummary> }) => ({ output: event.output }) } },
+                        onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'knowledge', error: event.error }) } },
+                      },
+                    },
+                    done: { type: 'final' },
                   },
                 },
-                done: { type: 'final' },
-              },
-            },
-            tools: {
-              initial: 'loading',
-              states: {
-                loading: {
-                  invoke: {
-                    src: 'loadTools',
-                    input: ({ context }) => ({ workspaceId: context.workspaceId, deadlineAt: context.turn!.botlinkDeadlineAt }),
-                    onDone: { target: 'done', actions: { type: 'recordTools', params: ({ event }: { event: DoneEvent<ToolSpec[]> }) => ({ output: event.output }) } },
-                    onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'tools manifest', error: event.error }) } },
+                tools: {
+                  initial: 'loading',
+                  states: {
+                    loading: {
+                      invoke: {
+                        src: 'loadTools',
+                        input: ({ context }) => ({ workspaceId: context.workspaceId, deadlineAt: context.turn!.botlinkDeadlineAt }),
+                        onDone: { target: 'done', actions: { type: 'recordTools', params: ({ event }: { event: DoneEvent<ToolSpec[]> }) => ({ output: event.output }) } },
+                        onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'tools manifest', error: event.error }) } },
+                      },
+                    },
+                    done: { type: 'final' },
                   },
                 },
-                done: { type: 'final' },
               },
+            },
+            asking: {
+              invoke: {
+                src: 'callBotLink',
+                input: ({ context }) => botlinkInput(context),
+                onDone: [
+                  { guard: { type: 'outputHandled', params: ({ event }) => ({ output: event.output }) }, target: 'deciding', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
+                  { target: 'searching', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
+                ],
+                onError: { target: 'searching', actions: { type: 'recordBotLinkError', params: ({ event }: { event: ErrorEvent }) => ({ error: event.error }) } },
+              },
+            },
+            searching: {
+              invoke: {
+                src: 'searchKnowledge',
+                input: ({ context }) => knowledgeInput(context),
+                onDone: { target: 'thinking', actions: { type: 'recordKnowledge', params: ({ event }: { event: DoneEvent<KnowledgeSummary> }) => ({ output: event.output }) } },
+                onError: { target: 'thinking', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'knowledge', error: event.error }) } },
+              },
+            },
+            deciding: {
+              always: [{ guard: 'botlinkHandled', target: 'checkingHandoff', actions: 'answerFromIntegrator' }, { target: 'thinking' }],
+            },
+            thinking: {
+              invoke: {
+                src: 'aiStep',
+                input: ({ context }) => aiInput(context),
+                onDone: [
+                  { guard: { type: 'wantsTools', params: ({ event }) => ({ step: event.output.step }) }, target: 'callingTools', actions: { type: 'startRound', params: ({ event }) => event.output } },
+                  { guard: { type: 'isAnswer', params: ({ event }) => ({ step: event.output.step }) }, target: 'checkingHandoff', actions: { type: 'recordAnswer', params: ({ event }) => event.output } },
+                  { target: 'checkingHandoff', actions: 'answerFallback' },
+                ],
+                onError: { target: 'checkingHandoff', actions: [{ type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'ai', error: event.error }) }, 'answerFallback'] },
+              },
+            },
+            callingTools: {
+              invoke: {
+                src: 'runTools',
+                input: ({ context }) => ({
+                  workspaceId: context.workspaceId,
+                  sessionId: context.sessionId,
+                  language: context.turn!.language,
+                  calls: context.turn!.rounds.at(-1)!.calls,
+                }),
+                onDone: { target: 'thinking', actions: { type: 'finishRound', params: ({ event }: { event: DoneEvent<ToolOutcome[]> }) => ({ outcomes: event.output }) } },
+                onError: { target: 'thinking', actions: { type: 'failRound', params: ({ event }: { event: ErrorEvent }) => ({ error: event.error }) } },
+              },
+            },
+            checkingHandoff: {
+              always: [{ guard: 'hasHandoff', target: 'handingOff' }, { target: 'replying' }],
+            },
+            handingOff: {
+              invoke: {
+                src: 'handoff',
+                input: ({ context }) => ({
+                  workspaceId: context.workspaceId,
+                  sessionId: context.sessionId,
+                  channel: context.channel,
+                  language: context.turn!.language,
+                  ...handoffOf(context.turn!)!,
+                  message: context.turn!.message,
+                  reply: context.turn!.reply?.text ?? '',
+                }),
+                onDone: {
+                  target: 'replying',
+                  actions: [
+                    { type: 'recordHandoff', params: ({ event }: { event: DoneEvent<HandoffResult> }) => ({ output: event.output }) },
+                    { type: 'waitIfAsked', params: ({ event }: { event: DoneEvent<HandoffResult> }) => ({ output: event.output }) },
+                  ],
+                },
+                onError: { target: 'replying', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'handoff', error: event.error }) } },
+              },
+            },
+            replying: {
+              entry: ['emitReply', 'emitCompleted', 'completeTurn'],
+              always: '#session.conversation.idle',
             },
           },
         },
-        asking: {
-          invoke: {
-            src: 'callBotLink',
-            input: ({ context }) => botlinkInput(context),
-            onDone: [
-              { guard: { type: 'outputHandled', params: ({ event }) => ({ output: event.output }) }, target: 'deciding', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
-              { target: 'searching', actions: { type: 'recordBotLink', params: ({ event }) => ({ output: event.output }) } },
-            ],
-            onError: { target: 'searching', actions: { type: 'recordBotLinkError', params: ({ event }: { event: ErrorEvent }) => ({ error: event.error }) } },
-          },
-        },
-        searching: {
-          invoke: {
-            src: 'searchKnowledge',
-            input: ({ context }) => knowledgeInput(context),
-            onDone: { target: 'thinking', actions: { type: 'recordKnowledge', params: ({ event }: { event: DoneEvent<KnowledgeSummary> }) => ({ output: event.output }) } },
-            onError: { target: 'thinking', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'knowledge', error: event.error }) } },
-          },
-        },
-        deciding: {
-          always: [{ guard: 'botlinkHandled', target: 'checkingHandoff', actions: 'answerFromIntegrator' }, { target: 'thinking' }],
-        },
-        thinking: {
-          invoke: {
-            src: 'aiStep',
-            input: ({ context }) => aiInput(context),
-            onDone: [
-              { guard: { type: 'wantsTools', params: ({ event }) => ({ step: event.output.step }) }, target: 'callingTools', actions: { type: 'startRound', params: ({ event }) => event.output } },
-              { guard: { type: 'isAnswer', params: ({ event }) => ({ step: event.output.step }) }, target: 'checkingHandoff', actions: { type: 'recordAnswer', params: ({ event }) => event.output } },
-              { target: 'checkingHandoff', actions: 'answerFallback' },
-            ],
-            onError: { target: 'checkingHandoff', actions: [{ type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'ai', error: event.error }) }, 'answerFallback'] },
-          },
-        },
-        callingTools: {
-          invoke: {
-            src: 'runTools',
-            input: ({ context }) => ({
-              workspaceId: context.workspaceId,
-              sessionId: context.sessionId,
-              language: context.turn!.language,
-              calls: context.turn!.rounds.at(-1)!.calls,
-            }),
-            onDone: { target: 'thinking', actions: { type: 'finishRound', params: ({ event }: { event: DoneEvent<ToolOutcome[]> }) => ({ outcomes: event.output }) } },
-            onError: { target: 'thinking', actions: { type: 'failRound', params: ({ event }: { event: ErrorEvent }) => ({ error: event.error }) } },
-          },
-        },
-        checkingHandoff: {
-          always: [{ guard: 'hasHandoff', target: 'handingOff' }, { target: 'replying' }],
-        },
-        handingOff: {
-          invoke: {
-            src: 'handoff',
-            input: ({ context }) => ({
-              workspaceId: context.workspaceId,
-              sessionId: context.sessionId,
-              channel: context.channel,
-              language: context.turn!.language,
-              ...handoffOf(context.turn!)!,
-              message: context.turn!.message,
-              reply: context.turn!.reply?.text ?? '',
-            }),
-            onDone: { target: 'replying', actions: { type: 'recordHandoff', params: ({ event }: { event: DoneEvent<HandoffResult> }) => ({ output: event.output }) } },
-            onError: { target: 'replying', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'handoff', error: event.error }) } },
-          },
-        },
-        replying: {
-          entry: ['emitReply', 'emitCompleted', 'completeTurn'],
-          always: '#session.idle',
-        },
+        ended: { type: 'final' },
       },
     },
-    ended: { type: 'final' },
   },
 });
 

@@ -15,10 +15,20 @@ export const errorStatus = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** Another user holds the conversation (POST /v1/sessions/{id}/takeover). */
+  taken: 409,
+  /** Only the user who holds the conversation may do this. */
+  not_holder: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
+  /** An agent's message that is empty or too long for its channel. */
+  invalid_message: 422,
+  /** A phone session: the phone keeps its transfer; nobody takes it over in the inbox. */
+  phone_session: 422,
+  /** WhatsApp: more than 24 hours since the customer's last message (Meta's customer-service window). */
+  whatsapp_window_closed: 422,
   invalid_url: 422,
   invalid_key: 422,
   rate_limited: 429,
@@ -76,6 +86,8 @@ export type FailureReason = (typeof FAILURE_REASONS)[number];
 export class AppError extends BotlinkError {
   declare readonly code: ErrorCode;
   readonly details: unknown;
+  /** More fields of the error object (the holder of a taken conversation). */
+  fields: Record<string, unknown> = {};
 
   constructor(code: ErrorCode, message: string, details?: unknown, options?: ErrorOptions) {
     super(code, message, options);
@@ -88,7 +100,7 @@ export class AppError extends BotlinkError {
 
   toJSON(): { error: { code: ErrorCode; message: string; details?: unknown } } {
     return {
-      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
+      error: { ...this.fields, code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
     };
   }
 }

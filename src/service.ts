@@ -37,6 +37,11 @@ import { channelRenderers } from './channels/renderers.ts';
 import { createSessionRuntime, type SessionRuntime } from './sessions/session-runtime.ts';
 import { createLiveBus, type LiveBusDeps } from './events/live-bus.ts';
 import { liveEventsRepository } from '../db/repositories/live-events.repository.ts';
+// The team's side: who handles a conversation, the inbox, agents' messages (src/inbox).
+import { createInboxEvents } from './sessions/inbox-events.ts';
+import { createInboxService, type InboxService } from './inbox/inbox-service.ts';
+import { HANDBACK_SWEEP_MS } from './inbox/limits.ts';
+import { inboxRoutes } from './http/routes/inbox.ts';
 // Admission control: the embedded engine's bounds under overload (src/admission, docs/operations.md "Overload").
 import { startAdmissionMonitor } from './admission/admission-monitor.ts';
 import type { AdmissionLimits } from './admission/admission.ts';
@@ -119,6 +124,8 @@ export interface ServiceOptions {
   admission?: AdmissionLimits;
   /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
+  /** The inbox: how often waiting conversations past their hand-back deadline are looked for (ms); default HANDBACK_SWEEP_MS. */
+  inbox?: { handbackSweepMs?: number };
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
   streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerToken' | 'maxPerWorkspace'>;
 }
@@ -135,6 +142,8 @@ export interface RunningService {
   runtime: SessionRuntime;
   /** WhatsApp: settings, webhook ingest and the processing worker. */
   whatsapp: WhatsappChannel;
+  /** The team's inbox: take-over, hand-back, close, agents' messages, the hand-back sweep. */
+  inbox: InboxService;
   /** Outgoing webhooks: the settings and log (`service`) and the delivery worker. */
   webhooks: { service: WebhookService; worker: DeliveryWorker };
   /** Ends the web chats quiet for longer than their workspace's idle period now (the sweep does it every 30 s). */
@@ -237,9 +246,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.live ?? {}),
   });
   await live.start();
+  // Changes of the team's inbox pass this one emitter (src/sessions/inbox-events.ts), to every engine's streams.
+  const inboxEvents = createInboxEvents(logger, live);
   const runtime = createSessionRuntime({
     live,
     teamAvailable,
+    inbox: inboxEvents,
     sessions,
     renderers: channelRenderers,
     credentials: (workspaceId) => integration.credentials(workspaceId),
@@ -316,7 +328,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   );
 
   // Website chat (protocol §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
-  const webchat = createWebchatService({ db: database.db, runtime: channelRuntime, publicUrl: config.publicUrl, logger, metrics });
+  const webchat = createWebchatService({
+    db: database.db,
+    runtime: channelRuntime,
+    teamAvailable,
+    sessions,
+    inbox: inboxEvents,
+    publicUrl: config.publicUrl,
+    logger,
+    metrics,
+  });
   const widgetGate = createWidgetGate({
     apiKeys,
     access: (workspaceId) => webchat.access(workspaceId),
@@ -335,11 +356,24 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     secrets,
     runtime: channelRuntime,
     serving: (workspaceId) => accounts.isServing(workspaceId),
+    // The inbox is built below; the worker starts after listen, so it is there by the first send.
+    onDelivery: (change) => {
+      void inbox.deliveryChanged(change).catch((err: unknown) => logger.warn({ err }, 'a delivery status could not be shown live'));
+    },
     logger,
     registry: metrics.registry,
     ...options.whatsapp,
   });
   routes.push(...whatsappRoutes(whatsapp));
+
+  // The team's side (interfaces.md, "The team's side"): agents' WhatsApp messages go out through the worker above.
+  const inbox = createInboxService({ db: database.db, sessions, runtime, inbox: inboxEvents, wakeWhatsapp: () => whatsapp.worker.wake(), logger });
+  routes.push(...inboxRoutes({ inbox, events: inboxEvents, streams }));
+  // Waiting conversations nobody took go back to the bot after the workspace's handback_after_minutes.
+  const handbackSweep = setInterval(() => {
+    void inbox.handBackOverdue().catch((err: unknown) => logger.error({ err }, 'the hand-back sweep failed'));
+  }, options.inbox?.handbackSweepMs ?? HANDBACK_SWEEP_MS);
+  handbackSweep.unref();
 
   // Phone (interfaces.md: Channels → Phone): settings, Twilio's TwiML webhooks; the WebSocket is attached below.
   routes.push(
@@ -422,6 +456,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     knowledge,
     runtime,
     whatsapp,
+    inbox,
     webhooks: { service: webhooks, worker: webhookWorker },
     endIdleWebchats,
     routes,
@@ -437,6 +472,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         const timedOut = new Promise<false>((resolve) => setTimeout(resolve, drainMs, false).unref());
         // Conversations finish their turn and are written before the connections they use go away.
         clearInterval(sweep);
+        clearInterval(handbackSweep);
         // WhatsApp: no new claims; messages in turn finish before the runtime stops (the rest waits in the database).
         await whatsapp.stop(drainMs);
         // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).

@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.ts';
 import { jsonb as json } from '../json.ts';
 import { prepared } from '../prepared.ts';
-import type { NotificationKind, SessionTurnsTable } from '../schema.ts';
+import type { HandledBy, MessageFrom, NotificationKind, SessionTurnsTable } from '../schema.ts';
 
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsRepository>['find']>>;
 
@@ -28,7 +28,43 @@ export interface SaveTurnInput {
     machineVersion: number;
     /** Give the turn's lease back (a session whose lease is held for the whole conversation keeps it). */
     releaseLease: boolean;
+    /** The handler region's projection (migration 0019); ISO times. Absent: the row keeps its own. */
+    handledBy?: HandledBy;
+    agentUserId?: string | null;
+    waitingSince?: string | null;
+    handbackAt?: string | null;
+    handlerRevision?: number;
   };
+  /** The chat channels' messages of this turn (customer message, bot reply), in order; none on the phone. */
+  messages?: MessageRecord[];
+}
+
+/** A row of `session_messages` as the runtime hands it over. */
+export interface MessageRecord {
+  id: string;
+  session_id: string;
+  from: MessageFrom;
+  text: string;
+  source: string | null;
+  agent_user_id: string | null;
+  turn_id: string | null;
+  outbound_id: string | null;
+  /** ISO time. */
+  at: string;
+}
+
+/** The handler columns a change of the handler region writes (migration 0019). */
+export interface HandlerWrite {
+  id: string;
+  state: string;
+  status: 'active' | 'ended';
+  snapshot: unknown;
+  machineVersion: number;
+  handledBy: HandledBy;
+  agentUserId: string | null;
+  waitingSince: string | null;
+  handbackAt: string | null;
+  handlerRevision: number;
 }
 
 export function sessionsRepository(db: Db) {
@@ -67,16 +103,16 @@ export function sessionsRepository(db: Db) {
      * session since its copy was loaded. Returns null when another process holds it: that process is running a turn
      * of this session now.
      */
-    async acquireLease(sessionId: string, owner: string, leaseMs: number): Promise<{ turnCount: number } | null> {
+    async acquireLease(sessionId: string, owner: string, leaseMs: number): Promise<{ turnCount: number; handlerRevision: number } | null> {
       const row = await db
         .updateTable('sessions')
         .set({ lease_owner: owner, lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` })
         .where('id', '=', sessionId)
         .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', owner), eb('lease_until', '<', sql<Date>`now()`)]))
-        .returning('turn_count')
+        .returning(['turn_count', 'handler_revision'])
         .modifyEnd(prepared('session_lease'))
         .executeTakeFirst();
-      return row ? { turnCount: row.turn_count } : null;
+      return row ? { turnCount: row.turn_count, handlerRevision: row.handler_revision } : null;
     },
 
     /**
@@ -144,7 +180,13 @@ export function sessionsRepository(db: Db) {
         snapshot: s.snapshot,
         machine_version: s.machineVersion,
         release_lease: s.releaseLease,
+        handled_by: s.handledBy ?? null,
+        agent_user_id: s.agentUserId ?? null,
+        waiting_since: s.waitingSince ?? null,
+        handback_at: s.handbackAt ?? null,
+        handler_revision: s.handlerRevision ?? null,
       }));
+      const messages = inputs.flatMap((i) => i.messages ?? []);
       await sql`${prepared('save_turns')}
         with turn as (
           insert into session_turns (id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
@@ -155,10 +197,18 @@ export function sessionsRepository(db: Db) {
             language text, customer_message text, reply text, source text, botlink jsonb, knowledge jsonb, tool_rounds jsonb,
             handoff jsonb, timings jsonb, errors jsonb, started_at timestamptz, ended_at timestamptz)
           on conflict (id) do nothing
+        ), message as (
+          insert into session_messages (id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at)
+          select id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at
+          from jsonb_to_recordset(${json(messages)}::jsonb) as m(id uuid, session_id uuid, "from" text, text text, source text,
+            agent_user_id uuid, turn_id text, outbound_id uuid, at timestamptz)
+          order by at
+          on conflict do nothing
         ), v as (
           select * from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
             customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
-            machine_version integer, release_lease boolean)
+            machine_version integer, release_lease boolean, handled_by text, agent_user_id uuid, waiting_since timestamptz,
+            handback_at timestamptz, handler_revision integer)
         ), locked as (
           -- LOCK_IN_ID_ORDER: every statement that updates several sessions locks them in id order first; the lease
           -- renewal and this save used to lock the same rows in different orders and deadlock (docs/reliability.md).
@@ -171,10 +221,112 @@ export function sessionsRepository(db: Db) {
           customer_phone = coalesce(v.customer_phone, s.customer_phone), customer_email = coalesce(v.customer_email, s.customer_email),
           customer_name = coalesce(v.customer_name, s.customer_name), handoff = v.handoff, turn_count = v.turn_count,
           snapshot = v.snapshot, machine_version = v.machine_version, updated_at = now(),
+          handled_by = coalesce(v.handled_by, s.handled_by),
+          agent_user_id = case when v.handled_by is null then s.agent_user_id else v.agent_user_id end,
+          waiting_since = case when v.handled_by is null then s.waiting_since else v.waiting_since end,
+          handback_at = case when v.handled_by is null then s.handback_at else v.handback_at end,
+          handler_revision = coalesce(v.handler_revision, s.handler_revision),
           lease_owner = case when v.release_lease then null else s.lease_owner end,
           lease_until = case when v.release_lease then null else s.lease_until end
         from v join locked on locked.id = v.id
         where s.id = v.id`.execute(db);
+    },
+
+    /**
+     * A change of the handler region (take-over, hand-back, close, the hand-back deadline): the snapshot and its
+     * projection, written only over the revision it was made from (`expectedRevision`), and the lease given back. False
+     * when another process changed who handles the session meanwhile: then nothing was written. One conditional
+     * UPDATE, so two take-overs at once on two processes cannot both win.
+     */
+    async saveHandler(write: HandlerWrite, expectedRevision: number, owner: string): Promise<boolean> {
+      const result = await db
+        .updateTable('sessions')
+        .set({
+          state: write.state,
+          status: write.status,
+          snapshot: json(write.snapshot),
+          machine_version: write.machineVersion,
+          handled_by: write.handledBy,
+          agent_user_id: write.agentUserId,
+          waiting_since: write.waitingSince,
+          handback_at: write.handbackAt,
+          handler_revision: write.handlerRevision,
+          updated_at: sql<Date>`now()`,
+          lease_owner: sql`case when lease_owner = ${owner} then null else lease_owner end`,
+          lease_until: sql`case when lease_owner = ${owner} then null else lease_until end`,
+        })
+        .where('id', '=', write.id)
+        .where('handler_revision', '=', expectedRevision)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** A message stored outside a turn (held for a person, an agent's, a sentence of the service); the session is touched. */
+    async addMessage(message: MessageRecord, releaseLeaseOf: string | null = null): Promise<void> {
+      await sql`
+        with m as (
+          insert into session_messages (id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at)
+          values (${message.id}, ${message.session_id}, ${message.from}, ${message.text}, ${message.source}, ${message.agent_user_id},
+            ${message.turn_id}, ${message.outbound_id}, ${message.at}::timestamptz)
+          on conflict do nothing
+        )
+        update sessions set updated_at = now(),
+          lease_owner = case when ${releaseLeaseOf}::text is not null and lease_owner = ${releaseLeaseOf} then null else lease_owner end,
+          lease_until = case when ${releaseLeaseOf}::text is not null and lease_owner = ${releaseLeaseOf} then null else lease_until end
+        where id = ${message.session_id}`.execute(db);
+    },
+
+    /**
+     * The session's messages in order, after the message `afterId` (all when null), with the agent's email and, for
+     * WhatsApp, the delivery status of the outgoing row. Undefined when `afterId` is not a message of this session.
+     */
+    async messages(sessionId: string, afterId: string | null, limit: number) {
+      let after = '0';
+      if (afterId !== null) {
+        const row = await db.selectFrom('session_messages').select('seq').where('session_id', '=', sessionId).where('id', '=', afterId).executeTakeFirst();
+        if (!row) return undefined;
+        after = String(row.seq);
+      }
+      return db
+        .selectFrom('session_messages as m')
+        .leftJoin('users as u', 'u.id', 'm.agent_user_id')
+        .leftJoin('whatsapp_outbound_messages as o', 'o.id', 'm.outbound_id')
+        .select(['m.id', 'm.seq', 'm.from', 'm.text', 'm.source', 'm.agent_user_id', 'm.at', 'm.outbound_id', 'u.email as agent_email', 'o.status as outbound_status', 'o.error_code', 'o.error_detail', 'o.http_status'])
+        .where('m.session_id', '=', sessionId)
+        .where('m.seq', '>', after)
+        .orderBy('m.seq')
+        .limit(limit)
+        .execute();
+    },
+
+    async findMessage(sessionId: string, id: string) {
+      return db.selectFrom('session_messages').selectAll().where('session_id', '=', sessionId).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Waiting sessions whose hand-back deadline passed (the sweep hands them back to the bot). */
+    async dueHandbacks(limit: number) {
+      return db
+        .selectFrom('sessions')
+        .select(['id', 'workspace_id', 'channel', 'external_id'])
+        .where('handled_by', '=', 'waiting')
+        .where('handback_at', '<=', sql<Date>`now()`)
+        .orderBy('handback_at')
+        .limit(limit)
+        .execute();
+    },
+
+    async handbackAfterMinutes(workspaceId: string): Promise<number | null> {
+      const row = await db.selectFrom('workspaces').select('handback_after_minutes').where('id', '=', workspaceId).executeTakeFirst();
+      return row?.handback_after_minutes ?? null;
+    },
+
+    async setHandbackAfterMinutes(workspaceId: string, minutes: number | null): Promise<void> {
+      await db.updateTable('workspaces').set({ handback_after_minutes: minutes }).where('id', '=', workspaceId).execute();
+    },
+
+    /** A user of the workspace who may hold a conversation (not removed). */
+    async activeUser(workspaceId: string, userId: string) {
+      return db.selectFrom('users').select(['id', 'email']).where('workspace_id', '=', workspaceId).where('id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
     },
 
     async saveSnapshot(input: { id: string; state: string; status: 'active' | 'ended'; snapshot: unknown; machineVersion: number }): Promise<void> {
@@ -185,12 +337,22 @@ export function sessionsRepository(db: Db) {
         .execute();
     },
 
-    async list(workspaceId: string, filter: { channel?: string; status?: string; limit: number; before?: Date }) {
-      let query = db.selectFrom('sessions').select(['id', 'channel', 'external_id', 'status', 'state', 'language', 'customer_phone', 'customer_email', 'customer_name', 'handoff', 'turn_count', 'created_at', 'updated_at']).where('workspace_id', '=', workspaceId);
-      if (filter.channel) query = query.where('channel', '=', filter.channel as 'phone');
-      if (filter.status) query = query.where('status', '=', filter.status as 'active');
-      if (filter.before) query = query.where('updated_at', '<', filter.before);
-      return query.orderBy('updated_at', 'desc').limit(filter.limit).execute();
+    async list(workspaceId: string, filter: { channel?: string; status?: string; handledBy?: string; limit: number; before?: Date }) {
+      let query = db
+        .selectFrom('sessions as s')
+        .leftJoin('users as u', 'u.id', 's.agent_user_id')
+        .select(['s.id', 's.channel', 's.external_id', 's.status', 's.state', 's.language', 's.customer_phone', 's.customer_email', 's.customer_name', 's.handoff', 's.turn_count', 's.created_at', 's.updated_at'])
+        .select(['s.handled_by', 's.agent_user_id', 'u.email as agent_email', 's.waiting_since'])
+        .where('s.workspace_id', '=', workspaceId);
+      if (filter.channel) query = query.where('s.channel', '=', filter.channel as 'phone');
+      if (filter.status) query = query.where('s.status', '=', filter.status as 'active');
+      if (filter.handledBy) query = query.where('s.handled_by', '=', filter.handledBy as 'bot');
+      if (filter.before) query = query.where('s.updated_at', '<', filter.before);
+      return query.orderBy('s.updated_at', 'desc').limit(filter.limit).execute();
+    },
+
+    async userEmail(userId: string): Promise<string | undefined> {
+      return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst())?.email;
     },
 
     async turns(sessionId: string) {

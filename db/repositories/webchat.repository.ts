@@ -13,6 +13,8 @@ export interface NewConversation {
   page_url: string;
   language: string | null;
   created_at: Date;
+  /** SHA-256 (hex) of the visitor token. */
+  visitor_token_hash?: string | null;
 }
 
 export interface Lead {

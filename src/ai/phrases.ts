@@ -6,7 +6,16 @@
 
 import { primaryLanguage } from '../text/language.ts';
 
-export type PhraseKey = 'dont_know' | 'filler' | 'handoff_human' | 'handoff_forward' | 'team_unavailable' | 'not_heard';
+export type PhraseKey =
+  | 'dont_know'
+  | 'filler'
+  | 'handoff_human'
+  | 'handoff_forward'
+  | 'team_unavailable'
+  | 'not_heard'
+  | 'handoff_waiting'
+  | 'handoff_waiting_closed'
+  | 'handback_timeout';
 
 export const FALLBACK_PHRASE_LANGUAGE = 'en';
 
@@ -25,6 +34,12 @@ export const phrases = {
     team_unavailable: 'The team is not available right now; they will follow up with you.',
     /** Phone: the prompt was empty or unintelligible. */
     not_heard: "Sorry, I didn't catch that. Could you say it again?",
+    /** WhatsApp and web chat: a person was asked for; the conversation waits in the team's inbox. */
+    handoff_waiting: 'A colleague will reply to you here.',
+    /** The same outside the team's hours (or with the team switched off). */
+    handoff_waiting_closed: 'The team is not available right now; they will reply to you here when they are back.',
+    /** A waiting conversation nobody took went back to the bot (handback_after_minutes). */
+    handback_timeout: "No colleague is free right now, so I'll help you further here.",
   },
   nl: {
     dont_know: 'Dat weet ik niet, zal ik u doorverbinden met het team?',
@@ -33,6 +48,9 @@ export const phrases = {
     handoff_forward: 'Het team neemt contact met u op.',
     team_unavailable: 'Het team is nu niet bereikbaar; zij nemen later contact met u op.',
     not_heard: 'Sorry, dat verstond ik niet. Wilt u het nog eens zeggen?',
+    handoff_waiting: 'Een collega antwoordt u hier.',
+    handoff_waiting_closed: 'Het team is nu niet bereikbaar; zij antwoorden u hier zodra ze terug zijn.',
+    handback_timeout: 'Er is nu geen collega vrij, dus ik help u hier verder.',
   },
 } as const satisfies { en: Record<PhraseKey, string> } & Record<string, Partial<Record<PhraseKey, string>>>;
 

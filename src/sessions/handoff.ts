@@ -12,12 +12,14 @@ import type { Channel, Handoff } from '../words.ts';
 import { announces } from './handover-announcements.ts';
 
 export interface HandoffDeps {
-  sessions: Pick<SessionsRepository, 'addNotification'>;
+  sessions: Pick<SessionsRepository, 'addNotification'> & Partial<Pick<SessionsRepository, 'handbackAfterMinutes'>>;
   /**
    * Whether the team can take a person now (src/channels/phone/team-availability.ts: the manual switch and the team
    * hours together).
    */
   teamAvailable: (workspaceId: string) => Promise<boolean>;
+  /** The clock (ms); default Date.now. */
+  now?: () => number;
 }
 
 export interface HandoffRequest {
@@ -42,6 +44,27 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest):
   const teamAvailable = await deps.teamAvailable(workspaceId);
   if (kind === 'human' && channel === 'phone' && teamAvailable) {
     return { kind: 'human', connected: true, sentence: announces(request.reply, 'connect') ? '' : phrase('handoff_human', language), requestedBy: request.requestedBy };
+  }
+  if (kind === 'human' && channel !== 'phone') {
+    // WhatsApp and web chat: the conversation waits for a colleague in the team's inbox, who answers here
+    // (docs/architecture.md, "Who handles a conversation"); the customer is told once, in their language.
+    await deps.sessions.addNotification({
+      id: randomUUID(),
+      workspace_id: workspaceId,
+      session_id: request.sessionId,
+      kind: 'human_followup',
+      message: notificationText(request),
+    });
+    const at = (deps.now ?? Date.now)();
+    const minutes = (await deps.sessions.handbackAfterMinutes?.(workspaceId)) ?? null;
+    const said = announces(request.reply, 'connect') || announces(request.reply, 'follow_up');
+    return {
+      kind: 'human',
+      connected: false,
+      sentence: said ? '' : phrase(teamAvailable ? 'handoff_waiting' : 'handoff_waiting_closed', language),
+      requestedBy: request.requestedBy,
+      waiting: { since: at, handbackAt: minutes === null ? null : at + minutes * 60_000 },
+    };
   }
   await deps.sessions.addNotification({
     id: randomUUID(),

@@ -29,6 +29,8 @@ export interface LeasedSession {
   held: boolean;
   /** The number of turns this process's copy of the session has seen. */
   turnCount(): number;
+  /** The revision of the handler region (who handles it) this copy has seen. */
+  handlerRevision(): number;
 }
 
 export interface SessionLeaseDeps<S extends LeasedSession> {
@@ -61,14 +63,14 @@ export function createSessionLeases<S extends LeasedSession>(deps: SessionLeaseD
     // then ran one session's turn at once and saved two turns with one ordinal).
     await entry.writes;
     const deadline = now() + leaseWaitMs;
-    let acquired: { turnCount: number } | null;
+    let acquired: { turnCount: number; handlerRevision: number } | null;
     while ((acquired = await deps.sessions.acquireLease(entry.id, owner, ms)) === null) {
       if (now() > deadline) break; // the conversation must not break: run the turn; the lease expires anyway
       await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
     }
-    if (acquired !== null && acquired.turnCount === entry.turnCount()) return entry;
+    if (acquired !== null && acquired.turnCount === entry.turnCount() && acquired.handlerRevision === entry.handlerRevision()) return entry;
     const row = await deps.sessions.findById(entry.workspaceId, entry.id);
-    if (row && row.turn_count !== entry.turnCount()) return deps.reload(entry, row);
+    if (row && (row.turn_count !== entry.turnCount() || row.handler_revision !== entry.handlerRevision())) return deps.reload(entry, row);
     return entry;
   }
 

@@ -9,9 +9,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createActor, type Actor } from 'xstate';
-import { SESSION_MACHINE_VERSION, type HandoffRequest, type HandoffResult, type BotLinkSummary, type ReplySource, type SessionEmitted, type TurnState } from '../../machines/session-types.ts';
+import {
+  SESSION_MACHINE_VERSION,
+  type AgentRef,
+  type HandlerChangeReason,
+  type HandoffRequest,
+  type HandoffResult,
+  type BotLinkSummary,
+  type ReplySource,
+  type SessionEmitted,
+  type SessionEvent,
+  type TurnState,
+} from '../../machines/session-types.ts';
 import { groupCommit } from '../../db/group-commit.ts';
-import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
+import type { MessageRecord, SaveTurnInput, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
+import type { HandledBy, MessageFrom } from '../../db/schema.ts';
 import { phrase } from '../ai/phrases.ts';
 import type { Channel } from '../words.ts';
 import type { LiveBus } from '../events/live-bus.ts';
@@ -20,7 +32,8 @@ import { createReplyStream, type ReplyStream } from './reply-stream.ts';
 import type { ReplyRenderer } from './reply-renderer.ts';
 import { provideSessionMachine, type ProvidedSessionMachine, type SessionActorDeps } from './session-actors.ts';
 import { createSessionLeases, SESSION_HELD_LEASE_MS, type LeasedSession } from './session-leases.ts';
-import { sessionRecord, turnRecord } from './turn-record.ts';
+import { conversationState, handlerColumns, handlerOf, sessionRecord, turnRecord } from './turn-record.ts';
+import type { InboxEvents } from './inbox-events.ts';
 
 export type { Credentials } from './session-actors.ts';
 export { SESSION_HELD_LEASE_MS, SESSION_LEASE_MS, SESSION_LEASE_WAIT_MS } from './session-leases.ts';
@@ -54,6 +67,8 @@ export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sess
   now?: () => number;
   /** Whether the team can take a person now (src/sessions/handoff.ts); absent: the manual switch alone. */
   teamAvailable?: (workspaceId: string) => Promise<boolean>;
+  /** Where changes of the team's inbox go (src/sessions/inbox-events.ts); absent: nowhere. */
+  inbox?: Pick<InboxEvents, 'publish'>;
 }
 
 export interface InboundMessage {
@@ -86,8 +101,45 @@ export type TurnResult =
       source: ReplySource;
       language: string;
       handoff: HandoffResult | null;
+      /**
+       * A person handles the conversation (waiting or agent): the message was stored and shown to the team, and
+       * nobody answered it (`text` is empty).
+       */
+      held?: true;
     }
   | { cancelled: true; sessionId: string; turnId: string; reason: 'barge_in' | 'interrupt' | 'end' };
+
+/** A message of a chat conversation as the API and the live streams show it. */
+export interface ConversationMessage {
+  id: string;
+  from: MessageFrom;
+  text: string;
+  at: string;
+  source?: string | null;
+  agent?: { user_id: string; email: string; name: string | null } | null;
+  /** WhatsApp agent messages: the delivery status (queued, sent, delivered, read, failed). */
+  status?: string;
+}
+
+/** What a change of the handler region did (`control`). */
+export interface HandlerOutcome {
+  sessionId: string;
+  /** The event changed who handles the conversation (and it was written). */
+  applied: boolean;
+  handledBy: HandledBy;
+  closed: boolean;
+  agent: AgentRef | null;
+  waitingSince: number | null;
+  language: string;
+  /** Why it changed, when it did. */
+  reason: HandlerChangeReason | null;
+}
+
+/** The events of the handler region a user or the sweep sends (machines/session-types.ts). */
+export type HandlerEvent = Extract<SessionEvent, { type: 'takeover' | 'handback' | 'close' | 'handback_due' }>;
+
+/** How long a change of the handler region waits for this process's running turn of the session to end. */
+const CONTROL_WAIT_MS = 30_000;
 
 export type SessionStreamEvent =
   | { type: 'turn_started'; sessionId: string; turnId: string; message: string; at: string }
@@ -96,18 +148,34 @@ export type SessionStreamEvent =
   | { type: 'reply'; sessionId: string; turnId: string; text: string; source: ReplySource; handoff: HandoffResult | null }
   | { type: 'turn_completed'; sessionId: string; turnId: string; timings: Record<string, number>; botlink: BotLinkSummary | null }
   | { type: 'turn_cancelled'; sessionId: string; turnId: string; reason: string }
-  | { type: 'state'; sessionId: string; state: string; status: 'active' | 'ended' };
+  | { type: 'state'; sessionId: string; state: string; status: 'active' | 'ended' }
+  /** Who handles the conversation changed (docs/architecture.md, "Who handles a conversation"). */
+  | { type: 'handled_by'; sessionId: string; handled_by: HandledBy; agent: ConversationMessage['agent']; waiting_since: string | null; reason: HandlerChangeReason }
+  /** A message of a chat conversation: the customer's, the bot's or an agent's. */
+  | { type: 'message'; sessionId: string; message: ConversationMessage }
+  /** An agent's WhatsApp message changed its delivery status (Meta's status webhooks, or the send's answer). */
+  | { type: 'message_status'; sessionId: string; message_id: string; status: string; failure: { http_status: number | null; code: number | null; reason: string | null } | null };
 
 type SessionActor = Actor<ProvidedSessionMachine>;
+
+/** Answers a message's turn; `fail`: the message could not be stored (the channel tries it again). */
+type Waiter = ((result: TurnResult) => void) & { fail?: (err: Error) => void };
 
 interface Live extends LeasedSession {
   channel: Channel;
   actor: SessionActor;
   lastActivity: number;
-  waiters: Map<string, (result: TurnResult) => void>;
+  waiters: Map<string, Waiter>;
   completed: TurnState | null;
   /** The running turn's streamed reply, when its message asked for one (`onText`). */
   stream: ReplyStream | null;
+  /** The rendered reply of each turn that replied and is not saved yet (stored as the bot's message on chat channels). */
+  replies: Map<string, { text: string; source: ReplySource; at: number }>;
+}
+
+/** The agent as the API shows it. */
+export function agentView(agent: AgentRef | null): { user_id: string; email: string; name: string | null } | null {
+  return agent ? { user_id: agent.userId, email: agent.email, name: agent.name } : null;
 }
 
 export function createSessionRuntime(deps: SessionRuntimeDeps) {
@@ -167,6 +235,44 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     }
   }
 
+  /** The chat messages of a turn end (the customer's and the bot's reply); none on the phone. */
+  function turnMessages(entry: Live, turn: TurnState, completed: boolean): MessageRecord[] {
+    const reply = entry.replies.get(turn.id);
+    entry.replies.delete(turn.id);
+    if (entry.channel === 'phone') return [];
+    const messages: MessageRecord[] = [];
+    if (turn.message.trim() !== '') {
+      messages.push({ id: randomUUID(), session_id: entry.id, from: 'customer', text: turn.message, source: null, agent_user_id: null, turn_id: turn.id, outbound_id: null, at: new Date(turn.startedAt).toISOString() });
+    }
+    if (completed && reply && reply.text !== '') {
+      messages.push({ id: randomUUID(), session_id: entry.id, from: 'bot', text: reply.text, source: reply.source, agent_user_id: null, turn_id: turn.id, outbound_id: null, at: new Date(Math.max(reply.at, turn.startedAt + 1)).toISOString() });
+    }
+    return messages;
+  }
+
+  /** Messages written: shown live on the session's stream and in the workspace's inbox. */
+  function announceMessages(entry: Live, messages: readonly MessageRecord[]): void {
+    for (const m of messages) {
+      publish(entry.id, { type: 'message', sessionId: entry.id, message: { id: m.id, from: m.from, text: m.text, at: m.at, source: m.source } });
+    }
+    const last = messages.at(-1);
+    if (last) inboxChange(entry, 'message', { from: last.from, text: last.text, at: last.at });
+  }
+
+  function inboxChange(entry: Live, reason: 'handled_by' | 'message', lastMessage: { from: MessageFrom; text: string; at: string } | null): void {
+    const h = handlerOf(entry.actor.getSnapshot());
+    deps.inbox?.publish({
+      workspaceId: entry.workspaceId,
+      sessionId: entry.id,
+      channel: entry.channel,
+      reason,
+      handledBy: h.handledBy,
+      agent: agentView(h.agent) ?? null,
+      waitingSince: h.waitingSince === null ? null : new Date(h.waitingSince).toISOString(),
+      lastMessage,
+    });
+  }
+
   function render(entry: Live, e: Extract<SessionEmitted, { type: 'reply' }>): string {
     const text = e.text.trim().length > 0 ? e.text : phrase('dont_know', e.language);
     return deps.renderers[entry.channel]({ text, source: e.source, language: e.language });
@@ -199,6 +305,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const unsent = stream ? stream.rest(e) : render(entry, e);
       const text = stream ? [...stream.sent, unsent].filter((t) => t !== '').join(' ') : unsent;
       publish(entry.id, { type: 'reply', sessionId: entry.id, turnId: e.turnId, text, source: e.source, handoff: e.handoff });
+      // Kept until the turn is written (turnMessages); the phone keeps none: its turns are the record.
+      if (entry.channel !== 'phone') entry.replies.set(e.turnId, { text, source: e.source, at: now() });
       const { source, language, handoff } = e;
       const result = { cancelled: false as const, sessionId: entry.id, turnId: e.turnId, text, unsent, source, language, handoff };
       entry.waiters.get(e.turnId)?.(result);
@@ -212,7 +320,39 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.waiters.get(e.turn.id)?.({ cancelled: true, sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
       entry.waiters.delete(e.turn.id);
       publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
-      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false) }));
+      const messages = turnMessages(entry, e.turn, false);
+      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false), messages })).then(() =>
+        announceMessages(entry, messages),
+      );
+    });
+    // A customer message while a person handles the conversation: stored, shown, and the lease given back.
+    actor.on('held', (e) => {
+      const language = actor.getSnapshot().context.language;
+      const waiter = entry.waiters.get(e.turnId);
+      entry.waiters.delete(e.turnId);
+      const message: MessageRecord = { id: randomUUID(), session_id: entry.id, from: 'customer', text: e.text, source: null, agent_user_id: null, turn_id: e.turnId, outbound_id: null, at: new Date(e.at).toISOString() };
+      // Answered once it is stored: the channel acknowledges a message the team will see, or tries it again.
+      let failure: Error | null = null;
+      void enqueue(entry, () =>
+        deps.sessions.addMessage(message, entry.held ? null : owner).catch((err: unknown) => {
+          failure = err instanceof Error ? err : new Error(String(err));
+          return deps.sessions.releaseLease(entry.id, owner).catch(() => undefined);
+        }),
+      ).then(() => {
+        if (failure) return waiter?.fail?.(failure);
+        waiter?.({ cancelled: false, held: true, sessionId: entry.id, turnId: e.turnId, text: '', unsent: '', source: 'fallback', language, handoff: null });
+        announceMessages(entry, [message]);
+      });
+    });
+    actor.on('handler_changed', (e) => {
+      publish(entry.id, {
+        type: 'handled_by',
+        sessionId: entry.id,
+        handled_by: e.handledBy,
+        agent: agentView(e.agent),
+        waiting_since: e.waitingSince === null ? null : new Date(e.waitingSince).toISOString(),
+        reason: e.reason,
+      });
     });
     // A turn is persisted once the machine has settled in idle (history updated, turn cleared).
     actor.subscribe({
@@ -223,10 +363,15 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
           return;
         }
         const turn = entry.completed;
-        if (turn && snapshot.matches('idle')) {
+        if (turn && snapshot.matches({ conversation: 'idle' })) {
           entry.completed = null;
           publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
-          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held) }));
+          const messages = turnMessages(entry, turn, true);
+          const waits = turn.handoff?.waiting !== undefined;
+          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held), messages })).then(() => {
+            announceMessages(entry, messages);
+            if (waits) inboxChange(entry, 'handled_by', null);
+          });
         }
       },
       // Every invoke has onError, so this is the last line: log, answer waiters, and drop the actor (the database
@@ -295,7 +440,9 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       completed: null,
       held: false,
       stream: null,
+      replies: new Map(),
       turnCount: () => actor.getSnapshot().context.turnCount,
+      handlerRevision: () => actor.getSnapshot().context.handlerRevision ?? 0,
     };
     attach(entry);
     actor.start();
@@ -309,12 +456,12 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     async handleMessage(message: InboundMessage): Promise<TurnResult> {
       if (stopping) throw new Error('The session runtime is stopping.');
       let entry = await load(message.workspaceId, message.channel, message.externalId, message);
-      const busy = !entry.actor.getSnapshot().matches('idle');
+      const busy = !entry.actor.getSnapshot().matches({ conversation: 'idle' });
       // A barge-in goes straight to the running actor (this process holds the lease); otherwise take the lease.
       if (!busy && !entry.held) entry = await leases.lease(entry);
       const turnId = message.turnId ?? randomUUID();
       entry.lastActivity = now();
-      const result = new Promise<TurnResult>((resolve) => entry.waiters.set(turnId, resolve));
+      const result = new Promise<TurnResult>((resolve, reject) => entry.waiters.set(turnId, Object.assign((r: TurnResult) => resolve(r), { fail: reject })));
       // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
       entry.stream = message.onText ? createReplyStream(turnId, message.onText, deps.renderers[entry.channel]) : null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
@@ -371,6 +518,77 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       live.delete(entry.key);
     },
 
+    /**
+     * A change of who handles the conversation (take-over, hand-back, close, the hand-back deadline): applied to the
+     * session's actor under its lease, after this process's running turn of it ended, and written only over the
+     * revision it was made from (sessions.handler_revision), so two processes cannot both take one conversation.
+     */
+    async control(target: { workspaceId: string; channel: Channel; externalId: string }, event: HandlerEvent): Promise<HandlerOutcome> {
+      if (stopping) throw new Error('The session runtime is stopping.');
+      let entry = await load(target.workspaceId, target.channel, target.externalId, null);
+      const waitUntil = now() + CONTROL_WAIT_MS;
+      while ((!entry.actor.getSnapshot().matches({ conversation: 'idle' }) || entry.waiters.size > 0) && now() < waitUntil) {
+        await new Promise((r) => setTimeout(r, 20));
+        entry = live.get(entry.key) ?? entry;
+      }
+      if (!entry.held) entry = await leases.lease(entry);
+      entry.lastActivity = now();
+      const before = handlerOf(entry.actor.getSnapshot());
+      let reason: HandlerChangeReason | null = null;
+      const sub = entry.actor.on('handler_changed', (e) => (reason = e.reason));
+      entry.actor.send(event);
+      sub.unsubscribe();
+      const snapshot = entry.actor.getSnapshot();
+      const after = handlerOf(snapshot);
+      const outcome = (applied: boolean): HandlerOutcome => ({
+        sessionId: entry.id,
+        applied,
+        handledBy: after.handledBy,
+        closed: after.closed,
+        agent: after.agent,
+        waitingSince: after.waitingSince,
+        language: snapshot.context.language,
+        reason: applied ? reason : null,
+      });
+      if (after.revision === before.revision) {
+        if (!entry.held) await enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+        return outcome(false);
+      }
+      let written = false;
+      const current = entry;
+      await enqueue(current, async () => {
+        written = await deps.sessions.saveHandler(
+          {
+            id: current.id,
+            state: conversationState(snapshot),
+            status: after.closed ? 'ended' : 'active',
+            snapshot: current.actor.getPersistedSnapshot(),
+            machineVersion: SESSION_MACHINE_VERSION,
+            ...handlerColumns(snapshot),
+          },
+          before.revision,
+          owner,
+        );
+      });
+      if (!written) {
+        // Another process changed who handles it meanwhile: this copy is stale; the next use reloads it.
+        current.actor.stop();
+        live.delete(current.key);
+        await deps.sessions.releaseLease(current.id, owner);
+        const row = await deps.sessions.findById(current.workspaceId, current.id);
+        const fresh = await load(target.workspaceId, target.channel, target.externalId, null);
+        const h = handlerOf(fresh.actor.getSnapshot());
+        return { sessionId: current.id, applied: false, handledBy: h.handledBy, closed: h.closed, agent: h.agent, waitingSince: h.waitingSince, language: row?.language ?? 'en', reason: null };
+      }
+      inboxChange(current, 'handled_by', null);
+      return outcome(true);
+    },
+
+    /** Shows an event on a session's live stream (an agent's message, a delivery status). */
+    notify(event: SessionStreamEvent): void {
+      publish(event.sessionId, event);
+    },
+
     subscribe(sessionId: string, listener: (event: SessionStreamEvent) => void): () => void {
       if (deps.live) return deps.live.subscribe('session', sessionId, (event) => listener(event as SessionStreamEvent));
       let set = listeners.get(sessionId);
@@ -386,7 +604,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     async passivateIdle(at: number = now()): Promise<number> {
       let count = 0;
       for (const entry of [...live.values()]) {
-        if (entry.held || at - entry.lastActivity < idleMs || !entry.actor.getSnapshot().matches('idle') || entry.waiters.size > 0) continue;
+        if (entry.held || at - entry.lastActivity < idleMs || !entry.actor.getSnapshot().matches({ conversation: 'idle' }) || entry.waiters.size > 0) continue;
         await entry.writes;
         entry.actor.stop();
         live.delete(entry.key);

@@ -1,13 +1,51 @@
 /** How the session runtime writes what its machine holds: a turn as its row, the state as a name, a bot-link summary. */
 import type { Actor } from 'xstate';
 import type { sessionMachine } from '../../machines/session.machine.ts';
-import { SESSION_MACHINE_VERSION, type BotLinkSummary, type TurnState } from '../../machines/session-types.ts';
+import { SESSION_MACHINE_VERSION, type BotLinkSummary, type HandledBy, type SessionContext, type TurnState } from '../../machines/session-types.ts';
 
 /** The machine's state value as one dotted name ('gathering.botlink'), as stored and shown. */
 export function stateName(value: unknown): string {
   if (typeof value === 'string') return value;
   const [head, rest] = Object.entries(value as Record<string, unknown>)[0] ?? ['unknown', null];
   return rest == null ? head : `${head}.${stateName(rest)}`;
+}
+
+type Snapshot = ReturnType<Actor<typeof sessionMachine>['getSnapshot']>;
+
+/** The conversation region's state as one dotted name ('turn.gathering.botlink'), as stored and shown in `state`. */
+export function conversationState(snapshot: Pick<Snapshot, 'value'>): string {
+  return stateName((snapshot.value as { conversation?: unknown }).conversation ?? snapshot.value);
+}
+
+/**
+ * Who handles the conversation (the handler region) as stored and shown: `bot`, `waiting` or `agent`; a closed
+ * conversation is the bot's again. `closed`: the team closed it (the session's status is `ended` until the customer
+ * writes again).
+ */
+export function handlerOf(snapshot: Pick<Snapshot, 'value' | 'context'>): {
+  handledBy: HandledBy;
+  closed: boolean;
+  agent: SessionContext['agent'];
+  waitingSince: number | null;
+  handbackAt: number | null;
+  revision: number;
+} {
+  const region = (snapshot.value as { handler?: unknown }).handler;
+  const { context } = snapshot;
+  const handledBy: HandledBy = region === 'waiting' ? 'waiting' : region === 'agent' ? 'agent' : 'bot';
+  return { handledBy, closed: region === 'closed', agent: context.agent ?? null, waitingSince: context.waitingSince ?? null, handbackAt: context.handbackAt ?? null, revision: context.handlerRevision ?? 0 };
+}
+
+/** The session row's handler columns (migration 0019) for this snapshot. */
+export function handlerColumns(snapshot: Pick<Snapshot, 'value' | 'context'>) {
+  const h = handlerOf(snapshot);
+  return {
+    handledBy: h.handledBy,
+    agentUserId: h.agent?.userId ?? null,
+    waitingSince: h.waitingSince === null ? null : new Date(h.waitingSince).toISOString(),
+    handbackAt: h.handbackAt === null ? null : new Date(h.handbackAt).toISOString(),
+    handlerRevision: h.revision,
+  };
 }
 
 /** A bot-link summary of a turn that asked nobody (no integration, no time left), or of an outcome. */
@@ -48,8 +86,8 @@ export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachin
   const { context } = snapshot;
   return {
     id,
-    state: stateName(snapshot.value),
-    status: snapshot.status === 'done' ? ('ended' as const) : ('active' as const),
+    state: conversationState(snapshot),
+    status: snapshot.status === 'done' || handlerOf(snapshot).closed ? ('ended' as const) : ('active' as const),
     language: context.language,
     customer: context.customer,
     handoff: context.handoff,
@@ -57,6 +95,7 @@ export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachin
     snapshot: persistedSnapshot(actor),
     machineVersion: SESSION_MACHINE_VERSION,
     releaseLease,
+    ...handlerColumns(snapshot),
   };
 }
 

@@ -62,9 +62,10 @@ describeEachDatabase('asking for a person, on every channel', (get) => {
     it.each([
       ['en', 'Can I speak to a real person please?'],
       ['nl', 'Goedemiddag, ik wil graag een medewerker spreken over mijn bestelling'],
-    ])('%s: %j is handed to the team at once: the follow-up sentence, a notification, no integrator', async (language, words) => {
+    ])('%s: %j is handed to the team at once: the waiting sentence, a notification, no integrator', async (language, words) => {
       const waId = newCustomer();
-      expect(await write(waId, words)).toBe(phrase('handoff_forward', language));
+      // The team is available: a colleague answers here (the conversation waits in the inbox).
+      expect(await write(waId, words)).toBe(phrase('handoff_waiting', language));
       expect(await notificationsQuoting(words)).toEqual([expect.objectContaining({ kind: 'human_followup', message: `The customer asked for a person. ${words}` })]);
       expect(askedIntegrator()).not.toContain(words);
     });
@@ -77,7 +78,7 @@ describeEachDatabase('asking for a person, on every channel', (get) => {
       expect(await write(waId, question)).toBe(phrase('dont_know', language));
       // No: not a handoff; the bot answers it like any message (and, knowing nothing, offers the team again).
       expect(await write(waId, no)).toBe(phrase('dont_know', language));
-      expect(await write(waId, yes)).toBe(phrase('handoff_forward', language));
+      expect(await write(waId, yes)).toBe(phrase('handoff_waiting', language));
       expect(await notificationsQuoting(yes)).toHaveLength(1);
       expect(askedIntegrator()).toContain(no);
       expect(askedIntegrator()).not.toContain(yes);
@@ -108,7 +109,7 @@ describeEachDatabase('asking for a person, on every channel', (get) => {
       expect(started.body.reply).toBe(phrase('dont_know', language));
       const id = started.body.conversation_id as string;
       const res = await widget(`/v1/webchat/conversations/${id}/messages`, { message: yes });
-      expect(res.body.reply).toBe(phrase('handoff_forward', language));
+      expect(res.body.reply).toBe(phrase('handoff_waiting', language));
       expect(await escalations(id)).toEqual([expect.objectContaining({ type: 'detected', visitor_message: yes })]);
     });
 
@@ -125,7 +126,7 @@ describeEachDatabase('asking for a person, on every channel', (get) => {
       const started = await widget('/v1/webchat/conversations', { visitor_message: 'Do you deliver on Sundays?', page_url: `${SHOP}/` });
       const id = started.body.conversation_id as string;
       const res = await widget(`/v1/webchat/conversations/${id}/messages`, { message: words });
-      expect(res.body.reply).toBe(phrase('handoff_forward', 'en'));
+      expect(res.body.reply).toBe(phrase('handoff_waiting', 'en'));
       expect(await escalations(id)).toEqual([expect.objectContaining({ type: 'detected', visitor_message: words })]);
     });
   });

@@ -192,9 +192,9 @@ describe('the widget on the demo shop page', () => {
     expect(await page.evaluate(() => window.pwned)).toBeUndefined();
   });
 
-  it('talk to the team answers the team sentence and offers the lead form; the lead arrives as a signed new_lead webhook', async () => {
+  it('talk to the team answers that the team replies here and offers the lead form; the lead arrives as a signed new_lead webhook', async () => {
     await page.getByRole('button', { name: 'Talk to the team' }).click();
-    await page.locator('.msg.bot', { hasText: 'The team will follow up with you.' }).waitFor();
+    await page.locator('.msg.bot', { hasText: 'they will reply to you here when they are back.' }).waitFor();
     await expect.poll(() => focused(page)).toMatch(/^input\./);
     await page.getByLabel('Name').fill('Jan Jansen');
     await page.getByLabel('Email').fill('jan@example.nl');

@@ -146,6 +146,17 @@ const expected: Record<string, Expected> = {
   'GET /v1/sessions': { guard: 'member' },
   'GET /v1/sessions/{id}': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/sessions/{id}/events': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  // The team's side: every role works the inbox; its setting is for owners and admins.
+  'GET /v1/inbox': { guard: 'member' },
+  'GET /v1/inbox/events': { guard: 'member' },
+  'GET /v1/inbox/settings': { guard: 'member' },
+  'PUT /v1/inbox/settings': { guard: 'manager', body: { handback_after_minutes: null } },
+  'POST /v1/sessions/{id}/takeover': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  'POST /v1/sessions/{id}/messages': { guard: 'member', body: { text: 'Hello from the team' }, params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  // A message that does not exist: let through means 404.
+  'POST /v1/sessions/{id}/messages/{message_id}/retry': { guard: 'member', params: (f) => ({ id: f.sessionId, message_id: randomUUID() }) },
+  'POST /v1/sessions/{id}/handback': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  'POST /v1/sessions/{id}/close': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/team': { guard: 'member' },
   'PUT /v1/team': { guard: 'member', body: { available: true } },
   'GET /v1/notifications': { guard: 'member' },
@@ -154,6 +165,8 @@ const expected: Record<string, Expected> = {
 
   'POST /v1/webchat/conversations': { guard: 'widget', body: { visitor_message: 'Do you ship to Belgium?', page_url: `${SHOP}/shipping` } },
   'POST /v1/webchat/conversations/{id}/messages': { guard: 'widget', body: { message: 'And to Germany?' }, params: (f) => ({ id: f.conversationId }), ownedByA: true },
+  // Without the visitor token the messages are a 404 for the right key too (let through), and hidden for another's.
+  'GET /v1/webchat/conversations/{id}/messages': { guard: 'widget', params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'POST /v1/webchat/conversations/{id}/lead': { guard: 'widget', body: { name: 'Ann', email: 'ann@customer.example' }, params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'POST /v1/webchat/conversations/{id}/escalate': { guard: 'widget', body: {}, params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'GET /v1/webchat': { guard: 'manager' },

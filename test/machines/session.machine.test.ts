@@ -64,7 +64,7 @@ function start(machine: typeof sessionMachine, channel: Channel) {
   const say = async (text: string, turnId = `t${emitted.length}`, at = 1_000_000) => {
     const before = replies().length;
     actor.send({ type: 'message', turnId, text, at, language: 'en' });
-    await waitFor(actor, (s) => s.matches('idle') && replies().length > before, { timeout: 2_000 });
+    await waitFor(actor, (s) => s.matches({ conversation: 'idle' }) && replies().length > before, { timeout: 2_000 });
     return replies().at(-1)!;
   };
   return { actor, emitted, replies, say, errors };
@@ -320,7 +320,7 @@ describe('the customer asks for a person (src/text/person-request.ts), the same 
     const restored = createActor(machine, { snapshot: persisted, input: { sessionId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
     restored.start();
     restored.send({ type: 'message', turnId: 't2', text: 'yes please', at: 2 });
-    await waitFor(restored, (s) => s.matches('idle') && calls.handoff.length === 1);
+    await waitFor(restored, (s) => s.matches({ conversation: 'idle' }) && calls.handoff.length === 1);
     expect(calls.handoff[0]).toMatchObject({ kind: 'human', requestedBy: 'customer' });
   });
 });
@@ -348,7 +348,7 @@ describe('barge-in and interrupt', () => {
     actor.send({ type: 'message', turnId: 't', text: 'x', at: 1 });
     await waitFor(actor, () => calls.botlink.length === 1);
     actor.send({ type: 'interrupt' });
-    expect(actor.getSnapshot().matches('idle')).toBe(true);
+    expect(actor.getSnapshot().matches({ conversation: 'idle' })).toBe(true);
     expect(calls.botlink[0]!.signal.aborted).toBe(true);
     expect(replies()).toHaveLength(0);
   });
@@ -371,7 +371,7 @@ describe('barge-in and interrupt', () => {
     await waitFor(actor, () => calls.ai.length === 2);
     expect(calls.ai[1]!.turnId).toBe('streaming');
     actor.send({ type: 'interrupt', spoken: 'The first part', midTurn: true });
-    expect(actor.getSnapshot().matches('idle')).toBe(true);
+    expect(actor.getSnapshot().matches({ conversation: 'idle' })).toBe(true);
     // The earlier reply is untouched; the interrupted turn is added with the part the caller heard.
     expect(actor.getSnapshot().context.history).toEqual([
       ...before,
@@ -410,7 +410,7 @@ describe('failures and persistence', () => {
     restored.on('reply', (e) => replies.push(e));
     restored.start();
     restored.send({ type: 'message', turnId: 't2', text: 'second question', at: 2 });
-    await waitFor(restored, (s) => s.matches('idle') && replies.length === 1);
+    await waitFor(restored, (s) => s.matches({ conversation: 'idle' }) && replies.length === 1);
     expect(calls.ai.at(-1)!.history).toEqual([
       { role: 'customer', text: 'first question' },
       { role: 'assistant', text: 'From the knowledge base.' },

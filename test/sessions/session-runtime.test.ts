@@ -382,11 +382,13 @@ describeEachDatabase('the session runtime', (get) => {
   it('streams what happens to listeners', async () => {
     const runtime = makeRuntime();
     const first = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-stream', text: 'Is shipping free?', language: 'en' });
+    await runtime.settled();
     const events: string[] = [];
     runtime.subscribe(first.sessionId, (e) => events.push(e.type));
     await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-stream', text: 'How fast?', language: 'en' });
     await runtime.settled();
-    expect(events).toEqual(['turn_started', 'reply', 'turn_completed']);
+    // The chat's messages (the customer's and the reply) are shown once the turn is written.
+    expect(events).toEqual(['turn_started', 'reply', 'turn_completed', 'message', 'message']);
   });
 });
 

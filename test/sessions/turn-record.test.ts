@@ -31,7 +31,7 @@ describe('the snapshot stored with a turn end', () => {
     const { actor, replies } = phoneSession(async () => handled);
     for (const [i, text] of ['Where is my order?', 'And the invoice?', 'Thanks'].entries()) {
       actor.send({ type: 'message', turnId: `t${i}`, text, at: 1_000 + i, language: 'en' });
-      await waitFor(actor, (s) => s.matches('idle') && replies.length === i + 1);
+      await waitFor(actor, (s) => s.matches({ conversation: 'idle' }) && replies.length === i + 1);
     }
     expect(stored(persistedSnapshot(actor))).toEqual(stored(actor.getPersistedSnapshot()));
   });
@@ -39,10 +39,10 @@ describe('the snapshot stored with a turn end', () => {
   it('restores the session with its history', async () => {
     const { machine, actor, replies } = phoneSession(async () => handled);
     actor.send({ type: 'message', turnId: 't1', text: 'Where is my order?', at: 1_000, language: 'en' });
-    await waitFor(actor, (s) => s.matches('idle') && replies.length === 1);
+    await waitFor(actor, (s) => s.matches({ conversation: 'idle' }) && replies.length === 1);
     const restored = createActor(machine, { snapshot: stored(persistedSnapshot(actor)) as never, input: { sessionId: 'CA1', workspaceId: 'w1', channel: 'phone' } });
     restored.start();
-    expect(restored.getSnapshot().matches('idle')).toBe(true);
+    expect(restored.getSnapshot().matches({ conversation: 'idle' })).toBe(true);
     expect(restored.getSnapshot().context.history).toEqual([
       { role: 'customer', text: 'Where is my order?' },
       { role: 'assistant', text: 'Your order ships tomorrow.' },
@@ -53,7 +53,7 @@ describe('the snapshot stored with a turn end', () => {
   it("is XState's own while a turn runs (its actors are part of it)", async () => {
     const { actor } = phoneSession(() => new Promise<BotLinkSummary>(() => {}));
     actor.send({ type: 'message', turnId: 't1', text: 'Where is my order?', at: 1_000, language: 'en' });
-    await waitFor(actor, (s) => s.matches({ turn: 'gathering' }));
+    await waitFor(actor, (s) => s.matches({ conversation: { turn: 'gathering' } }));
     const persisted = stored(persistedSnapshot(actor)) as { children: Record<string, unknown> };
     expect(Object.keys(persisted.children).length).toBeGreaterThan(0);
     expect(persisted).toEqual(stored(actor.getPersistedSnapshot()));

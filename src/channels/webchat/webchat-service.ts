@@ -15,7 +15,7 @@
  *   same and records nothing.
  * - A lead emits `new_lead` when the details are new or changed; the same details again record nothing.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
 import type { Db } from '../../../db/database.ts';
 import { webchatRepository, type Lead } from '../../../db/repositories/webchat.repository.ts';
@@ -31,10 +31,21 @@ import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
 import { parseAllowedOrigins } from './origins.ts';
 import { isUuid } from '../../ids.ts';
 import { SESSION_MACHINE_VERSION } from '../../../machines/session-types.ts';
+import { displayName } from '../../accounts/display-name.ts';
+import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
+import type { HandledBy } from '../../../db/schema.ts';
+import type { InboxEvents } from '../../sessions/inbox-events.ts';
+import { AppError } from '../../errors.ts';
+import { MAX_POLL_MESSAGES, POLL_RECHECK_MS } from '../../inbox/limits.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
   runtime: Pick<SessionRuntime, 'handleMessage' | 'open'>;
+  /** Whether the team can take a person now (the switch and the team hours); absent: not. */
+  teamAvailable?: (workspaceId: string) => Promise<boolean>;
+  /** The session's messages (the long poll reads them) and the inbox's changes (which wake a waiting poll). */
+  sessions?: Pick<SessionsRepository, 'find' | 'messages'>;
+  inbox?: Pick<InboxEvents, 'subscribe'>;
   /** PUBLIC_URL: the base of `dashboard_url` in new_chat. */
   publicUrl: string;
   logger: Logger;
@@ -50,6 +61,20 @@ export interface WebchatSettings {
   updated_at: string | null;
 }
 
+
+/** A message as the widget's long poll shows it. */
+export interface VisitorMessage {
+  id: string;
+  from: 'customer' | 'bot' | 'agent';
+  text: string;
+  at: string;
+  agent_name?: string;
+}
+
+/** The visitor's token as stored: its SHA-256, hex. */
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
 
 export function createWebchatService(deps: WebchatServiceDeps) {
   const { db, runtime } = deps;
@@ -71,10 +96,13 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       externalId: conversationId,
       text,
       ...(language ? { language } : {}),
-      // 'forward' (protocol §2.2): web chat has no live takeover; the team follows up and is notified now.
-      handoff: { kind: 'forward', requestedBy: 'customer' },
+      // A person is asked for: the conversation waits for a colleague in the team's inbox (docs/webchat.md).
+      handoff: { kind: 'human', requestedBy: 'customer' },
     });
-    return result.cancelled ? phrase('handoff_forward', language ?? DEFAULT_LANGUAGE) : result.text;
+    if (!result.cancelled && !result.held) return result.text;
+    // Already with a person (held), or replaced by a newer message: the sentence that a colleague answers here.
+    const available = (await deps.teamAvailable?.(workspaceId)) ?? false;
+    return phrase(available ? 'handoff_waiting' : 'handoff_waiting_closed', language ?? DEFAULT_LANGUAGE);
   }
 
   async function conversation(workspaceId: string, id: string) {
@@ -109,7 +137,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
    */
   async function turn(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string | null> {
     const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: conversationId, text, ...(language ? { language } : {}) });
-    if (result.cancelled) return null;
+    // Held for the person who handles the conversation: stored, and nobody answers it here.
+    if (result.cancelled || result.held) return null;
     if (result.handoff?.requestedBy === 'customer') {
       const at = now();
       const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, conversationId, 'detected', text, at));
@@ -124,8 +153,10 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     async start(
       workspaceId: string,
       input: { visitorMessage: string; pageUrl: string; language: string | null },
-    ): Promise<{ conversation_id: string; reply: string | null }> {
+    ): Promise<{ conversation_id: string; visitor_token: string; reply: string | null }> {
       const id = randomUUID();
+      // The visitor's own key to the conversation's messages: answered once, stored as a hash only.
+      const visitorToken = `blv_${randomBytes(24).toString('base64url')}`;
       const at = now();
       const text = input.visitorMessage.trim();
       const language = conversationLanguage(text, input.language);
@@ -133,7 +164,14 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       // opens a conversation by its session id (interfaces.md; docs/webhooks.md). The runtime finds it by external id.
       const sessionId = randomUUID();
       await db.transaction().execute(async (trx) => {
-        await webchatRepository(trx).insertConversation({ id, workspace_id: workspaceId, page_url: input.pageUrl, language, created_at: at });
+        await webchatRepository(trx).insertConversation({
+          id,
+          workspace_id: workspaceId,
+          page_url: input.pageUrl,
+          language,
+          created_at: at,
+          visitor_token_hash: tokenHash(visitorToken),
+        });
         await webchatRepository(trx).insertSession({
           id: sessionId,
           workspace_id: workspaceId,
@@ -152,7 +190,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       });
       counted('new_chat');
       log.debug({ workspaceId, conversationId: id }, 'website chat started');
-      return { conversation_id: id, reply: await turn(workspaceId, id, text, language) };
+      return { conversation_id: id, visitor_token: visitorToken, reply: await turn(workspaceId, id, text, language) };
     },
 
     /** POST /v1/webchat/conversations/{id}/messages: the visitor's next message and its reply. */
@@ -196,6 +234,64 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for the team');
       const language = (given ? detectLanguage(given) : null) ?? row.language ?? input.language;
       return { reply: await handOver(workspaceId, row.id, given ?? '', language) };
+    },
+
+    /**
+     * GET /v1/webchat/conversations/{id}/messages: the conversation's messages after `after` (all when null), for the
+     * visitor who holds its token. With `waitMs` it answers as soon as a newer message exists (a long poll): woken by
+     * this process's inbox changes, and reading the database again every POLL_RECHECK_MS for what another process
+     * wrote. A missing or foreign token is a 404, as for a conversation that does not exist.
+     */
+    async messages(
+      workspaceId: string,
+      conversationId: string,
+      input: { visitorToken: string | undefined; after: string | null; waitMs: number; signal?: AbortSignal },
+    ): Promise<{ messages: VisitorMessage[]; handled_by: HandledBy }> {
+      const row = await conversation(workspaceId, conversationId);
+      if (!input.visitorToken || row.visitor_token_hash === null || row.visitor_token_hash !== tokenHash(input.visitorToken.trim())) throw notFound('The conversation');
+      if (input.after !== null && !isUuid(input.after)) {
+        throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message id' }]);
+      }
+      if (!deps.sessions) throw new AppError('unavailable', 'Website chat messages are not available on this server.');
+      const sessions = deps.sessions;
+      const deadline = Date.now() + input.waitMs;
+      let wake: (() => void) | null = null;
+      const unsubscribe = deps.inbox?.subscribe(workspaceId, () => wake?.());
+      try {
+        for (;;) {
+          const session = await sessions.find(workspaceId, 'webchat', row.id);
+          const rows = session ? await sessions.messages(session.id, input.after, MAX_POLL_MESSAGES) : [];
+          if (rows === undefined) {
+            throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message of this conversation' }]);
+          }
+          const remaining = deadline - Date.now();
+          if (rows.length > 0 || remaining <= 0 || input.signal?.aborted) {
+            return {
+              handled_by: session?.handled_by ?? 'bot',
+              messages: rows.map((m) => ({
+                id: m.id,
+                from: m.from,
+                text: m.text,
+                at: new Date(m.at).toISOString(),
+                ...(m.from === 'agent' && m.agent_email ? { agent_name: displayName(m.agent_email) } : {}),
+              })),
+            };
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, Math.min(POLL_RECHECK_MS, remaining));
+            function done(): void {
+              clearTimeout(timer);
+              wake = null;
+              input.signal?.removeEventListener('abort', done);
+              resolve();
+            }
+            wake = done;
+            input.signal?.addEventListener('abort', done);
+          });
+        }
+      } finally {
+        unsubscribe?.();
+      }
     },
 
     /** GET /v1/webchat. */

@@ -26,11 +26,14 @@ import { PREFLIGHT_MAX_AGE_SECONDS, MAX_ORIGIN_CHARS } from './limits.ts';
 import { canonicalOrigin } from './origins.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
+/** The visitor's own token for reading the conversation's messages (GET /v1/webchat/conversations/{id}/messages). */
+export const VISITOR_TOKEN_HEADER = 'X-Visitor-Token';
+
 /** Where the gate is mounted; the widget's routes live below it, the settings (bearer token) at it. */
 export const WEBCHAT_PATH = '/v1/webchat';
 
 /** The request headers a widget may send (Accept-Language is listed for widgets that set it themselves). */
-const ALLOWED_HEADERS = ['Content-Type', WIDGET_KEY_HEADER, 'X-Request-Id', 'Accept-Language'].join(', ');
+const ALLOWED_HEADERS = ['Content-Type', WIDGET_KEY_HEADER, VISITOR_TOKEN_HEADER, 'X-Request-Id', 'Accept-Language'].join(', ');
 /** Response headers the widget's script may read: when to retry after 429, and the id to quote to support. */
 const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
 
@@ -55,7 +58,7 @@ export function createWidgetGate(deps: WidgetGateDeps) {
     const origin = req.get('origin');
     res.vary('Origin');
     if (origin !== undefined) res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Allow-Methods', 'POST');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
     res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
     res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
     res.status(204).end();

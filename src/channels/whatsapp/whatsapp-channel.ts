@@ -26,6 +26,8 @@ export interface WhatsappChannelOptions {
   serving?: WhatsappWorkerOptions['serving'];
   logger: Logger;
   registry?: Registry;
+  /** The delivery status of an agent's message may have changed (the team's side shows it live). */
+  onDelivery?: WhatsappWorkerOptions['onDelivery'];
   /** false: webhooks are stored but not processed (benchmarks of the ingest alone); default true. */
   processing?: boolean;
   /** Worker settings (tests use short ones). */
@@ -45,6 +47,7 @@ export function createWhatsappChannel(options: WhatsappChannelOptions) {
     runtime: options.runtime,
     graph,
     ...(options.serving ? { serving: options.serving } : {}),
+    ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
     logger: options.logger,
     ...(metrics ? { metrics } : {}),
     ...options.worker,

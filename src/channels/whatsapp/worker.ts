@@ -69,6 +69,11 @@ export interface WhatsappWorkerOptions {
   now?: () => number;
   /** Uniform in [0, 1): the jitter of retry delays; default Math.random. */
   random?: () => number;
+  /**
+   * The delivery status of an agent's message may have changed: its send was answered (`outboundId`), or Meta's
+   * status webhooks named messages of the workspace (`messageIds`). The team's side shows it live.
+   */
+  onDelivery?: (change: { workspaceId: string; outboundId?: string; messageIds?: string[] }) => void;
 }
 
 export function createWhatsappWorker(options: WhatsappWorkerOptions) {
@@ -236,6 +241,11 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       deferUnmatchedMs: young ? STATUS_RETRY_DELAY_MS : null,
     });
     metrics?.events.inc({ outcome: result.deferred ? 'deferred' : outcome });
+    if (options.onDelivery && statuses.length > 0) {
+      for (const workspaceId of new Set(statuses.map((s) => s.workspaceId))) {
+        options.onDelivery({ workspaceId, messageIds: statuses.filter((s) => s.workspaceId === workspaceId).map((s) => s.messageId) });
+      }
+    }
     if (result.deferred) wakeAfter(STATUS_RETRY_DELAY_MS);
     const duplicates = inbound.length - result.inserted;
     if (duplicates > 0) eventLog.debug({ duplicates }, 'WhatsApp messages seen before (a retry of Meta); skipped');
@@ -297,6 +307,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
               turnId: row.message_id,
             });
             if (result.cancelled) outcome = 'cancelled';
+            // A person handles the conversation: stored and shown in the inbox; neither the bot nor the integrator answers.
+            else if (result.held) outcome = 'held';
             else {
               outcome = 'reply';
               reply = { kind: 'reply', body: cutChars(result.text, MAX_WHATSAPP_TEXT_CHARS) };
@@ -378,6 +390,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       if (outcome.ok) {
         metrics?.sends.inc({ result: 'accepted' });
         await repository.markAccepted(row.id, owner, outcome.messageId, outcome.httpStatus);
+        if (row.kind === 'agent') options.onDelivery?.({ workspaceId: row.workspace_id, outboundId: row.id });
         return;
       }
       const failure = { httpStatus: outcome.httpStatus, code: outcome.code, detail: outcome.detail };
@@ -398,6 +411,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       sendLog.warn({ httpStatus: outcome.httpStatus, code: outcome.code, reason: outcome.reason, attempt }, 'WhatsApp send failed; not retried');
       metrics?.sends.inc({ result: 'failed' });
       await repository.markFailed(row.id, owner, failure);
+      if (row.kind === 'agent') options.onDelivery?.({ workspaceId: row.workspace_id, outboundId: row.id });
     } catch (err) {
       sendLog.warn({ err }, 'WhatsApp send could not be recorded; it is tried again when its lease runs out');
     }

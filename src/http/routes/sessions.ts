@@ -9,6 +9,8 @@ import type { StreamGuard } from '../../auth/stream-guard.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import { MAX_LIST_LIMIT } from '../../limits.ts';
 import { pageQuery, readPage } from '../pagination.ts';
+import { displayName } from '../../accounts/display-name.ts';
+import { messageStatus } from '../../inbox/inbox-service.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
 /** SSE comment lines keep proxies from closing a quiet stream. */
@@ -24,10 +26,19 @@ const sessionSummary = {
     state: { type: 'string', description: "The state machine's state." },
     customer: { type: 'object' },
     handoff: {},
+    handled_by: { enum: ['bot', 'waiting', 'agent'], description: 'Who handles the conversation: the bot, nobody yet (a person was asked for), or `agent`.' },
+    agent: {
+      type: ['object', 'null'],
+      properties: { user_id: { type: 'string' }, email: { type: 'string' }, name: { type: ['string', 'null'] } },
+      description: 'The user holding the conversation while handled_by is agent.',
+    },
+    waiting_since: { type: ['string', 'null'], format: 'date-time' },
     turn_count: { type: 'integer' },
     updated_at: { type: 'string' },
   },
 };
+
+const agentOf = (userId: string | null, email: string | null | undefined) => (userId && email ? { user_id: userId, email, name: displayName(email) } : null);
 
 export interface SessionRoutesDeps {
   sessions: SessionsRepository;
@@ -61,11 +72,12 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       method: 'get',
       path: '/v1/sessions',
       tag: 'sessions',
-      summary: `Sessions of the workspace, most recent first. Query: channel, status, limit (≤ ${MAX_LIST_LIMIT}), before (ISO time).`,
+      summary: `Sessions of the workspace, most recent first. Query: channel, status, handled_by, limit (≤ ${MAX_LIST_LIMIT}), before (ISO time).`,
       access: 'member',
       query: {
         channel: { type: 'string', enum: ['phone', 'whatsapp', 'webchat'] },
         status: { type: 'string', enum: ['active', 'ended'] },
+        handled_by: { type: 'string', enum: ['bot', 'waiting', 'agent'] },
         ...pageQuery('Sessions updated before this time (the next_before of the previous answer).'),
       },
       responses: { 200: { description: 'Sessions.', schema: { type: 'object', properties: { sessions: { type: 'array', items: sessionSummary }, next_before: { type: ['string', 'null'] } } } } },
@@ -73,10 +85,17 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         const q = req.query as Record<string, string | undefined>;
         if (q.channel && !['phone', 'whatsapp', 'webchat'].includes(q.channel)) throw new AppError('validation_failed', 'channel must be one of phone, whatsapp, webchat.', [{ field: 'channel', message: 'unknown channel' }]);
         if (q.status && !['active', 'ended'].includes(q.status)) throw new AppError('validation_failed', 'status must be active or ended.', [{ field: 'status', message: 'unknown status' }]);
+        if (q.handled_by && !['bot', 'waiting', 'agent'].includes(q.handled_by)) throw new AppError('validation_failed', 'handled_by must be bot, waiting or agent.', [{ field: 'handled_by', message: 'unknown value' }]);
         const { limit, before } = readPage(q);
         const rows = await sessions.list(
           principal.workspaceId,
-          { ...(q.channel ? { channel: q.channel } : {}), ...(q.status ? { status: q.status } : {}), limit, ...(before ? { before } : {}) },
+          {
+            ...(q.channel ? { channel: q.channel } : {}),
+            ...(q.status ? { status: q.status } : {}),
+            ...(q.handled_by ? { handledBy: q.handled_by } : {}),
+            limit,
+            ...(before ? { before } : {}),
+          },
         );
         return {
           status: 200,
@@ -90,6 +109,9 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
               language: r.language,
               customer: { phone: r.customer_phone, email: r.customer_email, name: r.customer_name },
               handoff: r.handoff,
+              handled_by: r.handled_by,
+              agent: agentOf(r.agent_user_id, r.agent_email),
+              waiting_since: r.waiting_since ? iso(r.waiting_since) : null,
               turn_count: r.turn_count,
               created_at: iso(r.created_at),
               updated_at: iso(r.updated_at),
@@ -110,6 +132,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       async handler({ params, principal }) {
         const row = await load(principal.workspaceId, params.id);
         const turns = await sessions.turns(row.id);
+        const messages = (await sessions.messages(row.id, null, 10_000)) ?? [];
         return {
           status: 200,
           body: {
@@ -121,11 +144,26 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
             language: row.language,
             customer: { phone: row.customer_phone, email: row.customer_email, name: row.customer_name },
             handoff: row.handoff,
+            handled_by: row.handled_by,
+            agent: agentOf(row.agent_user_id, row.agent_user_id ? await sessions.userEmail(row.agent_user_id) : null),
+            waiting_since: row.waiting_since ? iso(row.waiting_since) : null,
             turn_count: row.turn_count,
             created_at: iso(row.created_at),
             updated_at: iso(row.updated_at),
+            // The chat channels' messages in order: the customer's, the bot's (with its source) and the team's.
+            messages: messages.map((m) => ({
+              id: m.id,
+              from: m.from,
+              text: m.text,
+              at: iso(m.at),
+              ...(m.source ? { source: m.source } : {}),
+              ...(m.from === 'agent' ? { agent: agentOf(m.agent_user_id, m.agent_email), status: messageStatus(m.outbound_id ? m.outbound_status : null) } : {}),
+              ...(m.outbound_status === 'failed' ? { failure: { http_status: m.http_status, code: m.error_code, reason: m.error_detail } } : {}),
+            })),
             turns: turns.map((t) => ({
               id: t.id,
+              // A turn is the bot's exchange: the customer's message and the bot's reply.
+              from: 'bot',
               ordinal: t.ordinal,
               status: t.status,
               language: t.language,
@@ -151,7 +189,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       path: '/v1/sessions/{id}/events',
       tag: 'sessions',
       summary:
-        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state. The stream ends with an `end` event within seconds of its token being revoked or expiring.',
+        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state, handled_by (who handles it changed), message (a chat message: the customer\'s, the bot\'s or an agent\'s), message_status (an agent\'s WhatsApp message was sent, delivered, read or failed). The stream ends with an `end` event within seconds of its token being revoked or expiring.',
       access: 'member',
       responses: {
         200: { description: 'The event stream.', contentType: 'text/event-stream' },

@@ -20,6 +20,8 @@ import {
   PHONE_PATTERN,
 } from '../../channels/webchat/limits.ts';
 import { AppError } from '../../errors.ts';
+import { VISITOR_TOKEN_HEADER } from '../../channels/webchat/widget-gate.ts';
+import { MAX_POLL_WAIT_SECONDS } from '../../inbox/limits.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 
 const visitorText = (what: string): JsonSchema => ({
@@ -112,7 +114,17 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         },
       },
       responses: {
-        201: { description: 'Started.', schema: { type: 'object', properties: { conversation_id: { type: 'string', format: 'uuid' }, reply } } },
+        201: {
+          description: 'Started.',
+          schema: {
+            type: 'object',
+            properties: {
+              conversation_id: { type: 'string', format: 'uuid' },
+              visitor_token: { type: 'string', description: 'The visitor\'s key to the conversation\'s messages (X-Visitor-Token); answered only here, stored only as a hash.' },
+              reply,
+            },
+          },
+        },
         ...widgetErrors,
       },
       async handler({ req, body, workspaceId }) {
@@ -131,9 +143,65 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       summary: 'The visitor\'s next message and its reply.',
       access: 'widget',
       body: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: visitorText('The visitor\'s message'), language } },
-      responses: { 200: { description: 'The reply.', schema: { type: 'object', properties: { reply } } }, ...conversationErrors },
+      responses: {
+        200: { description: 'The reply; null also while a person handles the conversation (the message is kept for them).', schema: { type: 'object', properties: { reply } } },
+        ...conversationErrors,
+      },
       async handler({ req, body, params, workspaceId }) {
         return { status: 200, body: await webchat.message(workspaceId, params.id ?? '', { message: body.message, language: languageOf(req, body.language) }) };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/webchat/conversations/{id}/messages',
+      tag: 'webchat',
+      summary: `The conversation's messages after \`after\` (the visitor's, the bot's and the team's), oldest first, and who handles it. With \`wait\` (0..${MAX_POLL_WAIT_SECONDS} s) a long poll: it answers as soon as a newer message exists. Needs X-Visitor-Token.`,
+      access: 'widget',
+      query: {
+        after: { type: 'string', format: 'uuid', description: 'The id of the last message the widget has; absent: from the start.' },
+        wait: { type: 'integer', minimum: 0, maximum: MAX_POLL_WAIT_SECONDS, description: 'Seconds to wait for a newer message; default 0.' },
+      },
+      responses: {
+        200: {
+          description: 'The messages and who handles the conversation.',
+          schema: {
+            type: 'object',
+            required: ['messages', 'handled_by'],
+            properties: {
+              messages: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'from', 'text', 'at'],
+                  properties: {
+                    id: { type: 'string', format: 'uuid' },
+                    from: { enum: ['customer', 'bot', 'agent'] },
+                    text: { type: 'string' },
+                    at: { type: 'string', format: 'date-time' },
+                    agent_name: { type: 'string', description: 'The colleague who wrote it (from agent only).' },
+                  },
+                },
+              },
+              handled_by: { enum: ['bot', 'waiting', 'agent'] },
+            },
+          },
+        },
+        400: { description: '`after` is not a message of this conversation.' },
+        ...widgetErrors,
+        404: { description: 'No such conversation in the widget key\'s workspace, or X-Visitor-Token is missing or not this conversation\'s.' },
+      },
+      async handler({ req, res, params, workspaceId }) {
+        const q = req.query as Record<string, string | undefined>;
+        const aborted = new AbortController();
+        res.on('close', () => aborted.abort());
+        const answer = await webchat.messages(workspaceId, params.id ?? '', {
+          visitorToken: req.get(VISITOR_TOKEN_HEADER),
+          after: q.after ?? null,
+          waitMs: Number(q.wait ?? 0) * 1_000,
+          signal: aborted.signal,
+        });
+        return { status: 200, body: answer, headers: { 'cache-control': 'no-store' } };
       },
     }),
 
@@ -166,7 +234,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'post',
       path: '/v1/webchat/conversations/{id}/escalate',
       tag: 'webchat',
-      summary: 'The visitor asks for the team (the widget\'s button): emits escalation of type requested, once per conversation, and answers the team sentence.',
+      summary: 'The visitor asks for the team (the widget\'s button): emits escalation of type requested, once per conversation; the conversation waits for a colleague in the team\'s inbox, and the answer says so.',
       access: 'widget',
       body: { type: 'object', additionalProperties: false, properties: { message: { type: 'string', maxLength: MAX_MESSAGE_CHARS, description: `For the team; default: the visitor's latest message. At most ${MAX_MESSAGE_CHARS} characters.` } } },
       responses: { 200: { description: 'The team sentence for the visitor.', schema: { type: 'object', properties: { reply: { type: 'string' } } } }, ...conversationErrors },

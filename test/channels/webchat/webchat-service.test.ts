@@ -166,9 +166,10 @@ describeEachDatabase('website chat', (get) => {
       const path = `/v1/webchat/conversations/${conversationId}/escalate`;
       const res = await widget(path, { message: 'Please call me about my order.' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ reply: phrase('handoff_forward', 'en') });
+      // The conversation waits for a colleague; the team is switched off, so they reply when they are back.
+      expect(res.body).toEqual({ reply: phrase('handoff_waiting_closed', 'en') });
       const again = await widget(path, {});
-      expect(again.body).toEqual({ reply: phrase('handoff_forward', 'en') });
+      expect(again.body).toEqual({ reply: phrase('handoff_waiting_closed', 'en') });
 
       const escalations = (await outbox(get(), acme.workspaceId, conversationId)).filter((e) => e.event === 'escalation');
       expect(escalations).toHaveLength(1);
@@ -179,8 +180,8 @@ describeEachDatabase('website chat', (get) => {
 
     it('after the button, words asking for a person emit nothing more (the team was told)', async () => {
       const res = await widget(`/v1/webchat/conversations/${conversationId}/messages`, { message: 'I want a human!' });
-      // A person was asked for and the team is not available now (the switch is off): they follow up.
-      expect(res.body.reply).toBe(phrase('team_unavailable', 'en'));
+      // The conversation waits for a colleague: the message is kept for them, and nobody else answers it.
+      expect(res.body.reply).toBeNull();
       expect((await outbox(get(), acme.workspaceId, conversationId)).filter((e) => e.event === 'escalation')).toHaveLength(1);
     });
 
@@ -201,9 +202,10 @@ describeEachDatabase('website chat', (get) => {
       const path = `/v1/webchat/conversations/${id}/messages`;
       const first = await widget(path, { message: 'Can I speak to a person please?' });
       expect(first.status).toBe(200);
-      expect(first.body.reply).toBe(phrase('team_unavailable', 'en'));
+      expect(first.body.reply).toBe(phrase('handoff_waiting_closed', 'en'));
+      // Waiting for a colleague now: the next message is kept for them and answered by nobody else.
       const second = await widget(path, { message: 'HUMAN. Now.' });
-      expect(second.body.reply).toBe(phrase('team_unavailable', 'en'));
+      expect(second.body.reply).toBeNull();
 
       const escalations = (await outbox(get(), acme.workspaceId, id)).filter((e) => e.event === 'escalation');
       expect(escalations).toHaveLength(1);
@@ -218,7 +220,7 @@ describeEachDatabase('website chat', (get) => {
     it('Dutch, in the first message: new_chat and then a detected escalation, the team sentence in Dutch', async () => {
       const res = await start('Ik wil graag een medewerker spreken over mijn bestelling', { headers: { 'accept-language': 'nl-NL,nl;q=0.9' } });
       expect(res.status).toBe(201);
-      expect(res.body.reply).toBe(phrase('team_unavailable', 'nl'));
+      expect(res.body.reply).toBe(phrase('handoff_waiting_closed', 'nl'));
       const id = res.body.conversation_id as string;
       const events = await outbox(get(), acme.workspaceId, id);
       expect(events.map((e) => e.event)).toEqual(['new_chat', 'escalation']);
@@ -228,7 +230,7 @@ describeEachDatabase('website chat', (get) => {
       expect(await get().db.selectFrom('sessions').select('id').where('external_id', '=', id).executeTakeFirst()).toBeDefined();
 
       const more = await widget(`/v1/webchat/conversations/${id}/messages`, { message: 'Kan ik een mens spreken?' });
-      expect(more.body.reply).toBe(phrase('team_unavailable', 'nl'));
+      expect(more.body.reply).toBeNull();
       expect((await outbox(get(), acme.workspaceId, id)).filter((e) => e.event === 'escalation')).toHaveLength(1);
     });
 
@@ -317,7 +319,7 @@ describeEachDatabase('website chat', (get) => {
       });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://anywhere.example');
-      expect(res.headers.get('access-control-allow-methods')).toBe('POST');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-widget-key');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();

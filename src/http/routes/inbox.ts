@@ -1,0 +1,222 @@
+/**
+ * The team's side (interfaces.md, "The team's side"; docs/architecture.md, "Who handles a conversation"): the inbox
+ * views and their live changes, take-over, hand-back, close, an agent's message to the customer and its retry, and
+ * the inbox's one setting (handback_after_minutes). Every role works the inbox; the setting is for owners and admins.
+ */
+import type { StreamGuard } from '../../auth/stream-guard.ts';
+import { notFound } from '../../errors.ts';
+import type { InboxService } from '../../inbox/inbox-service.ts';
+import { MAX_HANDBACK_AFTER_MINUTES } from '../../inbox/limits.ts';
+import { isUuid } from '../../ids.ts';
+import type { InboxEvents } from '../../sessions/inbox-events.ts';
+import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
+import { SSE_HEARTBEAT_MS } from './sessions.ts';
+
+const views = ['waiting', 'mine', 'open', 'followups'] as const;
+
+const agentSchema: JsonSchema = {
+  type: ['object', 'null'],
+  properties: { user_id: { type: 'string', format: 'uuid' }, email: { type: 'string' }, name: { type: ['string', 'null'] } },
+};
+const conversationSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'channel', 'customer', 'handled_by', 'agent', 'waiting_since', 'last_message'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'The session id (GET /v1/sessions/{id}).' },
+    channel: { enum: ['phone', 'whatsapp', 'webchat'] },
+    customer: { type: 'object' },
+    handled_by: { enum: ['bot', 'waiting', 'agent'] },
+    agent: agentSchema,
+    waiting_since: { type: ['string', 'null'], format: 'date-time' },
+    last_message: {
+      type: ['object', 'null'],
+      properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+    },
+  },
+};
+const settingsSchema: JsonSchema = {
+  type: 'object',
+  properties: { handback_after_minutes: { type: ['integer', 'null'], description: 'A waiting conversation nobody took goes back to the bot after this many minutes; null: never.' } },
+};
+const chatOnly = { 422: { description: 'A phone session: the phone keeps its transfer (code phone_session).' } };
+
+export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvents, 'subscribe'>; streams: StreamGuard }): RouteDefinition[] {
+  const { inbox, streams } = deps;
+  return [
+    route({
+      method: 'get',
+      path: '/v1/inbox',
+      tag: 'inbox',
+      summary: 'The team\'s inbox: waiting (a person was asked for, nobody took it; oldest first), mine (held by you), open (every active WhatsApp and web chat conversation), followups (the team follows up); the others newest first.',
+      access: 'member',
+      query: { view: { type: 'string', enum: [...views], description: 'Default waiting.' } },
+      responses: { 200: { description: 'The conversations.', schema: { type: 'object', properties: { conversations: { type: 'array', items: conversationSchema } } } } },
+      async handler({ req, principal }) {
+        const view = ((req.query as Record<string, string | undefined>).view ?? 'waiting') as (typeof views)[number];
+        return { status: 200, body: { conversations: await inbox.list(principal, view) } };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/inbox/events',
+      tag: 'inbox',
+      summary: 'Live changes of the inbox as Server-Sent Events: `conversation` (who handles it changed, or a message was added) with the conversation\'s id, handled_by, agent, waiting_since and last_message. Ends with an `end` event when the token is revoked or expires.',
+      access: 'member',
+      responses: {
+        200: { description: 'The event stream.', contentType: 'text/event-stream' },
+        429: { description: 'The token or the workspace already holds its most open streams.' },
+      },
+      async handler({ req, res, principal }) {
+        const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+        const release = streams.open({ tokenId: principal.tokenId, workspaceId: principal.workspaceId }, () => {
+          send('end', { reason: 'token_revoked' });
+          res.end();
+        });
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        res.write(': inbox\n\n');
+        const unsubscribe = deps.events.subscribe(principal.workspaceId, (change) =>
+          send('conversation', {
+            id: change.sessionId,
+            channel: change.channel,
+            reason: change.reason,
+            handled_by: change.handledBy,
+            agent: change.agent,
+            waiting_since: change.waitingSince,
+            last_message: change.lastMessage,
+          }),
+        );
+        const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+        await new Promise<void>((resolve) => {
+          req.on('close', resolve);
+          res.on('close', resolve);
+        });
+        clearInterval(heartbeat);
+        unsubscribe();
+        release();
+        return { status: 200 };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/inbox/settings',
+      tag: 'inbox',
+      summary: 'The inbox\'s setting: handback_after_minutes.',
+      access: 'member',
+      responses: { 200: { description: 'The setting.', schema: settingsSchema } },
+      async handler({ principal }) {
+        return { status: 200, body: await inbox.settings(principal.workspaceId) };
+      },
+    }),
+
+    route<{ handback_after_minutes: number | null }>({
+      method: 'put',
+      path: '/v1/inbox/settings',
+      tag: 'inbox',
+      summary: `A waiting conversation nobody took goes back to the bot after handback_after_minutes (1..${MAX_HANDBACK_AFTER_MINUTES}; null: never, the default), and the customer is told so in their language. Applies to conversations that start waiting afterwards.`,
+      access: 'manager',
+      body: {
+        type: 'object',
+        required: ['handback_after_minutes'],
+        additionalProperties: false,
+        properties: { handback_after_minutes: { type: ['integer', 'null'], minimum: 1, maximum: MAX_HANDBACK_AFTER_MINUTES } },
+      },
+      responses: { 200: { description: 'Saved.', schema: settingsSchema } },
+      async handler({ body, principal }) {
+        return { status: 200, body: await inbox.putSettings(principal.workspaceId, body.handback_after_minutes) };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/sessions/{id}/takeover',
+      tag: 'inbox',
+      summary: 'Take the conversation over (from bot or waiting, on WhatsApp and web chat): the bot and the integrator stop answering; you answer with POST /v1/sessions/{id}/messages. Exactly one of two users at once gets it.',
+      access: 'member',
+      responses: {
+        200: { description: 'Yours.', schema: { type: 'object', properties: { handled_by: { const: 'agent' }, agent: agentSchema } } },
+        404: { description: 'No such session.' },
+        409: { description: 'Another user holds it: error.code `taken`, error.holder.' },
+        ...chatOnly,
+      },
+      async handler({ params, principal }) {
+        return { status: 200, body: await inbox.takeover(principal, params.id!) };
+      },
+    }),
+
+    route<{ text: string }>({
+      method: 'post',
+      path: '/v1/sessions/{id}/messages',
+      tag: 'inbox',
+      summary: 'The holder\'s message to the customer: on WhatsApp through the Graph API with retries (status follows Meta\'s status webhooks), on web chat to the widget\'s long poll. At most 4,096 characters on WhatsApp, 2,000 on web chat.',
+      access: 'member',
+      body: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { type: 'string' } } },
+      responses: {
+        201: {
+          description: 'Stored (and queued on WhatsApp).',
+          schema: { type: 'object', properties: { message: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, status: { enum: ['queued', 'sent', 'delivered', 'read', 'failed'] } } } } },
+        },
+        404: { description: 'No such session.' },
+        409: { description: 'You do not hold the conversation (not_holder).' },
+        422: { description: 'Empty or too long (invalid_message), more than 24 h after the customer\'s last WhatsApp message (whatsapp_window_closed), or a phone session (phone_session).' },
+      },
+      async handler({ body, params, principal }) {
+        return { status: 201, body: await inbox.sendMessage(principal, params.id!, body.text) };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/sessions/{id}/messages/{message_id}/retry',
+      tag: 'inbox',
+      summary: 'Send a failed WhatsApp message of the team again (its status goes back to queued).',
+      access: 'member',
+      params: { message_id: { type: 'string', format: 'uuid' } },
+      responses: {
+        200: { description: 'Queued again.', schema: { type: 'object', properties: { message: { type: 'object' } } } },
+        404: { description: 'No such session or message.' },
+        409: { description: 'The message has not failed.' },
+        422: { description: 'More than 24 h after the customer\'s last message (whatsapp_window_closed), or a phone session.' },
+      },
+      async handler({ params, principal }) {
+        if (!isUuid(params.message_id ?? '')) throw notFound('The message');
+        return { status: 200, body: await inbox.retry(principal, params.id!, params.message_id!) };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/sessions/{id}/handback',
+      tag: 'inbox',
+      summary: 'Give the conversation back to the bot (the holder, or an owner or admin; anyone while it waits).',
+      access: 'member',
+      responses: {
+        200: { description: 'The bot answers again.', schema: { type: 'object', properties: { handled_by: { const: 'bot' } } } },
+        404: { description: 'No such session.' },
+        409: { description: 'Another user holds it (not_holder).' },
+        ...chatOnly,
+      },
+      async handler({ params, principal }) {
+        return { status: 200, body: await inbox.handback(principal, params.id!) };
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/sessions/{id}/close',
+      tag: 'inbox',
+      summary: 'Close the conversation: it leaves the inbox (status ended) and the bot answers whatever the customer writes next.',
+      access: 'member',
+      responses: {
+        200: { description: 'Closed.', schema: { type: 'object', properties: { handled_by: { const: 'bot' }, status: { const: 'ended' } } } },
+        404: { description: 'No such session.' },
+        409: { description: 'Another user holds it (not_holder).' },
+        ...chatOnly,
+      },
+      async handler({ params, principal }) {
+        return { status: 200, body: await inbox.close(principal, params.id!) };
+      },
+    }),
+  ];
+}

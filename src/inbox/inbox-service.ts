@@ -1,0 +1,288 @@
+/**
+ * The team's side of a conversation (docs/architecture.md, "Who handles a conversation"; interfaces.md, "The team's
+ * side"): the inbox views, take-over, hand-back and close (applied to the session's statechart by the runtime), an
+ * agent's message to the customer (WhatsApp through the stored-then-sent Graph pipeline, web chat stored for the
+ * widget's long poll), a failed WhatsApp message sent again, and the sweep that hands waiting conversations back to
+ * the bot after the workspace's handback_after_minutes.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Principal } from '../../db/repositories/accounts.repository.ts';
+import { inboxRepository, type InboxView } from '../../db/repositories/inbox.repository.ts';
+import type { MessageRecord, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
+import type { Db } from '../../db/database.ts';
+import type { AgentRef } from '../../machines/session-types.ts';
+import { displayName } from '../accounts/display-name.ts';
+import { phrase } from '../ai/phrases.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { agentView, type ConversationMessage, type HandlerEvent, type HandlerOutcome, type SessionRuntime } from '../sessions/session-runtime.ts';
+import type { InboxEvents } from '../sessions/inbox-events.ts';
+import { MAX_AGENT_WEBCHAT_CHARS, MAX_AGENT_WHATSAPP_CHARS, MAX_INBOX_CONVERSATIONS, WHATSAPP_WINDOW_MS } from './limits.ts';
+
+export interface InboxServiceDeps {
+  db: Db;
+  sessions: SessionsRepository;
+  runtime: Pick<SessionRuntime, 'control' | 'notify'>;
+  inbox: InboxEvents;
+  /** Wakes the WhatsApp worker, which sends what was queued (absent: its poll finds it). */
+  wakeWhatsapp?: () => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+type SessionRow = NonNullable<Awaited<ReturnType<SessionsRepository['findById']>>>;
+
+/** The status of a message as the API shows it: WhatsApp's delivery status, or `sent` for a stored web chat message. */
+export function messageStatus(outboundStatus: string | null | undefined): 'queued' | 'sent' | 'delivered' | 'read' | 'failed' {
+  switch (outboundStatus) {
+    case undefined:
+    case null:
+      return 'sent';
+    case 'queued':
+      return 'queued';
+    // Meta took it (accepted) or reported it sent.
+    case 'accepted':
+    case 'sent':
+      return 'sent';
+    case 'delivered':
+    case 'read':
+    case 'failed':
+      return outboundStatus;
+    default:
+      return 'queued';
+  }
+}
+
+
+const iso = (value: Date | string | number) => new Date(value).toISOString();
+
+export function createInboxService(deps: InboxServiceDeps) {
+  const { sessions, runtime } = deps;
+  const repo = inboxRepository(deps.db);
+  const now = deps.now ?? Date.now;
+  const log = deps.logger.child({ component: 'inbox' });
+
+  async function load(workspaceId: string, id: string): Promise<SessionRow> {
+    const row = await sessions.findById(workspaceId, id);
+    if (!row) throw notFound('The session');
+    return row;
+  }
+
+  function chatOnly(row: SessionRow): void {
+    if (row.channel === 'phone') {
+      throw new AppError('phone_session', 'A phone session cannot be taken over here: the phone hands a caller to a person with its transfer (PUT /v1/phone).');
+    }
+  }
+
+  async function agentOf(principal: Principal): Promise<AgentRef> {
+    const user = await sessions.activeUser(principal.workspaceId, principal.userId);
+    if (!user) throw new AppError('forbidden', 'This user may not hold conversations.');
+    return { userId: user.id, email: user.email, name: displayName(user.email) };
+  }
+
+  function control(row: SessionRow, event: HandlerEvent): Promise<HandlerOutcome> {
+    return runtime.control({ workspaceId: row.workspace_id, channel: row.channel, externalId: row.external_id }, event);
+  }
+
+  function holderOnly(row: SessionRow, principal: Principal, what: string): void {
+    if (row.handled_by !== 'agent' || row.agent_user_id === principal.userId) return;
+    // Owners and admins may end another's hold (someone left for the day); an agent may not.
+    if (principal.role === 'agent') throw new AppError('not_holder', `Only the user who holds this conversation may ${what} it.`);
+  }
+
+  /** A message stored (and, on WhatsApp, queued for sending), shown live on the session's stream and in the inbox. */
+  async function deliver(row: SessionRow, from: 'bot' | 'agent', text: string, agent: AgentRef | null): Promise<{ id: string; status: string } | null> {
+    const id = randomUUID();
+    const at = iso(now());
+    let outboundId: string | null = null;
+    const record: MessageRecord = {
+      id,
+      session_id: row.id,
+      from,
+      text,
+      source: null,
+      agent_user_id: agent?.userId ?? null,
+      turn_id: null,
+      outbound_id: null,
+      at,
+    };
+    if (row.channel === 'whatsapp') {
+      const inbound = await repo.latestInbound(row.workspace_id, row.external_id);
+      if (!inbound || now() - new Date(inbound.sent_at).getTime() > WHATSAPP_WINDOW_MS) {
+        if (from === 'bot') return null; // a sentence of ours: not sent outside the window (Meta would refuse it)
+        throw new AppError(
+          'whatsapp_window_closed',
+          "More than 24 hours passed since the customer's last message: WhatsApp accepts only a template message now, so this one cannot be sent.",
+        );
+      }
+      outboundId = randomUUID();
+      const outbound = outboundId;
+      await deps.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('whatsapp_outbound_messages')
+          .values({ id: outbound, workspace_id: row.workspace_id, inbound_id: null, phone_number_id: inbound.phone_number_id, wa_id: inbound.wa_id, kind: from === 'agent' ? 'agent' : 'notice', body: text, next_attempt_at: sql<Date>`now()` })
+          .execute();
+        await trx
+          .insertInto('session_messages')
+          .values({ ...record, outbound_id: outbound })
+          .execute();
+        await trx.updateTable('sessions').set({ updated_at: sql<Date>`now()` }).where('id', '=', row.id).execute();
+      });
+      deps.wakeWhatsapp?.();
+    } else {
+      await sessions.addMessage(record);
+    }
+    const status = outboundId ? 'queued' : 'sent';
+    const message: ConversationMessage = { id, from, text, at, agent: agentView(agent), status };
+    runtime.notify({ type: 'message', sessionId: row.id, message });
+    deps.inbox.publish({
+      workspaceId: row.workspace_id,
+      sessionId: row.id,
+      channel: row.channel,
+      reason: 'message',
+      handledBy: row.handled_by,
+      agent: agentView(agent),
+      waitingSince: row.waiting_since ? iso(row.waiting_since) : null,
+      lastMessage: { from, text, at },
+    });
+    return { id, status };
+  }
+
+  return {
+    async list(principal: Principal, view: InboxView) {
+      const rows = await repo.list(principal.workspaceId, principal.userId, view, MAX_INBOX_CONVERSATIONS);
+      return rows.map((r) => ({
+        id: r.id,
+        channel: r.channel,
+        session_id: r.external_id,
+        status: r.status,
+        customer: { phone: r.customer_phone, email: r.customer_email, name: r.customer_name },
+        handled_by: r.handled_by,
+        agent: r.agent_user_id && r.agent_email ? { user_id: r.agent_user_id, email: r.agent_email, name: displayName(r.agent_email) } : null,
+        waiting_since: r.waiting_since ? iso(r.waiting_since) : null,
+        handoff: r.handoff,
+        last_message: r.last ? { from: r.last.from, text: r.last.text, at: iso(r.last.at) } : null,
+        updated_at: iso(r.updated_at),
+      }));
+    },
+
+    /** POST /v1/sessions/{id}/takeover: from bot or waiting (or closed) to this user; 409 taken when another holds it. */
+    async takeover(principal: Principal, id: string) {
+      const row = await load(principal.workspaceId, id);
+      chatOnly(row);
+      const agent = await agentOf(principal);
+      const outcome = await control(row, { type: 'takeover', agent, at: now() });
+      if (outcome.handledBy === 'agent' && outcome.agent?.userId === agent.userId) {
+        if (outcome.applied) log.info({ sessionId: row.id, userId: agent.userId }, 'conversation taken over');
+        return { handled_by: 'agent' as const, agent: agentView(agent) };
+      }
+      if (outcome.handledBy === 'agent' && outcome.agent) {
+        const err = new AppError('taken', `${outcome.agent.email} holds this conversation.`);
+        err.fields = { holder: agentView(outcome.agent) };
+        throw err;
+      }
+      throw new AppError('conflict', 'The conversation could not be taken over; it may have ended.');
+    },
+
+    /** POST /v1/sessions/{id}/handback: the bot answers again. */
+    async handback(principal: Principal, id: string) {
+      const row = await load(principal.workspaceId, id);
+      chatOnly(row);
+      holderOnly(row, principal, 'hand back');
+      const outcome = await control(row, { type: 'handback', at: now() });
+      if (outcome.handledBy !== 'bot') throw new AppError('conflict', 'The conversation is handled by a person again; load it and try again.');
+      return { handled_by: 'bot' as const };
+    },
+
+    /** POST /v1/sessions/{id}/close: the team is done; the bot answers whatever the customer writes next. */
+    async close(principal: Principal, id: string) {
+      const row = await load(principal.workspaceId, id);
+      chatOnly(row);
+      holderOnly(row, principal, 'close');
+      const outcome = await control(row, { type: 'close', at: now() });
+      if (!outcome.closed) throw new AppError('conflict', 'The conversation could not be closed; load it and try again.');
+      return { handled_by: 'bot' as const, status: 'ended' as const };
+    },
+
+    /** POST /v1/sessions/{id}/messages: the holder's message to the customer. */
+    async sendMessage(principal: Principal, id: string, text: string) {
+      const row = await load(principal.workspaceId, id);
+      chatOnly(row);
+      const body = text.trim();
+      const max = row.channel === 'whatsapp' ? MAX_AGENT_WHATSAPP_CHARS : MAX_AGENT_WEBCHAT_CHARS;
+      if (body === '') throw new AppError('invalid_message', 'text is empty.', [{ field: 'text', message: 'must not be empty' }]);
+      if (Array.from(body).length > max) {
+        throw new AppError('invalid_message', `text is longer than ${max} characters (the limit on ${row.channel}).`, [{ field: 'text', message: `at most ${max} characters` }]);
+      }
+      if (row.handled_by !== 'agent' || row.agent_user_id !== principal.userId) {
+        throw new AppError('not_holder', 'Only the user who holds this conversation may write in it: take it over first (POST /v1/sessions/{id}/takeover).');
+      }
+      const agent = await agentOf(principal);
+      const sent = await deliver(row, 'agent', body, agent);
+      return { message: sent! };
+    },
+
+    /** POST /v1/sessions/{id}/messages/{message_id}/retry: a failed WhatsApp message queued again. */
+    async retry(principal: Principal, id: string, messageId: string) {
+      const row = await load(principal.workspaceId, id);
+      chatOnly(row);
+      const message = await sessions.findMessage(row.id, messageId);
+      if (!message || message.from !== 'agent') throw notFound('The message');
+      if (!message.outbound_id) throw new AppError('conflict', 'Only a WhatsApp message that failed can be sent again.');
+      const inbound = await repo.latestInbound(row.workspace_id, row.external_id);
+      if (!inbound || now() - new Date(inbound.sent_at).getTime() > WHATSAPP_WINDOW_MS) {
+        throw new AppError('whatsapp_window_closed', "More than 24 hours passed since the customer's last message: WhatsApp accepts only a template message now.");
+      }
+      if (!(await repo.requeueFailed(message.outbound_id))) throw new AppError('conflict', 'The message has not failed; only a failed message is sent again.');
+      deps.wakeWhatsapp?.();
+      runtime.notify({ type: 'message_status', sessionId: row.id, message_id: message.id, status: 'queued', failure: null });
+      return { message: { id: message.id, status: 'queued' as const } };
+    },
+
+    /**
+     * The sweep: waiting conversations whose hand-back deadline passed go back to the bot, and the customer is told in
+     * their language. Returns how many.
+     */
+    async handBackOverdue(): Promise<number> {
+      let count = 0;
+      for (const due of await sessions.dueHandbacks(50)) {
+        const row = await sessions.findById(due.workspace_id, due.id);
+        if (!row || row.handled_by !== 'waiting') continue;
+        try {
+          const outcome = await control(row, { type: 'handback_due', at: now() });
+          if (!outcome.applied || outcome.reason !== 'handback_timeout') continue;
+          count++;
+          await deliver({ ...row, handled_by: 'bot', waiting_since: null }, 'bot', phrase('handback_timeout', outcome.language), null);
+        } catch (err) {
+          log.warn({ err, sessionId: row.id }, 'handing a waiting conversation back to the bot failed; the next sweep tries again');
+        }
+      }
+      return count;
+    },
+
+    /** The WhatsApp worker's word that agents' messages may have a new delivery status: shown on their sessions' streams. */
+    async deliveryChanged(change: { workspaceId: string; outboundId?: string; messageIds?: string[] }): Promise<void> {
+      for (const m of await repo.agentDeliveries(change.workspaceId, change)) {
+        runtime.notify({
+          type: 'message_status',
+          sessionId: m.session_id,
+          message_id: m.id,
+          status: messageStatus(m.status),
+          failure: m.status === 'failed' ? { http_status: m.http_status, code: m.error_code, reason: m.error_detail } : null,
+        });
+      }
+    },
+
+    async settings(workspaceId: string) {
+      return { handback_after_minutes: await sessions.handbackAfterMinutes(workspaceId) };
+    },
+
+    async putSettings(workspaceId: string, minutes: number | null) {
+      await sessions.setHandbackAfterMinutes(workspaceId, minutes);
+      return { handback_after_minutes: minutes };
+    },
+  };
+}
+
+export type InboxService = ReturnType<typeof createInboxService>;

@@ -1,0 +1,22 @@
+/** The team's inbox: limits of agents' messages and of the web chat's long poll (docs/architecture.md, "Who handles a conversation"). */
+import { MAX_WHATSAPP_TEXT_CHARS } from '../ai/limits.ts';
+import { MAX_MESSAGE_CHARS } from '../limits.ts';
+
+/** An agent's WhatsApp message: WhatsApp's own limit of a text message, in characters. */
+export const MAX_AGENT_WHATSAPP_CHARS = MAX_WHATSAPP_TEXT_CHARS;
+/** An agent's web chat message, in characters: the same as a visitor's (protocol §8's message length, 2,000). */
+export const MAX_AGENT_WEBCHAT_CHARS = MAX_MESSAGE_CHARS;
+/** WhatsApp's customer-service window: a free-form message more than this after the customer's last one is refused (ms). */
+export const WHATSAPP_WINDOW_MS = 24 * 60 * 60_000;
+/** The longest `wait` of the web chat's long poll, in seconds. */
+export const MAX_POLL_WAIT_SECONDS = 25;
+/** The long poll reads the database again this often (ms), so a message written by another process is seen too. */
+export const POLL_RECHECK_MS = 1_000;
+/** The most messages one answer of the long poll carries. */
+export const MAX_POLL_MESSAGES = 200;
+/** The most conversations one inbox view lists. */
+export const MAX_INBOX_CONVERSATIONS = 200;
+/** handback_after_minutes: from 1 minute to one day. */
+export const MAX_HANDBACK_AFTER_MINUTES = 1_440;
+/** How often the sweep looks for waiting conversations whose hand-back deadline passed (ms). */
+export const HANDBACK_SWEEP_MS = 5_000;
