@@ -60,7 +60,8 @@ export function workspaceSettingsRepository(db: Db) {
     /**
      * Ends the active web chats nobody wrote in for their workspace's idle period (docs/webchat.md, "When a chat
      * ends"). One conditional UPDATE: several engines may run it at once, each row ends once, and a session whose
-     * turn lease is held (a turn is running) is left for the next sweep. Returns the ended sessions.
+     * turn lease is held (a turn is running), or that waits for or is held by a person, is left. Returns the ended
+     * sessions.
      */
     async endIdleWebchats(): Promise<{ id: string; workspace_id: string }[]> {
       return db
@@ -70,6 +71,8 @@ export function workspaceSettingsRepository(db: Db) {
         .whereRef('workspaces.id', '=', 'sessions.workspace_id')
         .where('sessions.channel', '=', 'webchat')
         .where('sessions.status', '=', 'active')
+        // A chat waiting for a person, or held by one, is the team's: it ends when they hand it back or close it.
+        .where('sessions.handled_by', '=', 'bot')
         .where(sql<boolean>`sessions.updated_at < now() - make_interval(mins => workspaces.webchat_idle_minutes)`)
         .where((eb) => eb.or([eb('sessions.lease_until', 'is', null), eb('sessions.lease_until', '<', sql<Date>`now()`)]))
         .returning(['sessions.id', 'sessions.workspace_id'])
