@@ -62,7 +62,7 @@ describe('npm start on a fresh machine', { timeout: 60_000 }, () => {
 
   it('creates a first workspace and prints its owner token once', async () => {
     const first = await start(dataDir);
-    const match = /owner token: (blt_\S+)/.exec(first.stdout());
+    const match = /Token:\s+(blt_\S+)/.exec(first.stdout());
     expect(match).not.toBeNull();
     token = match![1]!;
     const users = await fetch(`${first.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
@@ -91,7 +91,7 @@ describe('npm start on a fresh machine', { timeout: 60_000 }, () => {
 
   it('keeps its data across a restart and prints no token the second time', async () => {
     const second = await start(dataDir);
-    expect(second.stdout()).not.toContain('owner token');
+    expect(second.stdout()).not.toMatch(/blt_/);
     const res = await fetch(`${second.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(await stop(second)).toBe(0);
@@ -135,7 +135,7 @@ describe('the CLI', { timeout: 60_000 }, () => {
     });
     // The service started afterwards knows that owner, and creates no extra workspace.
     const service = await start(dataDir);
-    expect(service.stdout()).not.toContain('owner token');
+    expect(service.stdout()).not.toMatch(/Token:\s+blt_/);
     const res = await fetch(`${service.url}/v1/users`, { headers: { authorization: `Bearer ${printed.owner.token}` } });
     expect(res.status).toBe(200);
     await stop(service);
