@@ -19,6 +19,7 @@ import * as m0012 from './0012-endpoint-health.ts';
 import * as m0013 from './0013-workspace-disable.ts';
 import * as m0014 from './0014-knowledge-search.ts';
 import * as m0015 from './0015-webhook-delivery-storage.ts';
+import * as m0016 from './0016-accounts-under-attack.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0013-workspace-disable': m0013, // the operator disables and enables a workspace
   '0014-knowledge-search': m0014, // the knowledge search's tsqueries built while planning
   '0015-webhook-delivery-storage': m0015, // fewer index writes per delivery: HOT lease writes, attempts keyed by (delivery, number)
+  '0016-accounts-under-attack': m0016, // sign-in failures shared by every engine, known sign-in addresses, who made an invite, every token expires
 };

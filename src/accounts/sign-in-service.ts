@@ -42,12 +42,12 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
   }
 
   return {
-    /** A new invite link for a user; their older unused links stop working. */
-    async invite(userId: string): Promise<Invite> {
+    /** A new invite link for a user, made by `createdBy` (null: the operator); their older unused links stop working. */
+    async invite(userId: string, createdBy: string | null): Promise<Invite> {
       const token = INVITE_PREFIX + randomBytes(32).toString('base64url');
       const at = now();
       const expiresAt = new Date(at.getTime() + INVITE_TTL_MS);
-      await repository.createInvite({ id: randomUUID(), userId, tokenHash: hashToken(token), expiresAt, at });
+      await repository.createInvite({ id: randomUUID(), userId, tokenHash: hashToken(token), expiresAt, at, createdBy });
       return { invite_url: `${deps.publicUrl}/dashboard/invite#${token}`, expires_at: expiresAt.toISOString() };
     },
 

@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS_PER_USER } from '../../src/limits.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
+import { addUserWithToken, seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 
 const RECHECK_MS = 150;
 
@@ -45,12 +46,12 @@ describeEachDatabase('account guarantees', (get) => {
     it('two owners removing each other at the same moment leave exactly one owner, five times in a row', async () => {
       for (let round = 0; round < 5; round++) {
         const ws = await seedWorkspace(service, `Duel${round}`);
-        const other = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: `second@duel${round}.example`, role: 'owner' } });
+        const other = await addUserWithToken(service, ws.owner, `second@duel${round}.example`, 'owner');
         const users = (await service.api('GET', '/v1/users', { token: ws.owner })).body.users as { id: string; email: string }[];
         const firstId = users.find((u) => u.email.startsWith('owner@'))!.id;
         const [a, b] = await Promise.all([
-          service.api('DELETE', `/v1/users/${other.body.user.id}`, { token: ws.owner }),
-          second.api('DELETE', `/v1/users/${firstId}`, { token: other.body.token }),
+          service.api('DELETE', `/v1/users/${other.id}`, { token: ws.owner }),
+          second.api('DELETE', `/v1/users/${firstId}`, { token: other.token }),
         ]);
         expect([a.status, b.status].filter((s) => s === 204)).toHaveLength(1);
         for (const s of [a.status, b.status]) expect([204, 401, 409]).toContain(s);
@@ -116,7 +117,7 @@ describeEachDatabase('account guarantees', (get) => {
       expect(res.status).toBe(201);
       expect(Date.parse(res.body.expires_at) - Date.now()).toBeGreaterThan(3_500_000);
       expect((await service.api('GET', '/v1/sessions', { token: res.body.token })).status).toBe(200);
-      await get().db.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('expires_at', 'is not', null).execute();
+      await get().db.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', hashToken(res.body.token)).execute();
       expect((await service.api('GET', '/v1/sessions', { token: res.body.token })).status).toBe(401);
       expect((await service.api('POST', '/v1/tokens', { token: ws.agent, body: { expires_in: 1 } })).status).toBe(400);
     });
