@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
 import { signInRepository } from '../db/repositories/sign-in.repository.ts';
+import { signInThrottleRepository } from '../db/repositories/sign-in-throttle.repository.ts';
 import { createLoginThrottle } from './auth/login-throttle.ts';
 import { createSignInService } from './accounts/sign-in-service.ts';
 import { authRoutes } from './http/routes/auth.ts';
@@ -169,7 +170,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...options.health,
   });
   // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
-  const signIn = createSignInService({ repository: signInRepository(database.db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
+  const throttle = createLoginThrottle({
+    repository: signInThrottleRepository(database.db),
+    onSweepError: (err) => logger.warn({ err }, 'forgetting old sign-in failures failed; the next sweep tries again'),
+  });
+  const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl });
   const accounts = createAccountsService({ accounts: accountsRepository(database.db), invites: signIn });
   const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
   const integration = createIntegrationService({

@@ -1,4 +1,5 @@
 /** Starts the real service (real wiring, real HTTP) on a test database, and a small client for its API. */
+import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,4 +98,31 @@ export async function seedWorkspace(service: TestService, name = 'Acme') {
     agent: agent.token,
     agentId: agent.id,
   };
+}
+
+/**
+ * A JSON POST sent from another loopback address (Linux answers on all of 127.0.0.0/8), so the service sees another
+ * client address (`req.ip`); a fresh connection each, as different clients make.
+ */
+export function postFrom(
+  service: TestService,
+  localAddress: string,
+  path: string,
+  body: object,
+): Promise<{ status: number; retryAfter: string | undefined; body: { error?: { code: string; message: string }; token?: string } }> {
+  const { hostname, port } = new URL(service.url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: hostname, port, localAddress, agent: false, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], body: text ? JSON.parse(text) : {} }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

@@ -1,0 +1,146 @@
+/**
+ * Sign-in under attack (docs/reliability.md, "Sign-in under attack"; README: Sign in), on both databases and with two
+ * engines on one database: a parallel burst at one email gets no more than the allowance of checked attempts, a burst
+ * from one address does not starve another user's sign-in, the account's own address is not locked out by someone
+ * else's guesses, and another workspace's user with the same email cannot reset the victim's count.
+ * Passwords are hashed with the configured cost (scrypt, N=2^15), as in production.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountKeyOfUser } from '../../src/auth/login-throttle.ts';
+import { LOGIN_FAILURES_PER_ACCOUNT } from '../../src/limits.ts';
+import { describeEachDatabase } from '../helpers/db.ts';
+import { postFrom, seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
+
+const PASSWORD = 'correct horse battery staple';
+let serial = 0;
+const uniqueEmail = (what: string) => `${what}-${++serial}-${Date.now().toString(36)}@acme.example`;
+
+describeEachDatabase('sign-in under attack, two engines on one database', (get) => {
+  let a: TestService;
+  let b: TestService;
+  let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+  const engines = () => [a, b];
+  const login = (service: TestService, address: string, body: object) => postFrom(service, address, '/v1/auth/login', body);
+  /**
+   * Wrong passwords one after the other, alternating engines, until the first 429: how many were checked (401). A
+   * burst may leave the count below the threshold (attempts beyond the hashing places are turned away uncounted).
+   */
+  async function guessUntilRefused(email: string, address: string): Promise<number> {
+    for (let i = 0; i <= LOGIN_FAILURES_PER_ACCOUNT; i++) {
+      const res = await login(engines()[i % 2]!, address, { email, password: `sequential guess ${i}` });
+      if (res.status === 429) return i;
+      expect(res.status).toBe(401);
+    }
+    throw new Error(`no 429 after ${LOGIN_FAILURES_PER_ACCOUNT + 1} failures`);
+  }
+
+  /** A new agent of `owner`'s workspace who set PASSWORD (or `password`) through their invite link. */
+  async function userWithPassword(owner: string, email = uniqueEmail('user'), password = PASSWORD) {
+    const made = await a.api('POST', '/v1/users', { token: owner, body: { email, role: 'agent' } });
+    expect(made.status).toBe(201);
+    const set = await a.api('POST', '/v1/auth/password', { body: { invite: (made.body.invite_url as string).split('#')[1], password } });
+    expect(set.status).toBe(200);
+    return { id: made.body.user.id as string, email };
+  }
+
+  beforeAll(async () => {
+    a = await startTestService(get(), {}, { sessions: { instanceId: 'engine-a' } });
+    b = await startTestService(get(), {}, { sessions: { instanceId: 'engine-b' } });
+    ws = await seedWorkspace(a);
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+
+  describe('a burst at one email', () => {
+    it(`60 wrong passwords at once, over both engines: at most ${LOGIN_FAILURES_PER_ACCOUNT} are checked (401), every other is 429`, async () => {
+      const victim = await userWithPassword(ws.owner);
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => login(engines()[i % 2]!, '127.0.0.11', { email: victim.email, password: `guess number ${i}` })),
+      );
+      const statuses = answers.map((r) => r.status);
+      const checked = statuses.filter((s) => s === 401).length;
+      expect(checked).toBeGreaterThanOrEqual(1);
+      expect(checked).toBeLessThanOrEqual(LOGIN_FAILURES_PER_ACCOUNT);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(60 - checked);
+      for (const r of answers.filter((x) => x.status === 429)) expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      // Then one at a time: together with the burst, still no more than the allowance is checked.
+      expect(checked + (await guessUntilRefused(victim.email, '127.0.0.11'))).toBeLessThanOrEqual(LOGIN_FAILURES_PER_ACCOUNT);
+      // The right password from there now waits as well: the account's count holds on both engines.
+      for (const service of engines()) expect((await login(service, '127.0.0.11', { email: victim.email, password: PASSWORD })).status).toBe(429);
+    });
+
+    it('with the right password among them, at most the allowance get an answer other than 429', async () => {
+      const victim = await userWithPassword(ws.owner);
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => login(engines()[i % 2]!, '127.0.0.12', { email: victim.email, password: i === 30 ? PASSWORD : `guess number ${i}` })),
+      );
+      const notRefused = answers.filter((r) => r.status !== 429);
+      expect(notRefused.length).toBeLessThanOrEqual(LOGIN_FAILURES_PER_ACCOUNT);
+      for (const r of notRefused) expect([200, 401]).toContain(r.status);
+    });
+  });
+
+  describe('a burst from one address', () => {
+    it('150 failed sign-ins at once, a third at the real user\'s email: the user\'s sign-in from their address answers within 1 s', async () => {
+      const user = await userWithPassword(ws.owner);
+      expect((await login(b, '127.0.0.14', { email: user.email, password: PASSWORD })).status).toBe(200);
+      const burst = Promise.all(
+        Array.from({ length: 150 }, (_, i) => login(engines()[i % 2]!, '127.0.0.13', { email: i % 3 === 0 ? user.email : uniqueEmail('spray'), password: `guess number ${i}` })),
+      );
+      // Let the burst reach the engines first.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const started = performance.now();
+      const real = await login(a, '127.0.0.14', { email: user.email, password: PASSWORD });
+      const ms = performance.now() - started;
+      const statuses = (await burst).map((r) => r.status);
+      console.info(`[sign-in under attack, ${get().kind}] a real sign-in during a burst of 150: ${Math.round(ms)} ms; burst: ${statuses.filter((s) => s === 401).length}×401, ${statuses.filter((s) => s === 429).length}×429`);
+      expect(real.status).toBe(200);
+      expect(ms).toBeLessThan(1_000);
+      expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    });
+  });
+
+  describe('the lock-out rule', () => {
+    it("someone else's guesses do not lock the user out where they signed in before; elsewhere they wait", async () => {
+      const user = await userWithPassword(ws.owner);
+      expect((await login(a, '127.0.0.15', { email: user.email, password: PASSWORD })).status).toBe(200);
+      // 16 wrong passwords in one burst (the lock-out of a real user in 2 s, before), then one at a time until refused.
+      const guesses = await Promise.all(Array.from({ length: 16 }, (_, i) => login(engines()[i % 2]!, '127.0.0.16', { email: user.email, password: `guess number ${i}` })));
+      const checked = guesses.filter((r) => r.status === 401).length + (await guessUntilRefused(user.email, '127.0.0.16'));
+      expect(checked).toBeLessThanOrEqual(LOGIN_FAILURES_PER_ACCOUNT);
+      // From an address that never signed in to the account: it waits, with the right password too.
+      expect((await login(a, '127.0.0.17', { email: user.email, password: PASSWORD })).status).toBe(429);
+      // The user, from their own address, on either engine: signed in.
+      expect((await login(b, '127.0.0.15', { email: user.email, password: PASSWORD })).status).toBe(200);
+      expect((await login(a, '127.0.0.15', { email: user.email, password: PASSWORD })).status).toBe(200);
+    });
+  });
+
+  describe('another workspace with the same email', () => {
+    it("signing in as one's own copy of the victim's email does not clear the victim's count", async () => {
+      const email = uniqueEmail('victim');
+      const victim = await userWithPassword(ws.owner, email);
+      expect((await login(a, '127.0.0.18', { email, password: PASSWORD })).status).toBe(200);
+      // The attacker owns another workspace and adds a user with the victim's email, with a password of their own.
+      const mallory = await seedWorkspace(a, `Mallory${serial++}`);
+      const copy = await userWithPassword(mallory.owner, email, 'the copy password of mallory');
+      // Mallory signs in as her copy from her usual address, so the guesses below do not hold her copy up there.
+      expect((await login(a, '127.0.0.20', { email, password: 'the copy password of mallory' })).status).toBe(200);
+      for (let i = 0; i < LOGIN_FAILURES_PER_ACCOUNT; i++) expect((await login(b, '127.0.0.19', { email, password: `guess number ${i}` })).status).toBe(401);
+      expect((await login(b, '127.0.0.19', { email, password: PASSWORD })).status).toBe(429);
+      // The copy signs in (before: that success cleared the email's count in every workspace).
+      const asCopy = await login(a, '127.0.0.20', { email, password: 'the copy password of mallory' });
+      expect(asCopy.status).toBe(200);
+      expect(asCopy.body.token).toMatch(/^blt_/);
+      // The victim's count stands: the victim's right password from the guesser's address signs nobody in.
+      expect((await login(b, '127.0.0.19', { email, password: PASSWORD })).status).not.toBe(200);
+      const counts = await get().db.selectFrom('sign_in_failures').select(['key', 'failures']).where('key', 'in', [accountKeyOfUser(victim.id), accountKeyOfUser(copy.id)]).execute();
+      expect(Object.fromEntries(counts.map((c) => [c.key, c.failures]))).toEqual({ [accountKeyOfUser(victim.id)]: LOGIN_FAILURES_PER_ACCOUNT, [accountKeyOfUser(copy.id)]: expect.any(Number) });
+      expect(counts.find((c) => c.key === accountKeyOfUser(copy.id))!.failures).toBeLessThan(LOGIN_FAILURES_PER_ACCOUNT);
+      // The victim, from their own address: signed in.
+      expect((await login(a, '127.0.0.18', { email, password: PASSWORD, workspace_id: ws.workspaceId })).status).toBe(200);
+    });
+  });
+});
