@@ -9,7 +9,7 @@ import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
 import { signInRepository } from '../db/repositories/sign-in.repository.ts';
 import { signInThrottleRepository } from '../db/repositories/sign-in-throttle.repository.ts';
-import { createLoginThrottle } from './auth/login-throttle.ts';
+import { createLoginThrottle, type LoginThrottleOptions } from './auth/login-throttle.ts';
 import { createSignInService } from './accounts/sign-in-service.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
@@ -111,6 +111,8 @@ export interface ServiceOptions {
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
   streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerToken' | 'maxPerWorkspace'>;
+  /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */
+  signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
 }
 
 export interface RunningService {
@@ -172,6 +174,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
   const throttle = createLoginThrottle({
     repository: signInThrottleRepository(database.db),
+    ...options.signIn,
     onSweepError: (err) => logger.warn({ err }, 'forgetting old sign-in failures failed; the next sweep tries again'),
   });
   const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl });

@@ -116,8 +116,11 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
         const checked = candidates.filter((c) => open.has(accountKeyOfUser(c.userId)));
         matched = [];
         try {
-          for (const candidate of checked) if (await verifyPassword(input.password, candidate.passwordHash)) matched.push(candidate);
-          if (checked.length === 0) await verifyDummy(input.password);
+          for (const candidate of checked) {
+            const order = { first: known.has(candidate.userId), lane: input.address };
+            if (await verifyPassword(input.password, candidate.passwordHash, order)) matched.push(candidate);
+          }
+          if (checked.length === 0) await verifyDummy(input.password, { lane: input.address });
         } catch (err) {
           await throttle.settle(reservation, null);
           throw err;

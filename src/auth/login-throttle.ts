@@ -43,8 +43,17 @@ export const accountKeyOfUser = (userId: string) => `user:${userId}`;
 export const accountKeyOfEmail = (email: string) => `email:${email.trim().toLowerCase()}`;
 const addressKey = (address: string) => `address:${address}`;
 
-export function createLoginThrottle(deps: { repository: SignInThrottleRepository; now?: () => Date; onSweepError?: (err: unknown) => void }) {
+export interface LoginThrottleOptions {
+  repository: SignInThrottleRepository;
+  /** The wait after the threshold's failure, in ms, doubling with each further one; default LOGIN_FIRST_WAIT_MS. */
+  firstWaitMs?: number;
+  now?: () => Date;
+  onSweepError?: (err: unknown) => void;
+}
+
+export function createLoginThrottle(deps: LoginThrottleOptions) {
   const { repository } = deps;
+  const firstWaitMs = deps.firstWaitMs ?? LOGIN_FIRST_WAIT_MS;
   const now = deps.now ?? (() => new Date());
   const refusedUntil = new Map<string, number>();
   let sweptAt = 0;
@@ -69,7 +78,7 @@ export function createLoginThrottle(deps: { repository: SignInThrottleRepository
   const waitMs = (count: FailureCount, at: Date): number => (count.blockedUntil ? Math.max(0, count.blockedUntil.getTime() - at.getTime()) : 0);
   const failed = (count: FailureCount, threshold: number, at: Date): FailureCount => {
     const failures = count.failures + 1;
-    const wait = failures >= threshold ? Math.min(LOGIN_FIRST_WAIT_MS * 2 ** Math.min(failures - threshold, 30), LOGIN_FAILURE_WINDOW_MS) : 0;
+    const wait = failures >= threshold ? Math.min(firstWaitMs * 2 ** Math.min(failures - threshold, 30), LOGIN_FAILURE_WINDOW_MS) : 0;
     return { key: count.key, failures, lastAt: at, blockedUntil: wait > 0 ? new Date(at.getTime() + wait) : null };
   };
   /** One reserved failure taken back: below the threshold again, nothing is refused. */
