@@ -109,12 +109,14 @@ export function postFrom(
   localAddress: string,
   path: string,
   body: object,
-): Promise<{ status: number; retryAfter: string | undefined; body: { error?: { code: string; message: string }; token?: string } }> {
+  headers: Record<string, string> = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
   const { hostname, port } = new URL(service.url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: hostname, port, localAddress, agent: false, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      { host: hostname, port, localAddress, agent: false, method: 'POST', path, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
