@@ -76,8 +76,11 @@ export const MAX_TOKENS_PER_USER = 20;
 /** POST /v1/tokens {expires_in}: the shortest and the longest lifetime a token may be given, in seconds. */
 export const MIN_TOKEN_TTL_SECONDS = 60;
 export const MAX_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
-/** Open `GET /v1/sessions/{id}/events` streams per token and per workspace, in one process; beyond it 429. */
-export const MAX_STREAMS_PER_TOKEN = 8;
+/**
+ * Open `GET /v1/sessions/{id}/events` streams per user (all their tokens together) and per workspace, in one process;
+ * beyond it 429. Per user, so one user (an agent with 20 tokens) cannot take the workspace's streams from the others.
+ */
+export const MAX_STREAMS_PER_USER = 8;
 export const MAX_STREAMS_PER_WORKSPACE = 100;
 /** How often every open stream's token is checked again: a revoked or expired token's streams end within this. */
 export const STREAM_RECHECK_MS = 2_000;

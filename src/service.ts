@@ -110,7 +110,7 @@ export interface ServiceOptions {
   /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
-  streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerToken' | 'maxPerWorkspace'>;
+  streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerUser' | 'maxPerWorkspace'>;
   /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */
   signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
 }

@@ -32,7 +32,7 @@ describeEachDatabase('account guarantees', (get) => {
   let second: TestService;
 
   beforeAll(async () => {
-    const streams = { recheckMs: RECHECK_MS, maxPerToken: 2, maxPerWorkspace: 5 };
+    const streams = { recheckMs: RECHECK_MS, maxPerUser: 2, maxPerWorkspace: 5 };
     service = await startTestService(get(), {}, { streams });
     // A second process on the same database (PGlite: same database object), as behind a load balancer.
     second = await startTestService(get(), {}, { streams });
@@ -137,10 +137,11 @@ describeEachDatabase('account guarantees', (get) => {
       expect(viaToken.text()).toContain('event: end\ndata: {"reason":"token_revoked"}');
 
       // DELETE /v1/users/{id} ends every stream of that user.
-      const added = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: 'watcher@streams.example', role: 'agent' } });
-      const a = await openStream(second, sessionId, added.body.token);
-      const b = await openStream(service, sessionId, added.body.token);
-      expect((await service.api('DELETE', `/v1/users/${added.body.user.id}`, { token: ws.owner })).status).toBe(204);
+      const added = await addUserWithToken(service, ws.owner, 'watcher@streams.example', 'agent');
+      const a = await openStream(second, sessionId, added.token);
+      const b = await openStream(service, sessionId, added.token);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect((await service.api('DELETE', `/v1/users/${added.id}`, { token: ws.owner })).status).toBe(204);
       expect(await within(Promise.all([a.ended, b.ended]), 10 * RECHECK_MS + 2_000)).not.toBe('timeout');
 
       // A stream of a live token goes on.
@@ -149,17 +150,20 @@ describeEachDatabase('account guarantees', (get) => {
       expect(live.text()).toContain('event: state');
     });
 
-    it('a token holds at most its limit of open streams (429 beyond), and closing one makes room', async () => {
+    it('a user holds at most their limit of open streams, whatever tokens they use (429 beyond); closing one makes room', async () => {
       const ws = await seedWorkspace(service, 'Greedy');
       const { sessionId } = await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'webchat', externalId: '7b4d2e9f-4c8f-4e90-8b62-1c3f8d5e6f72', text: 'hello', language: 'en' });
       const token = (await service.api('POST', '/v1/tokens', { token: ws.agent })).body.token as string;
       const first = await openStream(service, sessionId, token);
-      await openStream(service, sessionId, token);
-      expect((await openStream(service, sessionId, token)).status).toBe(429);
+      expect((await openStream(service, sessionId, ws.agent)).status).toBe(200);
+      // A fresh token does not give the agent more: the limit is the user's.
+      const more = (await service.api('POST', '/v1/tokens', { token: ws.agent })).body.token as string;
+      expect((await openStream(service, sessionId, more)).status).toBe(429);
+      // The owner still gets theirs.
+      expect((await openStream(service, sessionId, ws.owner)).status).toBe(200);
       await service.api('DELETE', '/v1/tokens/current', { token });
       await within(first.ended, 10 * RECHECK_MS + 2_000);
-      const fresh = (await service.api('POST', '/v1/tokens', { token: ws.agent })).body.token as string;
-      expect((await openStream(service, sessionId, fresh)).status).toBe(200);
+      expect((await openStream(service, sessionId, more)).status).toBe(200);
     });
   });
 });
