@@ -245,7 +245,13 @@ function replayRoute(replay: ReplayService): RouteDefinition {
     async handler({ body, principal, req, res }) {
       // Who sent the workspace's customer messages where (docs/integrators.md, "Try a new version: replay"): one info
       // line per replay, whatever its outcome. The URL without its query string, which may carry the candidate's token.
-      const audit = { user_id: principal.userId, user_email: principal.email, workspace_id: principal.workspaceId, target: withoutQuery(body.endpoint_url), last: body.last };
+      const audit = {
+        user_id: principal.userId,
+        user_email: principal.email,
+        workspace_id: principal.workspaceId,
+        target: withoutQuery(body.endpoint_url),
+        last: body.last,
+      };
       try {
         const report = await replay.replay(principal.workspaceId, body);
         req.log.info({ ...audit, outcome: 'sent', replayed: report.replayed }, 'replay: customer messages sent to a candidate endpoint');
