@@ -108,4 +108,25 @@ describeEachDatabase('failed sign-ins', (get) => {
     expect((await attempt(throttle, address, account)).reserved).toBe(true);
     expect((await attempt(throttle, address, account)).reserved).toBe(true);
   });
+
+  // Last: its sweep deletes the rows the tests above left behind.
+  it('deletes counts past the window and sign-in addresses past 30 days, swept by an engine handling an attempt', async () => {
+    const c = clock();
+    const throttle = throttleAt(c);
+    const userId = await newUser();
+    const old = accountKeyOfUser(userId);
+    const first = await throttle.reserve({ address: '192.0.2.50', accounts: [{ key: old, known: false }], refusalKey: fresh('r') });
+    if (!first.reserved) throw new Error('expected a reservation');
+    await throttle.settle(first, [{ key: old, userId }]);
+    const rows = () => get().db.selectFrom('sign_in_failures').select('key').where('key', 'in', [old, 'address:192.0.2.50']).execute();
+    const addresses = () => get().db.selectFrom('sign_in_addresses').select('address').where('user_id', '=', userId).execute();
+    expect(await rows()).toHaveLength(2);
+    expect(await addresses()).toHaveLength(1);
+    c.advance(31 * 24 * 3600_000);
+    await attempt(throttle, fresh('192.0.2.51'), accountKeyOfEmail(`${fresh('later')}@example.com`));
+    const deadline = Date.now() + 5_000;
+    while (((await rows()).length > 0 || (await addresses()).length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(await rows()).toEqual([]);
+    expect(await addresses()).toEqual([]);
+  });
 });
