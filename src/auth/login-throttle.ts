@@ -33,7 +33,16 @@ export interface AccountKey {
   known: boolean;
 }
 
-export type Reservation = { reserved: true; address: string; addressKey: string; accounts: AccountKey[] } | { reserved: false; retryAfterSeconds: number };
+export type Reservation =
+  | {
+      reserved: true;
+      address: string;
+      addressKey: string;
+      accounts: AccountKey[];
+      /** Keys this attempt brought to (or kept at) the threshold: their wait starts again when the attempt fails. */
+      waiting: string[];
+    }
+  | { reserved: false; retryAfterSeconds: number };
 
 const MAX_REMEMBERED_REFUSALS = 100_000;
 /** How often one process deletes counts and addresses nobody needs any more. */
@@ -117,30 +126,44 @@ export function createLoginThrottle(deps: LoginThrottleOptions) {
       const outcome = await repository.withCounts([address, ...counted.map((a) => a.key)], at, (counts) => {
         const byAddress = current(counts.get(address), address, at);
         const addressWait = waitMs(byAddress, at);
-        if (addressWait > 0) return { write: [], result: { wait: addressWait, byAddress: true, open: [] as AccountKey[] } };
+        if (addressWait > 0) return { write: [], result: { wait: addressWait, byAddress: true, open: [] as AccountKey[], waiting: [] as string[] } };
         const waits = new Map(counted.map((a) => [a.key, waitMs(current(counts.get(a.key), a.key, at), at)]));
         const open = input.accounts.filter((a) => a.known || waits.get(a.key) === 0);
-        if (open.length === 0) return { write: [], result: { wait: Math.min(...waits.values()), byAddress: false, open } };
+        if (open.length === 0) return { write: [], result: { wait: Math.min(...waits.values()), byAddress: false, open, waiting: [] } };
         const write = [failed(byAddress, LOGIN_FAILURES_PER_ADDRESS, at)];
         for (const a of open) if (!a.known) write.push(failed(current(counts.get(a.key), a.key, at), LOGIN_FAILURES_PER_ACCOUNT, at));
-        return { write, result: { wait: 0, byAddress: false, open } };
+        return { write, result: { wait: 0, byAddress: false, open, waiting: write.filter((c) => c.blockedUntil !== null).map((c) => c.key) } };
       });
       if (outcome.wait > 0) {
         remember(outcome.byAddress ? address : input.refusalKey, at.getTime() + outcome.wait);
         return { reserved: false, retryAfterSeconds: seconds(outcome.wait) };
       }
-      return { reserved: true, address: input.address, addressKey: address, accounts: outcome.open };
+      return { reserved: true, address: input.address, addressKey: address, accounts: outcome.open, waiting: outcome.waiting };
     },
 
     /**
      * The hash said the password was right for `signedIn` (account keys): the reservation is refunded, the counts of
-     * those accounts are cleared (theirs only), and the address is remembered as theirs. Wrong: nothing to do, the
-     * reservation was the failure. Not checked at all (the attempt was turned away after reserving): `signedIn` null
-     * refunds the reservation only.
+     * those accounts are cleared (theirs only), and the address is remembered as theirs. Wrong (`signedIn` empty): the
+     * reservation was the failure; a wait it started starts again now, so the wait is counted from the failure's
+     * answer, not from before its hash. Not checked at all (the attempt was turned away after reserving): `signedIn`
+     * null refunds the reservation only.
      */
     async settle(reservation: Extract<Reservation, { reserved: true }>, signedIn: { key: string; userId: string }[] | null): Promise<void> {
-      if (signedIn !== null && signedIn.length === 0) return;
       const at = now();
+      if (signedIn !== null && signedIn.length === 0) {
+        if (reservation.waiting.length === 0) return;
+        await repository.withCounts(reservation.waiting, at, (counts) => {
+          const write: FailureCount[] = [];
+          for (const count of counts.values()) {
+            if (count.blockedUntil === null) continue;
+            const threshold = count.key === reservation.addressKey ? LOGIN_FAILURES_PER_ADDRESS : LOGIN_FAILURES_PER_ACCOUNT;
+            const wait = Math.min(firstWaitMs * 2 ** Math.min(count.failures - threshold, 30), LOGIN_FAILURE_WINDOW_MS);
+            write.push({ ...count, blockedUntil: new Date(Math.max(count.blockedUntil.getTime(), at.getTime() + wait)) });
+          }
+          return { write, result: undefined };
+        });
+        return;
+      }
       const cleared = new Set((signedIn ?? []).map((s) => s.key));
       const refund = reservation.accounts.filter((a) => !a.known && !cleared.has(a.key)).map((a) => a.key);
       await repository.withCounts([reservation.addressKey, ...refund, ...cleared], at, (counts) => {

@@ -45,6 +45,22 @@ describeEachDatabase('failed sign-ins', (get) => {
     expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900, 900, 900]);
   });
 
+  it('a wait counts from the failure\'s answer, not from before its hash', async () => {
+    const c = clock();
+    const throttle = throttleAt(c);
+    const account = accountKeyOfEmail(`${fresh('slow')}@example.com`);
+    for (let i = 0; i < LOGIN_FAILURES_PER_ACCOUNT - 1; i++) await attempt(throttle, fresh('10.3.0'), account);
+    const last = await attempt(throttle, fresh('10.3.0'), account);
+    if (!last.reserved) throw new Error('expected a reservation');
+    expect(last.waiting).toEqual([account]);
+    c.advance(900); // a slow hash
+    await throttle.settle(last, []);
+    c.advance(300);
+    expect(await attempt(throttle, fresh('10.4.0'), account)).toEqual({ reserved: false, retryAfterSeconds: 1 });
+    c.advance(700);
+    expect((await attempt(throttle, fresh('10.4.0'), account)).reserved).toBe(true);
+  });
+
   it(`waits after ${LOGIN_FAILURES_PER_ADDRESS} failures from one address, for every account, there only`, async () => {
     const throttle = throttleAt(clock());
     const address = fresh('192.0.2.7');

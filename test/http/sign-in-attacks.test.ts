@@ -98,9 +98,10 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
   });
 
   /**
-   * The bound of a sign-in during a burst: 1 s (the issue's), or four times a sign-in without a burst on this machine
-   * now, whichever is more. A machine loaded by other suites can make one scrypt hash alone take most of a second;
-   * starving behind the burst (the defect: 17.4 s for 150) costs dozens of hashes, far beyond either bound.
+   * The bound of a sign-in during a burst: 1 s (the issue's), or eight times the slowest of three sign-ins without a
+   * burst on this machine just before, whichever is more. A machine loaded by other suites can make one scrypt hash
+   * alone take most of a second; a fair queue puts at most about three hashes before the user's, while starving behind
+   * the burst (the defect: 17.4 s for 150) costs dozens, far beyond either bound.
    */
   async function boundMs(service: TestService, address: string, email: string): Promise<{ quietMs: number; boundMs: number }> {
     const times: number[] = [];
@@ -109,12 +110,12 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
       expect((await login(service, address, { email, password: PASSWORD })).status).toBe(200);
       times.push(performance.now() - started);
     }
-    const quietMs = [...times].sort((x, y) => x - y)[1]!;
-    return { quietMs, boundMs: Math.max(1_000, 4 * quietMs) };
+    const quietMs = Math.max(...times);
+    return { quietMs, boundMs: Math.max(1_000, 8 * quietMs) };
   }
 
   describe('a burst from one address', () => {
-    it('150 failed sign-ins at once, a third at the real user\'s email: the user\'s sign-in from their address answers within 1 s (or 4 quiet sign-ins on a loaded machine)', async () => {
+    it('150 failed sign-ins at once, a third at the real user\'s email: the user\'s sign-in from their address answers within 1 s (or 8 quiet sign-ins on a loaded machine)', async () => {
       const user = await userWithPassword(ws.owner);
       expect((await login(b, '127.0.0.14', { email: user.email, password: PASSWORD })).status).toBe(200);
       const { quietMs, boundMs: bound } = await boundMs(a, '127.0.0.14', user.email);
@@ -134,7 +135,7 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
       expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     });
 
-    it('150 failed sign-ins at once at other emails: a first sign-in from a new address answers within 1 s (or 4 quiet sign-ins on a loaded machine)', async () => {
+    it('150 failed sign-ins at once at other emails: a first sign-in from a new address answers within 1 s (or 8 quiet sign-ins on a loaded machine)', async () => {
       const user = await userWithPassword(ws.owner);
       const { quietMs, boundMs: bound } = await boundMs(b, '127.0.0.23', user.email);
       const burst = burstFrom('127.0.0.21', Array.from({ length: 150 }, (_, i) => ({ email: uniqueEmail('spray'), password: `guess number ${i}` })));
