@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
+import { Agent, fetch as fetchFrom } from 'undici';
 import { openDatabase, type Db } from '../db/database.ts';
 import { verifyChannelRequest } from '../src/receiver/index.ts';
 import { fixture, metaSignature, unixSeconds } from '../test/channels/whatsapp/fixtures/meta.ts';
@@ -212,8 +213,23 @@ async function configure(base: string, peers: { integrator: string; receiver: st
       w.secrets.set(event, saved.secret as string);
     }
     w.widgetKey = (await api(base, 'GET', '/v1/keys/widget', w.owner)).key as string;
+    // The web chat answers pages of the allowed origins only (docs/webchat.md).
+    await api(base, 'PUT', '/v1/webchat', w.owner, { allowed_origins: [SHOP_ORIGIN] });
   }
   await api(base, 'PUT', '/v1/phone', workspaces[0]!.owner, { numbers: [number] });
+}
+
+const SHOP_ORIGIN = 'https://shop.example';
+const visitorAgents = new Map<number, Agent>();
+/** A connection pool bound to one of 250 loopback addresses (127.0.1.1 to 127.0.1.250), one per visitor in turn. */
+function visitorAgent(n: number): Agent {
+  const slot = n % 250;
+  let agent = visitorAgents.get(slot);
+  if (!agent) {
+    agent = new Agent({ localAddress: `127.0.1.${slot + 1}` });
+    visitorAgents.set(slot, agent);
+  }
+  return agent;
 }
 
 function startProbe(service: ServiceProcess) {
@@ -318,9 +334,11 @@ class Traffic {
   }
 
   async #chat(workspace: Workspace, n: number): Promise<void> {
-    const headers = { 'x-widget-key': workspace.widgetKey, 'content-type': 'application/json' };
+    const headers = { 'x-widget-key': workspace.widgetKey, origin: SHOP_ORIGIN, 'content-type': 'application/json' };
+    // Each visitor from an address of their own, as on the web: the widget's budget is per visitor (docs/webchat.md).
+    const dispatcher = visitorAgent(n);
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${this.#base}/v1/webchat/conversations${path}`, { method: 'POST', headers, body: JSON.stringify(body) }).catch((err: unknown) => String(err));
+      const res = await fetchFrom(`${this.#base}/v1/webchat/conversations${path}`, { method: 'POST', headers, body: JSON.stringify(body), dispatcher }).catch((err: unknown) => String(err));
       if (typeof res === 'string') return { status: res, body: {} as Record<string, unknown> };
       return { status: String(res.status), body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
     };

@@ -43,7 +43,11 @@ export interface TokensTable {
   token_hash: string;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
-  /** When the token stops working by itself; null: only revocation ends it. */
+  /**
+   * When the token stops working by itself. Every token made since migration 0020 has one (at most
+   * MAX_TOKEN_TTL_SECONDS away); null only in a row an older engine wrote during a rolling upgrade, which counts as
+   * expiring that long after `created_at`.
+   */
   expires_at: Timestamp | null;
   /** Made by signing in (POST /v1/auth/login, /v1/auth/password); at the token limit these are revoked first (0011). */
   sign_in: Generated<boolean>;
@@ -60,6 +64,26 @@ export interface InvitesTable {
   /** Set when a newer invite for the same user replaced this unused one. */
   revoked_at: Timestamp | null;
   created_at: Timestamp;
+  /** The user who made the link; null: the operator (first start, CLI, restore-owner) (migration 0020). */
+  created_by: Generated<string | null>;
+}
+
+/** Failed sign-ins per key, shared by every engine (migration 0020; src/auth/login-throttle.ts). */
+export interface SignInFailuresTable {
+  /** `address:<client address>`, `user:<user id>` or `email:<lower-case email>` (an email no account has). */
+  key: string;
+  /** Attempts counted within the window, each counted before its password was checked and refunded when right. */
+  failures: number;
+  last_at: Timestamp;
+  /** Attempts are refused until then; null: none refused. */
+  blocked_until: Timestamp | null;
+}
+
+/** The addresses a user signed in from, with the last success from each (migration 0020). */
+export interface SignInAddressesTable {
+  user_id: string;
+  address: string;
+  succeeded_at: Timestamp;
 }
 
 export interface IntegrationsTable {
@@ -230,6 +254,8 @@ export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   invites: InvitesTable;
+  sign_in_failures: SignInFailuresTable;
+  sign_in_addresses: SignInAddressesTable;
   integrations: IntegrationsTable;
   knowledge_documents: KnowledgeDocumentsTable;
   knowledge_chunks: KnowledgeChunksTable;

@@ -76,8 +76,11 @@ export const MAX_TOKENS_PER_USER = 20;
 /** POST /v1/tokens {expires_in}: the shortest and the longest lifetime a token may be given, in seconds. */
 export const MIN_TOKEN_TTL_SECONDS = 60;
 export const MAX_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
-/** Open `GET /v1/sessions/{id}/events` streams per token and per workspace, in one process; beyond it 429. */
-export const MAX_STREAMS_PER_TOKEN = 8;
+/**
+ * Open `GET /v1/sessions/{id}/events` streams per user (all their tokens together) and per workspace, in one process;
+ * beyond it 429. Per user, so one user (an agent with 20 tokens) cannot take the workspace's streams from the others.
+ */
+export const MAX_STREAMS_PER_USER = 8;
 export const MAX_STREAMS_PER_WORKSPACE = 100;
 /** How often every open stream's token is checked again: a revoked or expired token's streams end within this. */
 export const STREAM_RECHECK_MS = 2_000;
@@ -96,3 +99,15 @@ export const LOGIN_FAILURES_PER_ACCOUNT = 5;
 export const LOGIN_FAILURES_PER_ADDRESS = 20;
 /** The first wait after the threshold; it doubles with every further failure, up to the window. */
 export const LOGIN_FIRST_WAIT_MS = 1_000;
+/**
+ * The lock-out rule: failures of an account slow down only attempts from addresses that did not sign in to that
+ * account within this time (30 days); the account's own recent addresses are held only by the per-address count.
+ */
+export const LOGIN_KNOWN_ADDRESS_MS = 30 * 24 * 3600_000;
+/**
+ * Sign-ins one client address, and one email, may have waiting for or running a password hash at once, per process;
+ * a further attempt is refused at once (429, Retry-After 1) instead of queueing, so a burst from one address or at
+ * one email cannot fill the hashing queue that every other user's sign-in waits in.
+ */
+export const LOGIN_HASHES_PER_ADDRESS = 4;
+export const LOGIN_HASHES_PER_EMAIL = 2;

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
 import { signInRepository } from '../db/repositories/sign-in.repository.ts';
-import { createLoginThrottle } from './auth/login-throttle.ts';
+import { signInThrottleRepository } from '../db/repositories/sign-in-throttle.repository.ts';
+import { createLoginThrottle, type LoginThrottleOptions } from './auth/login-throttle.ts';
 import { createSignInService } from './accounts/sign-in-service.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
@@ -127,7 +128,9 @@ export interface ServiceOptions {
   /** The inbox: how often waiting conversations past their hand-back deadline are looked for (ms); default HANDBACK_SWEEP_MS. */
   inbox?: { handbackSweepMs?: number };
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
-  streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerToken' | 'maxPerWorkspace'>;
+  streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerUser' | 'maxPerWorkspace'>;
+  /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */
+  signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
 }
 
 export interface RunningService {
@@ -209,7 +212,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...options.health,
   });
   // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
-  const signIn = createSignInService({ repository: signInRepository(database.db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
+  const throttle = createLoginThrottle({
+    repository: signInThrottleRepository(database.db),
+    ...options.signIn,
+    onSweepError: (err) => logger.warn({ err }, 'forgetting old sign-in failures failed; the next sweep tries again'),
+  });
+  const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl });
   const accounts = createAccountsService({ accounts: accountsRepository(database.db), invites: signIn });
   const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
   const integration = createIntegrationService({

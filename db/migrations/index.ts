@@ -23,6 +23,7 @@ import * as m0016 from './0016-live-events.ts';
 import * as m0017 from './0017-knowledge-entries.ts';
 import * as m0018 from './0018-workspace-settings.ts';
 import * as m0019 from './0019-inbox.ts';
+import * as m0020 from './0020-accounts-under-attack.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0017-knowledge-entries': m0017, // hand-made knowledge entries (origin dashboard) and question-and-answer pairs
   '0018-workspace-settings': m0018, // workspace time zone, web chat idle end, the widget's on/off switch
   '0019-inbox': m0019, // who handles a conversation, chat messages, agent replies, visitor tokens, hand-back setting
+  '0020-accounts-under-attack': m0020, // sign-in failures shared by every engine, known sign-in addresses, who made an invite, every token expires
 };

@@ -20,8 +20,30 @@ async function lockWorkspace(trx: Transaction<Database>, workspaceId: string): P
   return row !== undefined;
 }
 
+/**
+ * A token without `expires_at` can only come from an engine older than migration 0020 during a rolling upgrade: it
+ * expires this long after it was made, the longest lifetime a token may have (src/limits.ts, MAX_TOKEN_TTL_SECONDS).
+ */
+const LEGACY_TOKEN_LIFETIME = sql`interval '365 days'`;
+/** Not expired: the token's expiry, or the legacy lifetime of one made without, is still ahead. */
+export const unexpired = sql<boolean>`coalesce(tokens.expires_at, tokens.created_at + ${LEGACY_TOKEN_LIFETIME}) > now()`;
 /** A live token: not revoked, not expired, its user not revoked. */
-const liveToken = sql<boolean>`tokens.revoked_at is null and (tokens.expires_at is null or tokens.expires_at > now()) and users.revoked_at is null`;
+const liveToken = sql<boolean>`tokens.revoked_at is null and ${unexpired} and users.revoked_at is null`;
+
+/** A token's row: every token expires (docs/reliability.md, "Limits per token"). */
+export interface NewTokenRow {
+  tokenId: string;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+/** A user's own token as GET /v1/tokens lists it (never the token or its hash). */
+export interface TokenSummary {
+  id: string;
+  created_at: Date;
+  expires_at: Date;
+  sign_in: boolean;
+}
 
 /** A workspace as the operator lists it (`cli workspace list`). */
 export interface WorkspaceSummary {
@@ -51,8 +73,7 @@ export function accountsRepository(db: Db) {
       name: string;
       ownerId: string;
       ownerEmail: string;
-      tokenId: string;
-      tokenHash: string;
+      token: NewTokenRow;
     }): Promise<Workspace> {
       return db.transaction().execute(async (trx) => {
         const workspace = await trx
@@ -64,7 +85,10 @@ export function accountsRepository(db: Db) {
           .insertInto('users')
           .values({ id: input.ownerId, workspace_id: input.workspaceId, email: input.ownerEmail, role: 'owner', revoked_at: null })
           .execute();
-        await trx.insertInto('tokens').values({ id: input.tokenId, user_id: input.ownerId, token_hash: input.tokenHash, revoked_at: null }).execute();
+        await trx
+          .insertInto('tokens')
+          .values({ id: input.token.tokenId, user_id: input.ownerId, token_hash: input.token.tokenHash, revoked_at: null, expires_at: input.token.expiresAt })
+          .execute();
         return workspace;
       });
     },
@@ -74,18 +98,17 @@ export function accountsRepository(db: Db) {
       return Number(row.n);
     },
 
-    /** The new user, or 'email_taken' when a live user of the workspace has that email (also when two add it at once). */
-    async createUserWithToken(input: { userId: string; workspaceId: string; email: string; role: Role; tokenId: string; tokenHash: string }): Promise<User | 'email_taken'> {
+    /**
+     * The new user, without a token (they come in through an invite link), or 'email_taken' when a live user of the
+     * workspace has that email (also when two add it at once).
+     */
+    async createUser(input: { userId: string; workspaceId: string; email: string; role: Role }): Promise<User | 'email_taken'> {
       try {
-        return await db.transaction().execute(async (trx) => {
-          const user = await trx
-            .insertInto('users')
-            .values({ id: input.userId, workspace_id: input.workspaceId, email: input.email, role: input.role, revoked_at: null })
-            .returningAll()
-            .executeTakeFirstOrThrow();
-          await trx.insertInto('tokens').values({ id: input.tokenId, user_id: input.userId, token_hash: input.tokenHash, revoked_at: null }).execute();
-          return user;
-        });
+        return await db
+          .insertInto('users')
+          .values({ id: input.userId, workspace_id: input.workspaceId, email: input.email, role: input.role, revoked_at: null })
+          .returningAll()
+          .executeTakeFirstOrThrow();
       } catch (err) {
         if (isUniqueViolation(err, 'users_workspace_email')) return 'email_taken';
         throw err;
@@ -145,7 +168,7 @@ export function accountsRepository(db: Db) {
      * A new token for a live user, unless they already hold `maxLive` live tokens; under the user's row lock so two
      * requests at once cannot both pass the count.
      */
-    async insertTokenWithinLimit(input: { tokenId: string; userId: string; tokenHash: string; expiresAt: Date | null; maxLive: number }): Promise<'created' | 'limit' | 'user_gone'> {
+    async insertTokenWithinLimit(input: { tokenId: string; userId: string; tokenHash: string; expiresAt: Date; maxLive: number }): Promise<'created' | 'limit' | 'user_gone'> {
       return db.transaction().execute(async (trx) => {
         const user = await trx.selectFrom('users').select('id').where('id', '=', input.userId).where('revoked_at', 'is', null).forUpdate().executeTakeFirst();
         if (!user) return 'user_gone';
@@ -154,7 +177,7 @@ export function accountsRepository(db: Db) {
           .select((eb) => eb.fn.countAll<string>().as('n'))
           .where('user_id', '=', input.userId)
           .where('revoked_at', 'is', null)
-          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+          .where(unexpired)
           .executeTakeFirstOrThrow();
         if (Number(live.n) >= input.maxLive) return 'limit';
         await trx
@@ -167,22 +190,30 @@ export function accountsRepository(db: Db) {
 
     /**
      * The operator's way back when a workspace has no owner left (or the owners lost access): the live user with this
-     * email becomes an owner, or a new owner is added; either way with a new token. Under the workspace's lock.
+     * email becomes an owner, or a new owner is added; either way with a new token. A user whose role changes loses
+     * every token they held (a role change revokes them, README: Sign in). Under the workspace's lock.
      */
-    async restoreOwner(input: { workspaceId: string; email: string; newUserId: string; tokenId: string; tokenHash: string }): Promise<{ userId: string; created: boolean } | 'not_found'> {
+    async restoreOwner(input: { workspaceId: string; email: string; newUserId: string; token: NewTokenRow; at: Date }): Promise<{ userId: string; created: boolean } | 'not_found'> {
       return db.transaction().execute(async (trx) => {
         if (!(await lockWorkspace(trx, input.workspaceId))) return 'not_found';
         const existing = await trx
           .selectFrom('users')
-          .select('id')
+          .select(['id', 'role'])
           .where('workspace_id', '=', input.workspaceId)
           .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.toLowerCase()))
           .where('revoked_at', 'is', null)
           .executeTakeFirst();
         const userId = existing?.id ?? input.newUserId;
-        if (existing) await trx.updateTable('users').set({ role: 'owner' }).where('id', '=', existing.id).execute();
-        else await trx.insertInto('users').values({ id: userId, workspace_id: input.workspaceId, email: input.email, role: 'owner', revoked_at: null }).execute();
-        await trx.insertInto('tokens').values({ id: input.tokenId, user_id: userId, token_hash: input.tokenHash, revoked_at: null }).execute();
+        if (existing && existing.role !== 'owner') {
+          await trx.updateTable('users').set({ role: 'owner' }).where('id', '=', existing.id).execute();
+          await trx.updateTable('tokens').set({ revoked_at: input.at }).where('user_id', '=', existing.id).where('revoked_at', 'is', null).execute();
+        } else if (!existing) {
+          await trx.insertInto('users').values({ id: userId, workspace_id: input.workspaceId, email: input.email, role: 'owner', revoked_at: null }).execute();
+        }
+        await trx
+          .insertInto('tokens')
+          .values({ id: input.token.tokenId, user_id: userId, token_hash: input.token.tokenHash, revoked_at: null, expires_at: input.token.expiresAt })
+          .execute();
         return { userId, created: existing === undefined };
       });
     },
@@ -205,6 +236,33 @@ export function accountsRepository(db: Db) {
 
     async revokeToken(tokenId: string, at: Date): Promise<void> {
       await db.updateTable('tokens').set({ revoked_at: at }).where('id', '=', tokenId).execute();
+    },
+
+    /** Revokes one live token of this user; false when the user holds no such live token. */
+    async revokeUserToken(userId: string, tokenId: string, at: Date): Promise<boolean> {
+      const result = await db
+        .updateTable('tokens')
+        .set({ revoked_at: at })
+        .where('id', '=', tokenId)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where(unexpired)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** The user's live tokens, newest first. */
+    async listLiveTokens(userId: string): Promise<TokenSummary[]> {
+      const rows = await db
+        .selectFrom('tokens')
+        .select(['id', 'created_at', 'sign_in', sql<Date>`coalesce(tokens.expires_at, tokens.created_at + ${LEGACY_TOKEN_LIFETIME})`.as('expires_at')])
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where(unexpired)
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => ({ id: r.id, created_at: new Date(r.created_at), expires_at: new Date(r.expires_at), sign_in: r.sign_in }));
     },
 
     /**

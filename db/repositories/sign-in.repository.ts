@@ -1,7 +1,8 @@
 /** Sign-in: users' password hashes, one-time invite links (stored as SHA-256 hashes only) and the tokens sign-in makes. */
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../database.ts';
 import type { Database, Role } from '../schema.ts';
+import { unexpired } from './accounts.repository.ts';
 
 export interface SignInCandidate {
   userId: string;
@@ -17,7 +18,7 @@ export interface SignInCandidate {
 export interface NewToken {
   tokenId: string;
   tokenHash: string;
-  expiresAt: Date | null;
+  expiresAt: Date;
   /** Live tokens a user may hold; the oldest live ones are revoked to make room for this one. */
   maxLive: number;
 }
@@ -38,7 +39,7 @@ async function insertTokenEvictingOldest(trx: Transaction<Database>, userId: str
     .select('id')
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .where(unexpired)
     .orderBy('sign_in', 'desc')
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
@@ -79,8 +80,8 @@ export function signInRepository(db: Db) {
       return db.transaction().execute((trx) => insertTokenEvictingOldest(trx, userId, token, at));
     },
 
-    /** A new invite for a user; their older unused invites stop working. */
-    async createInvite(input: { id: string; userId: string; tokenHash: string; expiresAt: Date; at: Date }): Promise<void> {
+    /** A new invite for a user, made by `createdBy` (null: the operator); their older unused invites stop working. */
+    async createInvite(input: { id: string; userId: string; tokenHash: string; expiresAt: Date; at: Date; createdBy: string | null }): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('invites')
@@ -99,6 +100,7 @@ export function signInRepository(db: Db) {
             used_at: null,
             revoked_at: null,
             created_at: input.at,
+            created_by: input.createdBy,
           })
           .execute();
       });
@@ -123,8 +125,9 @@ export function signInRepository(db: Db) {
     },
 
     /**
-     * Uses an invite: sets its user's password and makes them a token, once. Under the invite's row lock, so two uses
-     * at once give one success; the invite's state is checked again there.
+     * Uses an invite: sets its user's password, revokes every token they held (a new password ends every session
+     * and every copy of a token, README: Sign in) and makes them a token, once. Under the invite's row lock, so two
+     * uses at once give one success; the invite's state is checked again there.
      */
     async redeemInvite(input: { inviteId: string; passwordHash: string; token: NewToken; at: Date }): Promise<
       { user: { id: string; email: string; role: Role }; workspace: { id: string; name: string } } | 'used' | 'revoked' | 'expired' | 'user_gone'
@@ -144,6 +147,7 @@ export function signInRepository(db: Db) {
         if (!user) return 'user_gone';
         await trx.updateTable('users').set({ password_hash: input.passwordHash }).where('id', '=', user.id).execute();
         await trx.updateTable('invites').set({ used_at: input.at }).where('id', '=', invite.id).execute();
+        await trx.updateTable('tokens').set({ revoked_at: input.at }).where('user_id', '=', user.id).where('revoked_at', 'is', null).execute();
         await insertTokenEvictingOldest(trx, user.id, input.token, input.at);
         return { user: { id: user.id, email: user.email, role: user.role }, workspace: { id: user.workspaceId, name: user.workspaceName } };
       });

@@ -1,14 +1,16 @@
 /**
- * Workspaces, users and tokens. A token is returned exactly once, when it is made; only its hash is stored.
- * Rules: owners may add any role, admins may add admins and agents; nobody removes the last owner; an admin cannot
- * remove an owner.
+ * Workspaces, users and tokens. A token is returned exactly once, when it is made; only its hash is stored; every token
+ * expires (docs/reliability.md, "Limits per token"). Rules (README: Sign in): owners may add any role, admins add
+ * agents only (adding someone makes their invite link, and the link sets their password, so whoever makes it could take
+ * the account); nobody removes the last owner; an admin cannot remove an owner. A new user gets no token: they come in
+ * through their invite link.
  */
 import { randomUUID } from 'node:crypto';
-import type { AccountsRepository, Principal, WorkspaceSummary } from '../../db/repositories/accounts.repository.ts';
-import type { Role } from '../../db/schema.ts';
+import type { AccountsRepository, NewTokenRow, Principal, TokenSummary, WorkspaceSummary } from '../../db/repositories/accounts.repository.ts';
+import type { Role, User } from '../../db/schema.ts';
 import { AppError, forbidden, notFound, workspaceDisabled } from '../errors.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
-import { MAX_TOKENS_PER_USER } from '../limits.ts';
+import { MAX_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER } from '../limits.ts';
 import type { Invite } from './sign-in-service.ts';
 
 export interface CreatedWorkspace {
@@ -20,7 +22,12 @@ export interface CreatedWorkspace {
  * `invites`: makes one-time invite links (src/accounts/sign-in-service.ts); with it, new users, new workspace owners and
  * restored owners come with an `invite_url` to set their password.
  */
-export function createAccountsService(deps: { accounts: AccountsRepository; invites?: { invite(userId: string): Promise<Invite> }; now?: () => Date }) {
+export function createAccountsService(deps: {
+  accounts: AccountsRepository;
+  /** `createdBy`: the user who makes the link; null: the operator. */
+  invites?: { invite(userId: string, createdBy: string | null): Promise<Invite> };
+  now?: () => Date;
+}) {
   const { accounts } = deps;
   const now = deps.now ?? (() => new Date());
   const summary = async (workspaceId: string): Promise<WorkspaceSummary> => {
@@ -33,20 +40,30 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
     if (!(await accounts.findWorkspace(workspaceId))) throw notFound('The workspace');
     return { userId: '', workspaceId, email: 'operator', role: 'owner', tokenId: '' };
   };
-  const inviteUrl = async (userId: string): Promise<{ invite_url?: string }> =>
-    deps.invites ? { invite_url: (await deps.invites.invite(userId)).invite_url } : {};
+  /** The operator's principal has no user id (operatorOf): their links are recorded as made by the operator. */
+  const inviteUrl = async (userId: string, by?: Principal): Promise<{ invite_url?: string }> =>
+    deps.invites ? { invite_url: (await deps.invites.invite(userId, by?.userId || null)).invite_url } : {};
+  /** A new token that expires `seconds` from now (at most MAX_TOKEN_TTL_SECONDS; that when none is asked). */
+  const tokenRow = (seconds: number = MAX_TOKEN_TTL_SECONDS): { token: string; row: NewTokenRow } => {
+    const token = newToken();
+    const expiresAt = new Date(now().getTime() + Math.min(seconds, MAX_TOKEN_TTL_SECONDS) * 1000);
+    return { token: token.token, row: { tokenId: token.id, tokenHash: token.hash, expiresAt } };
+  };
+  /** Links set a password, so whoever makes one could take the account: admins' and owners' links are made by owners. */
+  const mayInvite = (principal: Principal, role: Role): void => {
+    if (role !== 'agent' && principal.role !== 'owner') throw forbidden(`Only an owner may add an ${role} or make an invite link for one.`);
+  };
 
   return {
     async createWorkspace(input: { name: string; ownerEmail: string }): Promise<CreatedWorkspace> {
       const ownerId = randomUUID();
-      const token = newToken();
+      const token = tokenRow();
       const workspace = await accounts.createWorkspaceWithOwner({
         workspaceId: randomUUID(),
         name: input.name.trim(),
         ownerId,
         ownerEmail: input.ownerEmail.trim(),
-        tokenId: token.id,
-        tokenHash: token.hash,
+        token: token.row,
       });
       return {
         workspace: { id: workspace.id, name: workspace.name },
@@ -73,33 +90,26 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
       return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at, password_set: u.password_hash !== null }));
     },
 
-    async createUser(principal: Principal, input: { email: string; role: Role }) {
-      if (input.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner may add another owner.');
+    /** A new user and their invite link; no token: nobody but the person themselves ever holds one of theirs. */
+    async createUser(principal: Principal, input: { email: string; role: Role }): Promise<{ user: Pick<User, 'id' | 'email' | 'role'>; invite_url?: string }> {
+      mayInvite(principal, input.role);
       const email = input.email.trim();
       const taken = () => new AppError('conflict', `A user with the email ${email} already exists in this workspace.`);
       if (await accounts.findLiveUserByEmail(principal.workspaceId, email)) throw taken();
-      const token = newToken();
       // Two requests with one email at once both pass the look-up above; the unique index decides, and the loser is 409.
-      const user = await accounts.createUserWithToken({
-        userId: randomUUID(),
-        workspaceId: principal.workspaceId,
-        email,
-        role: input.role,
-        tokenId: token.id,
-        tokenHash: token.hash,
-      });
+      const user = await accounts.createUser({ userId: randomUUID(), workspaceId: principal.workspaceId, email, role: input.role });
       if (user === 'email_taken') throw taken();
-      return { user: { id: user.id, email: user.email, role: user.role }, token: token.token, ...(await inviteUrl(user.id)) };
+      return { user: { id: user.id, email: user.email, role: user.role }, ...(await inviteUrl(user.id, principal)) };
     },
 
-    /** A new invite link for a user of the workspace (their older unused links stop working); only owners invite owners. */
+    /** A new invite link for a user of the workspace (their older unused links stop working); owners' and admins' by owners only. */
     async inviteUser(principal: Principal, userId: string): Promise<Invite> {
       if (!deps.invites) throw new AppError('unavailable', 'Invite links are not available on this server.');
       const user = await accounts.findLiveUser(principal.workspaceId, userId);
       if (!user) throw notFound('The user');
-      // The link sets the user's password: an admin must not be able to take over an owner's account with it.
-      if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner may make an invite link for an owner.');
-      return deps.invites.invite(user.id);
+      // The link sets the user's password: an admin must not be able to take over an owner's or another admin's account.
+      mayInvite(principal, user.role);
+      return deps.invites.invite(user.id, principal.userId || null);
     },
 
     async revokeUser(principal: Principal, userId: string): Promise<void> {
@@ -112,22 +122,34 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
       if (outcome === 'last_owner') throw new AppError('conflict', 'This is the last owner of the workspace; add another owner first.');
     },
 
-    /** A fresh token for the caller; `expiresInSeconds` makes it stop working by itself (null: until revoked). */
-    async issueToken(principal: Principal, expiresInSeconds: number | null = null): Promise<{ token: string; expires_at: string | null }> {
-      const token = newToken();
-      const expiresAt = expiresInSeconds === null ? null : new Date(now().getTime() + expiresInSeconds * 1000);
+    /**
+     * A fresh token for the caller that stops working `expiresInSeconds` from now; absent (or beyond it), after the
+     * longest lifetime, MAX_TOKEN_TTL_SECONDS: no token, whatever made it, outlives that.
+     */
+    async issueToken(principal: Principal, expiresInSeconds: number | null = null): Promise<{ token: string; expires_at: string }> {
+      const { token, row } = tokenRow(expiresInSeconds ?? MAX_TOKEN_TTL_SECONDS);
       const outcome = await accounts.insertTokenWithinLimit({
-        tokenId: token.id,
+        tokenId: row.tokenId,
         userId: principal.userId,
-        tokenHash: token.hash,
-        expiresAt,
+        tokenHash: row.tokenHash,
+        expiresAt: row.expiresAt,
         maxLive: MAX_TOKENS_PER_USER,
       });
       if (outcome === 'user_gone') throw new AppError('unauthorized', 'The bearer token is unknown or revoked.');
       if (outcome === 'limit') {
-        throw new AppError('conflict', `You hold ${MAX_TOKENS_PER_USER} live tokens, the most one user may; revoke one first (DELETE /v1/tokens/current with it).`);
+        throw new AppError('conflict', `You hold ${MAX_TOKENS_PER_USER} live tokens, the most one user may; revoke one first (GET /v1/tokens lists them, DELETE /v1/tokens/{id} revokes one).`);
       }
-      return { token: token.token, expires_at: expiresAt?.toISOString() ?? null };
+      return { token, expires_at: row.expiresAt.toISOString() };
+    },
+
+    /** The caller's live tokens, newest first; `current` marks the one of this request. */
+    async listTokens(principal: Principal): Promise<(TokenSummary & { current: boolean })[]> {
+      return (await accounts.listLiveTokens(principal.userId)).map((t) => ({ ...t, current: t.id === principal.tokenId }));
+    },
+
+    /** Revokes one of the caller's own live tokens; 404 for any other id (another user's tokens are not theirs to name). */
+    async revokeOwnToken(principal: Principal, tokenId: string): Promise<void> {
+      if (!(await accounts.revokeUserToken(principal.userId, tokenId, now()))) throw notFound('The token');
     },
 
     /**
@@ -138,8 +160,8 @@ export function createAccountsService(deps: { accounts: AccountsRepository; invi
       workspaceId: string,
       email: string,
     ): Promise<{ owner: { id: string; email: string; token: string; created: boolean; invite_url?: string } }> {
-      const token = newToken();
-      const restored = await accounts.restoreOwner({ workspaceId, email: email.trim(), newUserId: randomUUID(), tokenId: token.id, tokenHash: token.hash });
+      const token = tokenRow();
+      const restored = await accounts.restoreOwner({ workspaceId, email: email.trim(), newUserId: randomUUID(), token: token.row, at: now() });
       if (restored === 'not_found') throw notFound('The workspace');
       return { owner: { id: restored.userId, email: email.trim(), token: token.token, created: restored.created, ...(await inviteUrl(restored.userId)) } };
     },

@@ -8,10 +8,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { SignInRepository } from '../../db/repositories/sign-in.repository.ts';
 import type { Role } from '../../db/schema.ts';
 import { hashPassword, passwordProblem, verifyDummy, verifyPassword } from '../auth/passwords.ts';
-import type { LoginThrottle } from '../auth/login-throttle.ts';
+import { accountKeyOfEmail, accountKeyOfUser, type AccountKey, type LoginThrottle } from '../auth/login-throttle.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
 import { AppError, workspaceDisabled } from '../errors.ts';
-import { INVITE_TTL_MS, LOGIN_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER } from '../limits.ts';
+import { INVITE_TTL_MS, LOGIN_HASHES_PER_ADDRESS, LOGIN_HASHES_PER_EMAIL, LOGIN_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER } from '../limits.ts';
 
 export interface SignedIn {
   token: string;
@@ -31,9 +31,43 @@ export const WRONG_CREDENTIALS = 'The email or password is not right.';
 
 const INVITE_PREFIX = 'bli_';
 
+const rateLimited = (wait: number): AppError =>
+  new AppError('rate_limited', `Too many failed sign-ins; try again in ${wait} second${wait === 1 ? '' : 's'}.`, { retry_after: wait });
+
+/**
+ * Sign-ins waiting for or running a password hash in this process, per client address and per email: beyond
+ * LOGIN_HASHES_PER_ADDRESS / LOGIN_HASHES_PER_EMAIL a further one is turned away at once, so one client's burst holds
+ * at most that many places in the hashing queue every other user's sign-in waits in (docs/reliability.md).
+ */
+function hashSlots() {
+  const inFlight = new Map<string, number>();
+  const add = (key: string, n: number) => {
+    const next = (inFlight.get(key) ?? 0) + n;
+    if (next <= 0) inFlight.delete(key);
+    else inFlight.set(key, next);
+  };
+  const take = (key: string, most: number): (() => void) | null => {
+    if ((inFlight.get(key) ?? 0) >= most) return null;
+    add(key, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      add(key, -1);
+    };
+  };
+  return {
+    /** A place for this address; null when it holds its most already. Call the answer to give it back. */
+    address: (address: string) => take(`address:${address}`, LOGIN_HASHES_PER_ADDRESS),
+    /** A place for this email; null when it holds its most already. */
+    email: (email: string) => take(`email:${email}`, LOGIN_HASHES_PER_EMAIL),
+  };
+}
+
 export function createSignInService(deps: { repository: SignInRepository; throttle: LoginThrottle; publicUrl: string; now?: () => Date }) {
   const { repository, throttle } = deps;
   const now = deps.now ?? (() => new Date());
+  const slots = hashSlots();
 
   async function tokenFor(): Promise<{ token: string; record: { tokenId: string; tokenHash: string; expiresAt: Date; maxLive: number } }> {
     const token = newToken();
@@ -42,34 +76,60 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
   }
 
   return {
-    /** A new invite link for a user; their older unused links stop working. */
-    async invite(userId: string): Promise<Invite> {
+    /** A new invite link for a user, made by `createdBy` (null: the operator); their older unused links stop working. */
+    async invite(userId: string, createdBy: string | null): Promise<Invite> {
       const token = INVITE_PREFIX + randomBytes(32).toString('base64url');
       const at = now();
       const expiresAt = new Date(at.getTime() + INVITE_TTL_MS);
-      await repository.createInvite({ id: randomUUID(), userId, tokenHash: hashToken(token), expiresAt, at });
+      await repository.createInvite({ id: randomUUID(), userId, tokenHash: hashToken(token), expiresAt, at, createdBy });
       return { invite_url: `${deps.publicUrl}/dashboard/invite#${token}`, expires_at: expiresAt.toISOString() };
     },
 
     /**
      * Email and password. The email is looked up in every workspace (or in `workspaceId`); the password is checked
-     * against each account found with a password. One match signs in; several are a 409 that names those workspaces
-     * (the caller proved the password for each), to be sent again with `workspace_id`.
+     * against each account found with a password that the throttle lets through (src/auth/login-throttle.ts: the
+     * attempt is counted before any hash and refunded when right). One match signs in; several are a 409 that names
+     * those workspaces (the caller proved the password for each), to be sent again with `workspace_id`.
      */
     async login(input: { email: string; password: string; workspaceId?: string; address: string }): Promise<SignedIn> {
-      const wait = throttle.retryAfterSeconds(input.email, input.address);
-      if (wait > 0) {
-        throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${wait} second${wait === 1 ? '' : 's'}.`, { retry_after: wait });
+      const email = input.email.trim().toLowerCase();
+      const busy = () => new AppError('rate_limited', 'Too many sign-ins at once for this email or from this address; try again in 1 second.', { retry_after: 1 });
+      const releases: (() => void)[] = [];
+      const place = (release: (() => void) | null) => {
+        if (!release) throw busy();
+        releases.push(release);
+      };
+      let matched;
+      try {
+        place(slots.address(input.address));
+        const candidates = await repository.findCandidates(email, input.workspaceId);
+        const known = await throttle.knownAt(candidates.map((c) => c.userId), input.address);
+        // The email's places bound a burst at one account; its user, from where they signed in before, needs none.
+        if (known.size === 0) place(slots.email(email));
+        const accounts: AccountKey[] =
+          candidates.length === 0
+            ? [{ key: accountKeyOfEmail(email), known: false }]
+            : candidates.map((c) => ({ key: accountKeyOfUser(c.userId), known: known.has(c.userId) }));
+        const reservation = await throttle.reserve({ address: input.address, accounts, refusalKey: `${input.address}\n${email}\n${input.workspaceId ?? ''}` });
+        if (!reservation.reserved) throw rateLimited(reservation.retryAfterSeconds);
+        const open = new Set(reservation.accounts.map((a) => a.key));
+        const checked = candidates.filter((c) => open.has(accountKeyOfUser(c.userId)));
+        matched = [];
+        try {
+          for (const candidate of checked) {
+            const order = { first: known.has(candidate.userId), lane: input.address };
+            if (await verifyPassword(input.password, candidate.passwordHash, order)) matched.push(candidate);
+          }
+          if (checked.length === 0) await verifyDummy(input.password, { lane: input.address });
+        } catch (err) {
+          await throttle.settle(reservation, null);
+          throw err;
+        }
+        await throttle.settle(reservation, matched.map((m) => ({ key: accountKeyOfUser(m.userId), userId: m.userId })));
+      } finally {
+        for (const release of releases) release();
       }
-      const candidates = await repository.findCandidates(input.email, input.workspaceId);
-      const matched = [];
-      for (const candidate of candidates) if (await verifyPassword(input.password, candidate.passwordHash)) matched.push(candidate);
-      if (candidates.length === 0) await verifyDummy(input.password);
-      if (matched.length === 0) {
-        throttle.failed(input.email, input.address);
-        throw new AppError('unauthorized', WRONG_CREDENTIALS);
-      }
-      throttle.succeeded(input.email);
+      if (matched.length === 0) throw new AppError('unauthorized', WRONG_CREDENTIALS);
       // A disabled workspace is said so only to whoever proved the password; the others are signed in to as usual.
       const open = matched.filter((m) => !m.workspaceDisabled);
       if (open.length === 0) throw workspaceDisabled();

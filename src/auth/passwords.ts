@@ -12,7 +12,19 @@ const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 const MAX_CONCURRENT_HASHES = 2;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+/**
+ * Where a hash waits its turn (docs/reliability.md, "Sign-in under attack"). Waiting hashes are served one lane (client
+ * address) at a time in turn, so a burst from one address delays another address's sign-in by at most one of its
+ * hashes, however many it sent (each client also holds only a few places, src/accounts/sign-in-service.ts).
+ * `first`: a sign-in from an address its user signed in from recently goes ahead of every lane.
+ */
+export interface HashOptions {
+  first?: boolean;
+  /** The client address; absent: one lane shared by every hash made without one (new passwords). */
+  lane?: string;
+}
+
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, order: HashOptions = {}): Promise<Buffer> {
   // scrypt needs 128 * N * r bytes; Node refuses above `maxmem` (32 MiB by default, exactly our need), so leave room.
   const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r };
   return limited(
@@ -20,19 +32,43 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
       new Promise<Buffer>((resolve, reject) => {
         scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key)));
       }),
+    order,
   );
 }
 
 let running = 0;
-const waiting: (() => void)[] = [];
+const waitingFirst: (() => void)[] = [];
+/** Waiting hashes per lane; the Map's order is the turn order: a lane served goes to the back. */
+const lanes = new Map<string, (() => void)[]>();
 
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running++;
+function nextWaiting(): (() => void) | undefined {
+  const first = waitingFirst.shift();
+  if (first) return first;
+  for (const [lane, waiters] of lanes) {
+    lanes.delete(lane);
+    const next = waiters.shift();
+    if (waiters.length > 0) lanes.set(lane, waiters);
+    if (next) return next;
+  }
+  return undefined;
+}
+
+async function limited<T>(work: () => Promise<T>, order: HashOptions): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) {
+    await new Promise<void>((resolve) => {
+      if (order.first === true) return void waitingFirst.push(resolve);
+      const lane = order.lane ?? '';
+      const waiters = lanes.get(lane);
+      if (waiters) waiters.push(resolve);
+      else lanes.set(lane, [resolve]);
+    });
+  } else {
+    running++;
+  }
   try {
     return await work();
   } finally {
-    const next = waiting.shift();
+    const next = nextWaiting();
     if (next) next();
     else running--;
   }
@@ -45,14 +81,14 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /** Whether the password matches the stored hash; compared in constant time. A stored value we cannot read never matches. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, order: HashOptions = {}): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0)) return false;
   const expected = Buffer.from(parts[5]!, 'base64url');
   if (expected.length !== KEY_BYTES) return false;
-  const key = await derive(password, Buffer.from(parts[4]!, 'base64url'), { N, r, p });
+  const key = await derive(password, Buffer.from(parts[4]!, 'base64url'), { N, r, p }, order);
   return timingSafeEqual(key, expected);
 }
 
@@ -62,8 +98,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
  */
 const DUMMY_HASH = 'scrypt$32768$8$1$2tfUAKUwVXN0rHGiPkri-Q$pX10nhNevsL8xQXYng2B0FYLaGOTZRFS0vuCPo0bk08';
 
-export async function verifyDummy(password: string): Promise<false> {
-  await verifyPassword(password, DUMMY_HASH);
+export async function verifyDummy(password: string, order: HashOptions = {}): Promise<false> {
+  await verifyPassword(password, DUMMY_HASH, order);
   return false;
 }
 

@@ -6,14 +6,16 @@
  * the operator. The database is the one every process shares, so a revocation made on any process ends the streams on
  * every process within that time.
  *
- * It also bounds how many streams one token and one workspace may hold open (docs/reliability.md, "Limits per token").
+ * It also bounds how many streams one user (whatever their tokens) and one workspace may hold open (docs/reliability.md,
+ * "Limits per token"): per user, so one user cannot take the workspace's streams from everyone else.
  */
 import { AppError } from '../errors.ts';
-import { MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_WORKSPACE, STREAM_RECHECK_MS } from '../limits.ts';
+import { MAX_STREAMS_PER_USER, MAX_STREAMS_PER_WORKSPACE, STREAM_RECHECK_MS } from '../limits.ts';
 import type { Logger } from '../log.ts';
 
 export interface StreamOwner {
   tokenId: string;
+  userId: string;
   workspaceId: string;
 }
 
@@ -22,7 +24,7 @@ export interface StreamGuardOptions {
   liveTokenIds(tokenIds: readonly string[]): Promise<Set<string>>;
   logger: Logger;
   recheckMs?: number;
-  maxPerToken?: number;
+  maxPerUser?: number;
   maxPerWorkspace?: number;
 }
 
@@ -33,7 +35,7 @@ interface OpenStream {
 
 export function createStreamGuard(options: StreamGuardOptions) {
   const recheckMs = options.recheckMs ?? STREAM_RECHECK_MS;
-  const maxPerToken = options.maxPerToken ?? MAX_STREAMS_PER_TOKEN;
+  const maxPerUser = options.maxPerUser ?? MAX_STREAMS_PER_USER;
   const maxPerWorkspace = options.maxPerWorkspace ?? MAX_STREAMS_PER_WORKSPACE;
   const log = options.logger.child({ component: 'stream-guard' });
   const open = new Set<OpenStream>();
@@ -70,12 +72,12 @@ export function createStreamGuard(options: StreamGuardOptions) {
 
   return {
     /**
-     * Registers a stream that `end` closes; 429 when the token or the workspace already holds its most. Returns the
+     * Registers a stream that `end` closes; 429 when the user or the workspace already holds its most. Returns the
      * function that unregisters it (call it when the stream closes for any reason).
      */
     open(owner: StreamOwner, end: () => void): () => void {
-      if (count((s) => s.owner.tokenId === owner.tokenId) >= maxPerToken) {
-        throw new AppError('rate_limited', `This token already holds ${maxPerToken} open live streams; close one first.`);
+      if (count((s) => s.owner.userId === owner.userId) >= maxPerUser) {
+        throw new AppError('rate_limited', `You already hold ${maxPerUser} open live streams (with all your tokens); close one first.`);
       }
       if (count((s) => s.owner.workspaceId === owner.workspaceId) >= maxPerWorkspace) {
         throw new AppError('rate_limited', `This workspace already holds ${maxPerWorkspace} open live streams; close one first.`);

@@ -7,6 +7,7 @@ import { migrate, openDatabase } from '../../db/database.ts';
 import { accountsRepository } from '../../db/repositories/accounts.repository.ts';
 import { apiKeysRepository } from '../../db/repositories/api-keys.repository.ts';
 import { signInRepository } from '../../db/repositories/sign-in.repository.ts';
+import { signInThrottleRepository } from '../../db/repositories/sign-in-throttle.repository.ts';
 import { webhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import { createAccountsService, type AccountsService } from '../accounts/accounts-service.ts';
 import { createSignInService } from '../accounts/sign-in-service.ts';
@@ -105,7 +106,8 @@ export async function withServices<T>(fn: (services: CliServices) => Promise<T>)
   try {
     await migrate(db, undefined, { inOneTransaction: pooler === 'transaction' });
     // Invite links point at PUBLIC_URL: set it as the service has it, or the printed link names localhost.
-    const invites = createSignInService({ repository: signInRepository(db), throttle: createLoginThrottle(), publicUrl: config.publicUrl });
+    const throttle = createLoginThrottle({ repository: signInThrottleRepository(db) });
+    const invites = createSignInService({ repository: signInRepository(db), throttle, publicUrl: config.publicUrl });
     const accounts = createAccountsService({ accounts: accountsRepository(db), invites });
     const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(db) });
     // Webhook secrets are sealed as the service seals them; a running service delivers on its next poll.

@@ -21,7 +21,7 @@ export const userCommands: CliCommand[] = [
   },
   {
     name: 'user add',
-    usage: `user add --workspace <id> --email <email> --role ${roles.join('|')} [--json]   token and invite link, once`,
+    usage: `user add --workspace <id> --email <email> --role ${roles.join('|')} [--json]   the invite link, once (no token: \`token create\` makes one)`,
     async run(values) {
       const workspace = workspaceOption(values);
       const email = emailOption(values);
@@ -30,7 +30,6 @@ export const userCommands: CliCommand[] = [
       const created = await withServices(async ({ accounts }) => accounts.createUser(await accounts.operatorOf(workspace), { email, role: role as Role }));
       print(values, created, () => [
         `Added ${created.user.email} as ${created.user.role} (${created.user.id}); shown this once:`,
-        `  token:  ${created.token}`,
         `  invite: ${created.invite_url ?? '(none)'}`,
       ]);
       return 0;

@@ -1,9 +1,11 @@
 // @ts-check
 /**
- * Users (owners and admins): the list (who has set a password), adding a user with a role (token and invite link shown
- * once), a new invite link for a user who lost theirs or forgot their password, removing.
+ * Users (owners and admins): the list (who has set a password), adding a user with a role (their invite link shown
+ * once; no token: nobody but the person holds one of theirs), a new invite link for a user who lost theirs or forgot
+ * their password, removing. Admins add agents only: an invite link sets a password, so owners' and admins' links are
+ * made by owners (README: Sign in).
  */
-import { api } from './api.js';
+import { api, currentSession } from './api.js';
 import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
 
 /** @param {HTMLElement} main */
@@ -11,7 +13,12 @@ export function renderUsers(main) {
   const list = h('div', { 'aria-busy': 'true' }, loading('Loading users…'));
   const listError = errorBox();
   const email = h('input', { type: 'email', name: 'email', required: true, autocomplete: 'off' });
-  const role = h('select', { name: 'role' }, h('option', { value: 'agent' }, 'Agent: conversations and team'), h('option', { value: 'admin' }, 'Admin: everything'), h('option', { value: 'owner' }, 'Owner: everything, and owners'));
+  // An admin signed in with a password is known as one; signed in with a token ('manager') the server says no if need be.
+  const admin = currentSession()?.role === 'admin';
+  const role = h('select', { name: 'role' },
+    h('option', { value: 'agent' }, 'Agent: conversations and team'),
+    admin ? null : h('option', { value: 'admin' }, 'Admin: everything'),
+    admin ? null : h('option', { value: 'owner' }, 'Owner: everything, and owners'));
   const addError = errorBox();
   const addButton = h('button', { type: 'submit' }, 'Add user');
   const created = h('div', { 'aria-live': 'polite' });
@@ -72,8 +79,7 @@ export function renderUsers(main) {
         email.value = '';
         replace(created,
           h('p', {}, `${String(answer.user.email)} was added as ${String(answer.user.role)}.`),
-          typeof answer.invite_url === 'string' ? shownOnce('Invite link', answer.invite_url, 'Send this link to the new user: they set their password with it. It works once.') : null,
-          shownOnce('Token', String(answer.token), 'The token signs in without a password (for tools and scripts). Hand it over safely; it is not shown again.'));
+          typeof answer.invite_url === 'string' ? shownOnce('Invite link', answer.invite_url, 'Send this link to the new user: they set their password with it and sign in. It works once.') : null);
         await load();
       } catch (err) {
         addError.show(err);

@@ -132,6 +132,9 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     // A declared parameter that does not match (PUT /v1/webhooks/test is not PUT /v1/webhooks/{event}): not this route.
     if (!paramsMatch(params)) return next();
 
+    // Every API answer: no cache may keep it. Several carry a secret shown once (tokens, invite links, the sync and
+    // integration keys, webhook secrets), the others a workspace's data (docs/reliability.md).
+    res.setHeader('Cache-Control', 'no-store');
     const stop = deps.metrics.httpDuration.startTimer({ method: definition.method.toUpperCase(), route: metricRoute });
     res.on('finish', () => stop({ status: String(res.statusCode) }));
 

@@ -35,7 +35,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Botlink API', version: info.version, description: 'Conversation engine: dashboard, channels, sync and operations API.' },
+    info: { title: 'Botlink API', version: info.version, description: 'Conversation engine: dashboard, channels, sync and operations API. Every answer carries `Cache-Control: no-store`: several carry a secret shown once, the others a workspace\'s data.' },
     servers: [{ url: info.serverUrl }],
     components: {
       securitySchemes: {

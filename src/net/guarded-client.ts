@@ -91,8 +91,12 @@ export class RefusedAddressError extends BotlinkError {
   readonly hostname: string;
   readonly address: string;
 
+  /**
+   * The message names the kind of address, never the address: it reaches the people who typed the URL (the dashboard's
+   * 422, replay's answers), and a name's internal DNS answer is none of their business (docs/integrators.md).
+   */
   constructor(hostname: string, address: string, reason: string) {
-    super('refused_address', `${hostname} resolves to a refused address (${reason})`);
+    super('refused_address', `${hostname} resolves to ${reason.startsWith(`${address} is `) ? reason.slice(address.length + 4) : 'an address that is not public'}, which is refused`);
     this.hostname = hostname;
     this.address = address;
   }

@@ -337,12 +337,10 @@ button:disabled { opacity: .6; cursor: default; }
   }
 
   /**
-   * The page the chat is on, within the API's limit (an http(s) URL), without its fragment: that never leaves the
-   * browser otherwise, and some sign-in flows keep tokens in it.
+   * The page the chat is on, within the API's limit (an http(s) URL), without its query string and fragment: sign-in
+   * flows, order pages and campaigns keep tokens and ids there, and page_url is stored and sent on in webhooks.
    */
   function pageUrl() {
-    const page = location.origin + location.pathname + location.search;
-    if (page.length <= MAX_PAGE_URL_CHARS) return page;
     return (location.origin + location.pathname).slice(0, MAX_PAGE_URL_CHARS);
   }
 

@@ -26,12 +26,11 @@ describe('cli user, token, key and webhook commands (embedded database)', { time
     workspaceId = JSON.parse(created.stdout).workspace.id;
   });
 
-  it('user add prints the token and invite link once; the last owner cannot be removed (exit 1, the API\'s message)', async () => {
+  it('user add prints the invite link once and no token; the last owner cannot be removed (exit 1, the API\'s message)', async () => {
     const added = await cli('user', 'add', '--workspace', workspaceId, '--email', 'ann@acme.example', '--role', 'admin', '--json');
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toEqual({
       user: { id: expect.any(String), email: 'ann@acme.example', role: 'admin' },
-      token: expect.stringMatching(/^blt_/),
       invite_url: expect.stringMatching(/\/dashboard\/invite#bli_/),
     });
     const lastOwner = await cli('user', 'remove', '--workspace', workspaceId, '--email', 'ops@acme.example');
@@ -107,12 +106,15 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cli against PostgreSQL while the 
     expect([gone.code, gone.stderr.trim()]).toEqual([1, 'botlink cli: The user bob@acme.example was not found.']);
   });
 
-  it('a user and token made by the CLI work at once; revoked, they do not', async () => {
+  it('a user and tokens made by the CLI work at once; revoked, they do not', async () => {
     const added = await cli('user', 'add', '--workspace', workspaceId, '--email', 'ann@acme.example', '--role', 'agent');
-    expect((await service.api('GET', '/v1/sessions', { token: added.token })).status).toBe(200);
+    expect(added).not.toHaveProperty('token');
+    const first = await cli('token', 'create', '--workspace', workspaceId, '--email', 'ann@acme.example');
     const fresh = await cli('token', 'create', '--workspace', workspaceId, '--email', 'ann@acme.example');
+    expect((await service.api('GET', '/v1/sessions', { token: first.token })).status).toBe(200);
     expect((await service.api('GET', '/v1/sessions', { token: fresh.token })).status).toBe(200);
     expect(await cli('token', 'revoke', '--workspace', workspaceId, '--email', 'ann@acme.example', '--all')).toEqual({ email: 'ann@acme.example', revoked: 2 });
+    expect((await service.api('GET', '/v1/sessions', { token: first.token })).status).toBe(401);
     expect((await service.api('GET', '/v1/sessions', { token: fresh.token })).status).toBe(401);
   });
 

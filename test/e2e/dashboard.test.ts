@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP } from '../../src/http/pages/dashboard.ts';
+import { MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS } from '../../src/limits.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -237,20 +238,23 @@ describe('the dashboard web app', () => {
       expect(notes.find((n) => n.message.includes('order 77'))?.read_at).toMatch(/^\d{4}-/);
     });
 
-    it('adds a user and sees the token once, then removes them', async () => {
+    it('adds a user and sees their invite link once, never a token of theirs, then removes them', async () => {
       await menu(page, 'Users').click();
       await page.getByText('agent@acme.example').waitFor();
       await page.getByLabel('Email').fill('new.agent@acme.example');
       await page.getByRole('button', { name: 'Add user' }).click();
-      const token = page.getByLabel('Token', { exact: true });
-      await token.waitFor();
-      const added = await token.inputValue();
-      expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(200);
-      // A new invite link for them (a lost link): shown once, and it sets a password.
+      const first = await page.getByLabel('Invite link', { exact: true }).inputValue();
+      expect(first).toMatch(/\/dashboard\/invite#bli_/);
+      expect(await page.getByLabel('Token', { exact: true }).count()).toBe(0);
+      // A new invite link for them (a lost link): shown once, and it sets a password; the first link stops working.
       await page.getByRole('button', { name: 'New invite link for new.agent@acme.example' }).click();
       const link = await page.getByRole('listitem').filter({ hasText: 'new.agent@acme.example' }).getByLabel('Invite link', { exact: true }).inputValue();
       expect(link).toMatch(/\/dashboard\/invite#bli_/);
-      expect((await service.api('POST', '/v1/auth/password', { body: { invite: new URL(link).hash.slice(1), password: 'a long enough password' } })).status).toBe(200);
+      expect((await service.api('POST', '/v1/auth/password', { body: { invite: new URL(first).hash.slice(1), password: 'a long enough password' } })).status).toBe(410);
+      const set = await service.api('POST', '/v1/auth/password', { body: { invite: new URL(link).hash.slice(1), password: 'a long enough password' } });
+      expect(set.status).toBe(200);
+      const added = set.body.token as string;
+      expect((await service.api('GET', '/v1/sessions', { token: added })).status).toBe(200);
       await shot(page, 'users');
       page.once('dialog', (d) => void d.accept());
       await page.getByRole('button', { name: 'Remove new.agent@acme.example' }).click();
@@ -474,6 +478,15 @@ describe('the dashboard web app', () => {
       await page.goto(`${service.url}/dashboard/invite#inv_0123456789abcdef`);
       await page.getByRole('heading', { name: 'Set your password' }).waitFor();
       expect(new URL(page.url()).hash).toBe('');
+      // The form asks what the server asks: MIN_PASSWORD_CHARS to MAX_PASSWORD_CHARS characters.
+      const field = page.getByLabel('New password');
+      expect([await field.getAttribute('minlength'), await field.getAttribute('maxlength')]).toEqual([String(MIN_PASSWORD_CHARS), String(MAX_PASSWORD_CHARS)]);
+      await page.getByText(`${MIN_PASSWORD_CHARS} to ${MAX_PASSWORD_CHARS} characters.`).waitFor();
+      const short = 'x'.repeat(MIN_PASSWORD_CHARS - 1);
+      await field.fill(short);
+      await page.getByLabel('The same password again').fill(short);
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      expect(await field.evaluate((el) => (el as unknown as { validity: { tooShort: boolean } }).validity.tooShort)).toBe(true);
       await page.getByLabel('New password').fill('correct horse battery');
       await page.getByLabel('The same password again').fill('correct horse battery');
       await shot(page, 'invite');

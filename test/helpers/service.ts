@@ -1,4 +1,5 @@
 /** Starts the real service (real wiring, real HTTP) on a test database, and a small client for its API. */
+import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,18 @@ export async function startTestServiceOn(env: Record<string, string> = {}, optio
   };
 }
 
+/**
+ * A user added through the API (POST /v1/users, which answers no token) and a token of theirs, made as the operator
+ * makes one (`cli token create`): the person's own token, without spending a password hash on every seed.
+ */
+export async function addUserWithToken(service: TestService, owner: string, email: string, role: 'owner' | 'admin' | 'agent') {
+  const made = await service.api('POST', '/v1/users', { token: owner, body: { email, role } });
+  if (made.status !== 201) throw new Error(`adding ${email} failed: ${made.text}`);
+  const workspaceId = (await service.accounts.authenticate(owner))!.workspaceId;
+  const issued = await service.accounts.issueToken(await service.accounts.userByEmail(workspaceId, email));
+  return { id: made.body.user.id as string, token: issued.token, inviteUrl: made.body.invite_url as string };
+}
+
 /** A workspace with an owner, an admin and an agent, each with a token. */
 export async function seedWorkspace(service: TestService, name = 'Acme') {
   const created = await service.api('POST', '/v1/admin/workspaces', {
@@ -85,14 +98,43 @@ export async function seedWorkspace(service: TestService, name = 'Acme') {
   });
   if (created.status !== 201) throw new Error(`seed failed: ${created.text}`);
   const owner = created.body.owner.token as string;
-  const admin = await service.api('POST', '/v1/users', { token: owner, body: { email: `admin@${name.toLowerCase()}.example`, role: 'admin' } });
-  const agent = await service.api('POST', '/v1/users', { token: owner, body: { email: `agent@${name.toLowerCase()}.example`, role: 'agent' } });
+  const admin = await addUserWithToken(service, owner, `admin@${name.toLowerCase()}.example`, 'admin');
+  const agent = await addUserWithToken(service, owner, `agent@${name.toLowerCase()}.example`, 'agent');
   return {
     workspaceId: created.body.workspace.id as string,
     owner,
-    admin: admin.body.token as string,
-    adminId: admin.body.user.id as string,
-    agent: agent.body.token as string,
-    agentId: agent.body.user.id as string,
+    admin: admin.token,
+    adminId: admin.id,
+    agent: agent.token,
+    agentId: agent.id,
   };
+}
+
+/**
+ * A JSON POST sent from another loopback address (Linux answers on all of 127.0.0.0/8), so the service sees another
+ * client address (`req.ip`); a fresh connection each, as different clients make.
+ */
+export function postFrom(
+  service: TestService,
+  localAddress: string,
+  path: string,
+  body: object,
+  headers: Record<string, string> = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
+  const { hostname, port } = new URL(service.url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: hostname, port, localAddress, agent: false, method: 'POST', path, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], body: text ? JSON.parse(text) : {} }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS_PER_USER } from '../../src/limits.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
+import { addUserWithToken, seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 
 const RECHECK_MS = 150;
 
@@ -31,7 +32,7 @@ describeEachDatabase('account guarantees', (get) => {
   let second: TestService;
 
   beforeAll(async () => {
-    const streams = { recheckMs: RECHECK_MS, maxPerToken: 2, maxPerWorkspace: 5 };
+    const streams = { recheckMs: RECHECK_MS, maxPerUser: 2, maxPerWorkspace: 5 };
     service = await startTestService(get(), {}, { streams });
     // A second process on the same database (PGlite: same database object), as behind a load balancer.
     second = await startTestService(get(), {}, { streams });
@@ -45,12 +46,12 @@ describeEachDatabase('account guarantees', (get) => {
     it('two owners removing each other at the same moment leave exactly one owner, five times in a row', async () => {
       for (let round = 0; round < 5; round++) {
         const ws = await seedWorkspace(service, `Duel${round}`);
-        const other = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: `second@duel${round}.example`, role: 'owner' } });
+        const other = await addUserWithToken(service, ws.owner, `second@duel${round}.example`, 'owner');
         const users = (await service.api('GET', '/v1/users', { token: ws.owner })).body.users as { id: string; email: string }[];
         const firstId = users.find((u) => u.email.startsWith('owner@'))!.id;
         const [a, b] = await Promise.all([
-          service.api('DELETE', `/v1/users/${other.body.user.id}`, { token: ws.owner }),
-          second.api('DELETE', `/v1/users/${firstId}`, { token: other.body.token }),
+          service.api('DELETE', `/v1/users/${other.id}`, { token: ws.owner }),
+          second.api('DELETE', `/v1/users/${firstId}`, { token: other.token }),
         ]);
         expect([a.status, b.status].filter((s) => s === 204)).toHaveLength(1);
         for (const s of [a.status, b.status]) expect([204, 401, 409]).toContain(s);
@@ -116,7 +117,7 @@ describeEachDatabase('account guarantees', (get) => {
       expect(res.status).toBe(201);
       expect(Date.parse(res.body.expires_at) - Date.now()).toBeGreaterThan(3_500_000);
       expect((await service.api('GET', '/v1/sessions', { token: res.body.token })).status).toBe(200);
-      await get().db.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('expires_at', 'is not', null).execute();
+      await get().db.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', hashToken(res.body.token)).execute();
       expect((await service.api('GET', '/v1/sessions', { token: res.body.token })).status).toBe(401);
       expect((await service.api('POST', '/v1/tokens', { token: ws.agent, body: { expires_in: 1 } })).status).toBe(400);
     });
@@ -136,10 +137,11 @@ describeEachDatabase('account guarantees', (get) => {
       expect(viaToken.text()).toContain('event: end\ndata: {"reason":"token_revoked"}');
 
       // DELETE /v1/users/{id} ends every stream of that user.
-      const added = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: 'watcher@streams.example', role: 'agent' } });
-      const a = await openStream(second, sessionId, added.body.token);
-      const b = await openStream(service, sessionId, added.body.token);
-      expect((await service.api('DELETE', `/v1/users/${added.body.user.id}`, { token: ws.owner })).status).toBe(204);
+      const added = await addUserWithToken(service, ws.owner, 'watcher@streams.example', 'agent');
+      const a = await openStream(second, sessionId, added.token);
+      const b = await openStream(service, sessionId, added.token);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect((await service.api('DELETE', `/v1/users/${added.id}`, { token: ws.owner })).status).toBe(204);
       expect(await within(Promise.all([a.ended, b.ended]), 10 * RECHECK_MS + 2_000)).not.toBe('timeout');
 
       // A stream of a live token goes on.
@@ -148,17 +150,20 @@ describeEachDatabase('account guarantees', (get) => {
       expect(live.text()).toContain('event: state');
     });
 
-    it('a token holds at most its limit of open streams (429 beyond), and closing one makes room', async () => {
+    it('a user holds at most their limit of open streams, whatever tokens they use (429 beyond); closing one makes room', async () => {
       const ws = await seedWorkspace(service, 'Greedy');
       const { sessionId } = await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'webchat', externalId: '7b4d2e9f-4c8f-4e90-8b62-1c3f8d5e6f72', text: 'hello', language: 'en' });
       const token = (await service.api('POST', '/v1/tokens', { token: ws.agent })).body.token as string;
       const first = await openStream(service, sessionId, token);
-      await openStream(service, sessionId, token);
-      expect((await openStream(service, sessionId, token)).status).toBe(429);
+      expect((await openStream(service, sessionId, ws.agent)).status).toBe(200);
+      // A fresh token does not give the agent more: the limit is the user's.
+      const more = (await service.api('POST', '/v1/tokens', { token: ws.agent })).body.token as string;
+      expect((await openStream(service, sessionId, more)).status).toBe(429);
+      // The owner still gets theirs.
+      expect((await openStream(service, sessionId, ws.owner)).status).toBe(200);
       await service.api('DELETE', '/v1/tokens/current', { token });
       await within(first.ended, 10 * RECHECK_MS + 2_000);
-      const fresh = (await service.api('POST', '/v1/tokens', { token: ws.agent })).body.token as string;
-      expect((await openStream(service, sessionId, fresh)).status).toBe(200);
+      expect((await openStream(service, sessionId, more)).status).toBe(200);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { TEST_ADMIN_TOKEN, seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
+import { TEST_ADMIN_TOKEN, addUserWithToken, seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 describeEachDatabase('accounts and roles', (get) => {
   let service: TestService;
@@ -49,11 +49,15 @@ describeEachDatabase('accounts and roles', (get) => {
       expect(res.body.error.code).toBe('forbidden');
     });
 
-    it('an admin may add an agent but not an owner', async () => {
+    it('an admin may add an agent, but neither an admin nor an owner (their invite link sets their password)', async () => {
       const agent = await service.api('POST', '/v1/users', { token: ws.admin, body: { email: 'agent2@acme.example', role: 'agent' } });
       expect(agent.status).toBe(201);
+      const admin = await service.api('POST', '/v1/users', { token: ws.admin, body: { email: 'admin2@acme.example', role: 'admin' } });
+      expect([admin.status, admin.body.error.code]).toEqual([403, 'forbidden']);
       const owner = await service.api('POST', '/v1/users', { token: ws.admin, body: { email: 'owner2@acme.example', role: 'owner' } });
       expect(owner.status).toBe(403);
+      const byOwner = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: 'admin3@acme.example', role: 'admin' } });
+      expect(byOwner.status).toBe(201);
     });
 
     it('refuses a second live user with the same email (409), case-insensitively', async () => {
@@ -67,11 +71,13 @@ describeEachDatabase('accounts and roles', (get) => {
       expect(res.body.error.message).toContain('"owner", "admin", "agent"');
     });
 
-    it('removing a user revokes their tokens at once', async () => {
-      const made = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: 'temp@acme.example', role: 'agent' } });
-      expect((await service.api('POST', '/v1/tokens', { token: made.body.token })).status).toBe(201);
-      expect((await service.api('DELETE', `/v1/users/${made.body.user.id}`, { token: ws.owner })).status).toBe(204);
-      expect((await service.api('POST', '/v1/tokens', { token: made.body.token })).status).toBe(401);
+    it('removing a user revokes every token of theirs at once', async () => {
+      const made = await addUserWithToken(service, ws.owner, 'temp@acme.example', 'agent');
+      const minted = await service.api('POST', '/v1/tokens', { token: made.token });
+      expect(minted.status).toBe(201);
+      expect((await service.api('DELETE', `/v1/users/${made.id}`, { token: ws.owner })).status).toBe(204);
+      expect((await service.api('POST', '/v1/tokens', { token: made.token })).status).toBe(401);
+      expect((await service.api('GET', '/v1/sessions', { token: minted.body.token })).status).toBe(401);
     });
 
     it('never removes the last owner', async () => {

@@ -23,7 +23,10 @@ async function userWithPassword(service: TestService, owner: string, email = uni
   expect(made.status).toBe(201);
   const set = await service.api('POST', '/v1/auth/password', { body: { invite: inviteOf(made.body.invite_url), password } });
   expect(set.status).toBe(200);
-  return { id: made.body.user.id as string, email, token: set.body.token as string, scriptToken: made.body.token as string };
+  // A token for a script, made by the user (POST /v1/users answers none).
+  const script = await service.api('POST', '/v1/tokens', { token: set.body.token });
+  expect(script.status).toBe(201);
+  return { id: made.body.user.id as string, email, token: set.body.token as string, scriptToken: script.body.token as string };
 }
 
 const login = (service: TestService, body: object) => service.api('POST', '/v1/auth/login', { body });
@@ -60,7 +63,8 @@ describeEachDatabase('signing in', (get) => {
       const made = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: uniqueEmail('new'), role: 'agent' } });
       expect(made.status).toBe(201);
       expect(made.body.invite_url).toMatch(/^https:\/\/botlink\.example\/dashboard\/invite#bli_[A-Za-z0-9_-]{43}$/);
-      expect(made.body.token).toMatch(/^blt_/);
+      // No token for the creator to keep: the person comes in through the link.
+      expect(made.body).not.toHaveProperty('token');
     });
 
     it('set the password and sign the user in, once', async () => {
@@ -132,12 +136,30 @@ describeEachDatabase('signing in', (get) => {
       expect((await service.api('POST', '/v1/auth/password', { body: { invite: inviteOf(made.body.invite_url), password: PASSWORD } })).status).toBe(410);
     });
 
-    it("only an owner may make an owner's link (it sets their password); agents make none", async () => {
+    it("only an owner may make an owner's or an admin's link (it sets their password); admins make agents'; agents make none", async () => {
       const users = await service.api('GET', '/v1/users', { token: ws.owner });
       const ownerId = users.body.users.find((u: { role: string }) => u.role === 'owner').id as string;
       expect((await service.api('POST', `/v1/users/${ownerId}/invite`, { token: ws.admin })).status).toBe(403);
+      // Another admin: an admin cannot take over a fellow admin's account with a link.
+      const otherAdmin = await service.api('POST', '/v1/users', { token: ws.owner, body: { email: uniqueEmail('admin'), role: 'admin' } });
+      const refused = await service.api('POST', `/v1/users/${otherAdmin.body.user.id}/invite`, { token: ws.admin });
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
+      expect((await service.api('POST', `/v1/users/${ws.adminId}/invite`, { token: ws.admin })).status).toBe(403);
       expect((await service.api('POST', `/v1/users/${ws.agentId}/invite`, { token: ws.agent })).status).toBe(403);
+      expect((await service.api('POST', `/v1/users/${ws.agentId}/invite`, { token: ws.admin })).status).toBe(201);
+      expect((await service.api('POST', `/v1/users/${otherAdmin.body.user.id}/invite`, { token: ws.owner })).status).toBe(201);
       expect((await service.api('POST', `/v1/users/${ownerId}/invite`, { token: ws.owner })).status).toBe(201);
+    });
+
+    it('record who made them: the owner or admin, or null for the operator', async () => {
+      const made = await service.api('POST', '/v1/users', { token: ws.admin, body: { email: uniqueEmail('recorded'), role: 'agent' } });
+      const again = await service.api('POST', `/v1/users/${made.body.user.id}/invite`, { token: ws.owner });
+      expect(again.status).toBe(201);
+      const rows = await get().db.selectFrom('invites').select(['created_by', 'created_at']).where('user_id', '=', made.body.user.id).orderBy('created_at').execute();
+      expect(rows.map((r) => r.created_by)).toEqual([ws.adminId, (await service.accounts.authenticate(ws.owner))!.userId]);
+      const created = await service.api('POST', '/v1/admin/workspaces', { token: TEST_ADMIN_TOKEN, body: { name: 'Delta', owner_email: 'o@delta.example' } });
+      const byOperator = await get().db.selectFrom('invites').select('created_by').where('user_id', '=', (await service.accounts.authenticate(created.body.owner.token))!.userId).execute();
+      expect(byOperator).toEqual([{ created_by: null }]);
     });
 
     it("another workspace's user is not there (404)", async () => {
@@ -264,7 +286,7 @@ describeEachDatabase('signing in', (get) => {
     it(`still works at the limit of ${MAX_TOKENS_PER_USER} live tokens: the oldest made by signing in goes, else the oldest`, async () => {
       const user = await userWithPassword(service, ws.owner);
       const live = (token: string) => service.api('GET', '/v1/sessions', { token }).then((r) => r.status);
-      // The token of POST /v1/users (a script's, the oldest) and the one of the invite (signed in); fill up to the limit.
+      // The one of the invite (signed in) and the user's first script token (the oldest script's); fill up to the limit.
       for (let i = 2; i < MAX_TOKENS_PER_USER; i++) expect((await service.api('POST', '/v1/tokens', { token: user.scriptToken })).status).toBe(201);
       expect((await service.api('POST', '/v1/tokens', { token: user.scriptToken })).status).toBe(409);
 

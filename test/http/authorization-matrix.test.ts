@@ -113,6 +113,9 @@ const expected: Record<string, Expected> = {
   'POST /v1/users/{id}/invite': { guard: 'manager', params: async (f) => ({ id: await f.newUser() }), ownedByA: true },
   'POST /v1/tokens': { guard: 'member' },
   'DELETE /v1/tokens/current': { guard: 'member' },
+  'GET /v1/tokens': { guard: 'member' },
+  // Only the caller's own tokens can be named: any other id is 404 for everyone let through.
+  'DELETE /v1/tokens/{id}': { guard: 'member', params: () => ({ id: randomUUID() }) },
   'POST /v1/auth/login': { guard: 'password' },
   'POST /v1/auth/password': { guard: 'invite' },
 

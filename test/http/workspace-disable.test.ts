@@ -30,6 +30,7 @@ describeEachDatabase('a disabled workspace', (get) => {
     const { owner } = h.workspace;
     syncKey = (await h.service.api('POST', '/v1/keys/sync', { token: owner })).body.key;
     widgetKey = (await h.service.api('GET', '/v1/keys/widget', { token: owner })).body.key;
+    expect((await h.service.api('PUT', '/v1/webchat', { token: owner, body: { allowed_origins: ['https://shop.example'] } })).status).toBe(200);
     expect((await h.service.api('PUT', '/v1/phone', { token: owner, body: { numbers: [NUMBER] } })).status).toBe(200);
     email = `signs-in-${Date.now()}@acme.example`;
     const made = await h.service.api('POST', '/v1/users', { token: owner, body: { email, role: 'agent' } });
@@ -56,7 +57,7 @@ describeEachDatabase('a disabled workspace', (get) => {
       refusedAsDisabled(await h.service.api('GET', '/v1/sync/pages', { headers: { 'x-sync-key': syncKey } }));
       refusedAsDisabled(await h.service.api('GET', '/v1/sync/pages', { headers: { 'x-widget-key': widgetKey } }));
       const chat = await h.service.api('POST', '/v1/webchat/conversations', {
-        headers: { 'x-widget-key': widgetKey },
+        headers: { 'x-widget-key': widgetKey, origin: 'https://shop.example' },
         body: { visitor_message: 'hello', page_url: 'https://shop.example/' },
       });
       refusedAsDisabled(chat);
@@ -122,7 +123,7 @@ describeEachDatabase('a disabled workspace', (get) => {
     expect((await h.service.api('GET', '/v1/sync/pages', { headers: { 'x-sync-key': syncKey } })).status).toBe(200);
     expect((await h.service.api('POST', '/v1/auth/login', { body: { email, password: PASSWORD } })).status).toBe(200);
     const chat = await h.service.api('POST', '/v1/webchat/conversations', {
-      headers: { 'x-widget-key': widgetKey },
+      headers: { 'x-widget-key': widgetKey, origin: 'https://shop.example' },
       body: { visitor_message: 'hello', page_url: 'https://shop.example/' },
     });
     expect(chat.status).toBe(201);

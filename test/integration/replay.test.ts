@@ -3,6 +3,8 @@
  * stored turns, sent signed to a candidate endpoint through the real HTTP API, each answer beside the live one.
  */
 import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionsRepository } from '../../db/repositories/sessions.repository.ts';
@@ -13,6 +15,7 @@ import { summary } from '../../src/sessions/turn-record.ts';
 import { runCli } from '../helpers/cli.ts';
 import { describeEachDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { createLogger } from '../../src/log.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const CANDIDATE_KEY = 'candidate-key-0123456789-abcdefghijklmnopq';
@@ -96,9 +99,12 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
   let integrator: TestHttpsServer;
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
 
+  /** The service's log lines (info and above), as JSON. */
+  const logged: Record<string, unknown>[] = [];
   beforeAll(async () => {
     integrator = await startHttpsServer(candidate(CANDIDATE_KEY));
-    service = await startTestService(get());
+    const logger = createLogger('info', { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
+    service = await startTestService(get(), {}, { logger });
     ws = await seedWorkspace(service);
     await storeTurns(get(), ws.workspaceId);
   });
@@ -154,6 +160,17 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
       expect(conversation).toEqual(['Waar is order 1234?', 'Kan ik mijn schoenen retourneren?']);
       for (const body of sent) expect(Math.abs(body.sent_at - Date.now() / 1000)).toBeLessThan(60);
       expect(integrator.requests.every((r) => r.url === '/staging/channel')).toBe(true);
+    });
+
+    it('leaves a log line with who sent the messages, of which workspace, to which URL (without its query string)', async () => {
+      const lines = logged.filter((l) => l.msg === 'replay: customer messages sent to a candidate endpoint');
+      expect(lines).toHaveLength(1);
+      const owner = (await service.accounts.authenticate(ws.owner))!;
+      expect(lines[0]).toMatchObject({ level: 30, user_id: owner.userId, user_email: owner.email, workspace_id: ws.workspaceId, target: endpoint(), outcome: 'sent', replayed: res.body.replayed });
+      await service.api('POST', '/v1/integration/replay', { token: ws.admin, body: { endpoint_url: `${endpoint()}?token=not-for-the-log`, key: 'short', last: 1 } });
+      const refused = logged.find((l) => l.msg === 'replay: refused or failed before sending' && l.user_id === (ws.adminId as string));
+      expect(refused).toMatchObject({ workspace_id: ws.workspaceId, target: endpoint(), outcome: 'invalid_key' });
+      expect(JSON.stringify(logged)).not.toContain('not-for-the-log');
     });
 
     it('writes nothing to the conversations', async () => {
@@ -282,5 +299,26 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
       // Another workspace is not held back.
       expect((await service.api('POST', '/v1/integration/replay', { token: ws.owner, body })).status).toBe(200);
     });
+  });
+});
+
+describeEachDatabase('replay to a name that resolves inside the network', (get) => {
+  let service: TestService;
+  let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+  beforeAll(async () => {
+    // No address exempt: the machine's own name resolves (through /etc/hosts) to its loopback or private address.
+    service = await startTestService(get(), { OUTBOUND_ALLOW: '' });
+    ws = await seedWorkspace(service);
+  });
+  afterAll(() => service.stop());
+
+  it('is refused with the kind of address, never the address the name resolved to', async () => {
+    const name = hostname();
+    const addresses = (await lookup(name, { all: true })).map((a) => a.address);
+    expect(addresses.length).toBeGreaterThan(0);
+    const res = await service.api('POST', '/v1/integration/replay', { token: ws.owner, body: { endpoint_url: `https://${name}/botlink/channel`, key: CANDIDATE_KEY, last: 5 } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.message).toMatch(new RegExp(`^endpoint_url is not usable: ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} resolves to an? [a-z-]+ address, which is refused$`));
+    for (const address of addresses) expect(res.text).not.toContain(address);
   });
 });

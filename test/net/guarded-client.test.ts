@@ -319,7 +319,7 @@ describe('internal or local addresses are refused (protocol §4)', () => {
     );
     expect(err.message).toBe(
       `Refused to connect to rebind.example:${server.port}: ` +
-        'rebind.example resolves to a refused address (127.0.0.1 is a loopback address).',
+        'rebind.example resolves to a loopback address, which is refused.',
     );
     expect(err.cause).toBeInstanceOf(Error);
     expect(dns.calls).toEqual(['rebind.example']);
@@ -342,7 +342,7 @@ describe('internal or local addresses are refused (protocol §4)', () => {
     expect(await c.validateUrl(url)).toMatchObject({ ok: true });
     answer = '127.0.0.1';
     const err = await expectFailure(c.request(get(url)), 'refused_address');
-    expect(err.message).toMatch(/127\.0\.0\.1 is a loopback address/);
+    expect(err.message).toMatch(/rebind\.example resolves to a loopback address, which is refused/);
     expect(connections).toBe(0);
   });
 });
@@ -363,11 +363,11 @@ describe('validateUrl resolves the host now and gives the reason (dashboard 422)
     ['https://localhost/', { ok: false, reason: 'localhost is a loopback host name' }],
     [
       'https://internal.example/',
-      { ok: false, reason: 'internal.example resolves to a refused address (10.1.2.3 is a private address)' },
+      { ok: false, reason: 'internal.example resolves to a private address, which is refused' },
     ],
     [
       'https://half.example/',
-      { ok: false, reason: 'half.example resolves to a refused address (fd00::1 is a unique-local address)' },
+      { ok: false, reason: 'half.example resolves to a unique-local address, which is refused' },
     ],
     ['https://missing.example/', { ok: false, reason: 'missing.example could not be resolved (ENOTFOUND)' }],
   ] as const)('%s', async (url, expected) => {
@@ -420,8 +420,8 @@ describe('the lookup given to the connector answers both ways Node asks', () => 
   });
 
   it('fails both ways when any address is refused', async () => {
-    expect((await ask('bad.example', { all: true })).err?.message).toMatch(/10\.0\.0\.1 is a private address/);
-    expect((await ask('bad.example', {})).err?.message).toMatch(/10\.0\.0\.1 is a private address/);
+    expect((await ask('bad.example', { all: true })).err?.message).toMatch(/^bad\.example resolves to a private address, which is refused$/);
+    expect((await ask('bad.example', {})).err?.message).toMatch(/^bad\.example resolves to a private address, which is refused$/);
   });
 });
 

@@ -44,6 +44,7 @@ const realLeases = process.env.CRASH_REAL_LEASES === '1';
 const ADMIN_TOKEN = `crash-admin-${randomBytes(16).toString('hex')}`;
 const BRIDGE_TOKEN = `crash-bridge-${randomBytes(16).toString('hex')}`;
 const MASTER_KEY = randomBytes(32).toString('hex');
+const SHOP_ORIGIN = 'https://shop.example';
 const APP_SECRET = `crash-app-secret-${randomBytes(8).toString('hex')}`;
 const VERIFY_TOKEN = 'crash-verify-token';
 const ACCESS_TOKEN = 'EAAGcrashAccessToken0123456789abcdef';
@@ -151,6 +152,8 @@ async function configure(base: string): Promise<{ owner: string; widgetKey: stri
     const saved = await api(base, 'PUT', `/v1/webhooks/${event}`, owner, { url: `${receiver.origin}/hooks/${event}` });
     webhookSecrets.set(event, saved.secret as string);
   }
+  // The web chat answers pages of the allowed origins only (docs/webchat.md); the traffic below is such a page's.
+  await api(base, 'PUT', '/v1/webchat', owner, { allowed_origins: [SHOP_ORIGIN] });
   const widgetKey = (await api(base, 'GET', '/v1/keys/widget', owner)).key as string;
   return { owner, widgetKey };
 }
@@ -276,7 +279,7 @@ class Traffic {
 
   /** Website chat: a new conversation every CHAT_INTERVAL_MS (new_chat), a lead on every third (new_lead). */
   async #chats(): Promise<void> {
-    const headers = () => ({ 'x-widget-key': this.widgetKey, 'content-type': 'application/json' });
+    const headers = () => ({ 'x-widget-key': this.widgetKey, origin: SHOP_ORIGIN, 'content-type': 'application/json' });
     for (let n = 1; !this.stopping; n++) {
       const started = await fetch(`${this.url}/v1/webchat/conversations`, {
         method: 'POST',

@@ -39,11 +39,11 @@ export const MAX_ALLOWED_ORIGINS = 50;
 /** One origin: scheme, a host name of at most 253 characters and a port. */
 export const MAX_ORIGIN_CHARS = 300;
 
-/** Token bucket per widget key: this many requests at once… */
+/** Token bucket per visitor (a client address of a workspace, and a conversation): this many requests at once… */
 export const WEBCHAT_RATE_BURST = 30;
 /** …refilled evenly over this window (30 requests per 10 s). */
 export const WEBCHAT_RATE_WINDOW_MS = 10_000;
-/** Buckets kept in memory before full (idle) ones are dropped; one per active widget key. */
+/** Buckets kept in memory before full (idle) ones are dropped; one per active visitor address and conversation. */
 export const MAX_RATE_BUCKETS = 10_000;
 
 /** How long a browser may cache the preflight answer (Chromium caps it at 7200 s). */

@@ -1,6 +1,7 @@
 /**
- * A token bucket per widget key: `burst` requests at once, refilled evenly at `burst` per `windowMs`. Each key has its
- * own bucket, so one busy (or abused) website never slows another.
+ * A token bucket per key: `burst` requests at once, refilled evenly at `burst` per `windowMs`. The widget's gate keys
+ * them per visitor (a client address of a workspace, and a conversation; src/channels/webchat/widget-gate.ts), so one
+ * client never spends another's budget, nor one website another's.
  *
  * The buckets live in this process's memory. Behind N processes a key may make up to N times the rate; that is the
  * accepted cost of not touching the database for every request (docs/webchat.md). A shared limit belongs in front
@@ -63,6 +64,14 @@ export function createRateLimiter(options: RateLimitOptions = {}) {
         return { allowed: true };
       }
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
+    },
+
+    /** Whether `take` would allow one now, without taking it. */
+    peek(key: string): RateDecision {
+      const bucket = buckets.get(key);
+      if (!bucket) return { allowed: true };
+      refill(bucket, now());
+      return bucket.tokens >= 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
     },
 
     size(): number {

@@ -1,6 +1,6 @@
 /**
  * The gate in front of the widget's routes (everything below /v1/webchat/): CORS, the widget key, the workspace's
- * allowed origins and the per-key rate limit, in that order, before the body is validated, so every answer the
+ * allowed origins and the visitor's budget, in that order, before the body is validated, so every answer the
  * widget may read (400, 404, 429 included) carries the CORS headers.
  *
  * CORS (docs/webchat.md):
@@ -10,10 +10,14 @@
  *   refused (403, before any work) unless its Origin is one the key's workspace allowed; the refusal carries no
  *   Access-Control-Allow-Origin, so the page cannot even read it.
  * - An allowed origin is echoed in Access-Control-Allow-Origin (never `*`); no credentials are involved, the key is a
- *   header and we set no cookies. A request without Origin is not from a browser page and is let through: CORS
- *   protects browsers' users, it is not authentication, and a non-browser client can send any Origin it likes.
- * - The origin list is therefore not a secret boundary: the widget key is public by design. It keeps other web sites
- *   from embedding a workspace's widget key in their pages (its quota, its conversations, its webhooks).
+ *   header and we set no cookies. A request without Origin is refused too (403): the widget is a web page's, and a
+ *   browser always sends Origin on these requests.
+ * - The origin list is not a secret boundary (the widget key is public by design, and a script can send any Origin it
+ *   likes): it keeps other web sites from embedding a workspace's widget key in their pages. What keeps one client from
+ *   spending everyone's budget is the budget itself: per visitor, not per shop (docs/webchat.md, "Rate limit"). Every
+ *   request takes one from its client address's bucket (per workspace); a request about a conversation also needs room
+ *   in that conversation's bucket, and takes from it only when it was answered (not 4xx), so a caller's 404s (a made-up
+ *   or foreign conversation) cost that caller only.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { Counter } from 'prom-client';
@@ -81,15 +85,17 @@ export function createWidgetGate(deps: WidgetGateDeps) {
 
     const settings = await deps.access(workspaceId);
     const origin = req.get('origin');
-    if (origin !== undefined) {
-      const canonical = canonicalOrigin(origin);
-      if (canonical === undefined || !settings.origins.includes(canonical)) {
-        refused?.inc({ reason: 'origin' });
-        throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it on the dashboard's Channels screen (Website chat), or with PUT /v1/webchat.`);
-      }
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    if (origin === undefined) {
+      refused?.inc({ reason: 'origin' });
+      throw new AppError('forbidden', "Website chat answers web pages only: the request needs the Origin of a page the workspace allowed (the dashboard's Channels screen, Website chat).");
     }
+    const canonical = canonicalOrigin(origin);
+    if (canonical === undefined || !settings.origins.includes(canonical)) {
+      refused?.inc({ reason: 'origin' });
+      throw new AppError('forbidden', `The origin ${origin.slice(0, MAX_ORIGIN_CHARS)} may not use this widget key; an owner or admin adds it on the dashboard's Channels screen (Website chat).`);
+    }
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     // Switched off by the owner: nothing new is sent (the widget's writes are POSTs; another method stays the router's
     // 405). Said to the page with CORS headers, so the widget can read it, before any work.
     if (req.method === 'POST' && !settings.enabled) {
@@ -97,11 +103,21 @@ export function createWidgetGate(deps: WidgetGateDeps) {
       throw new AppError('forbidden', 'The chat is switched off.', { reason: 'switched_off' });
     }
 
-    const decision = deps.limiter.take(workspaceId);
-    if (!decision.allowed) {
+    const conversation = conversationOf(req);
+    const conversationKey = conversation === undefined ? undefined : `conversation\n${workspaceId}\n${conversation}`;
+    const decision = deps.limiter.take(`address\n${workspaceId}\n${req.ip ?? ''}`);
+    const forConversation = decision.allowed && conversationKey !== undefined ? deps.limiter.peek(conversationKey) : decision;
+    const refusal = !decision.allowed ? decision : !forConversation.allowed ? forConversation : undefined;
+    if (refusal && !refusal.allowed) {
       refused?.inc({ reason: 'rate_limited' });
-      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-      throw new AppError('rate_limited', `Too many requests with this widget key; try again in ${decision.retryAfterSeconds} s.`, { retry_after_seconds: decision.retryAfterSeconds });
+      res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+      throw new AppError('rate_limited', `Too many requests; try again in ${refusal.retryAfterSeconds} s.`, { retry_after_seconds: refusal.retryAfterSeconds });
+    }
+    // The conversation pays for what was answered only: a caller's 404s and refusals are theirs alone.
+    if (conversationKey !== undefined) {
+      res.on('finish', () => {
+        if (res.statusCode < 400) deps.limiter.take(conversationKey);
+      });
     }
     // Last, so that only requests that would run get counted: beyond the engine's bound, the widget tries again later.
     // Only what runs a turn (a new conversation, a message) is turned away; contact details and the call for the team
@@ -133,6 +149,11 @@ export function createWidgetGate(deps: WidgetGateDeps) {
 }
 
 export type WidgetGate = ReturnType<typeof createWidgetGate>;
+
+/** The conversation a widget request is about (`/conversations/{id}/…`), as the path names it. */
+function conversationOf(req: Request): string | undefined {
+  return /^\/conversations\/([^/]+)\//.exec(req.path)?.[1];
+}
 
 /** A web chat request that runs a turn: POST /conversations (the first message) or POST /conversations/{id}/messages. */
 function runsTurn(req: Request): boolean {

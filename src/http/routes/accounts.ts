@@ -114,11 +114,13 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       method: 'post',
       path: '/v1/users',
       tag: 'users',
-      summary: "Add a user; the new user's token and invite link (to set a password) are in this answer only. Admins may add admins and agents, owners anyone.",
+      summary:
+        "Add a user; their invite link (to set a password, then sign in) is in this answer only. No token: nobody but the user ever holds one of theirs. Owners add anyone, admins add agents (an invite link sets the password, so admins' and owners' links are made by owners).",
       access: 'manager',
       body: { type: 'object', required: ['email', 'role'], additionalProperties: false, properties: { email, role: roleSchema } },
       responses: {
-        201: { description: 'Created.', schema: { type: 'object', properties: { user: userSchema, token: { type: 'string' }, invite_url: inviteUrl } } },
+        201: { description: 'Created.', schema: { type: 'object', required: ['user'], properties: { user: userSchema, invite_url: inviteUrl } } },
+        403: { description: 'An admin asked to add an owner or an admin.' },
         409: { description: 'A user with that email exists.' },
       },
       async handler({ body, principal }) {
@@ -130,14 +132,14 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       method: 'post',
       path: '/v1/users/{id}/invite',
       tag: 'users',
-      summary: 'A new one-time invite link for the user to set their password (7 days; their older unused links stop working). Only owners may invite owners.',
+      summary: 'A new one-time invite link for the user to set their password (7 days; their older unused links stop working; using it revokes every token the user held). Only owners make links for owners and admins.',
       access: 'manager',
       responses: {
         201: {
           description: 'The link, in this answer only.',
           schema: { type: 'object', required: ['invite_url', 'expires_at'], properties: { invite_url: inviteUrl, expires_at: { type: 'string', format: 'date-time' } } },
         },
-        403: { description: 'An admin asked for an owner\'s link.' },
+        403: { description: "An admin asked for an owner's or an admin's link." },
         404: { description: 'No such user.' },
       },
       async handler({ params, principal }) {
@@ -162,15 +164,22 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       method: 'post',
       path: '/v1/tokens',
       tag: 'tokens',
-      summary: `A fresh token for the caller (the current one keeps working until revoked); shown once. Optional expiry in seconds; at most ${MAX_TOKENS_PER_USER} live tokens per user.`,
+      summary: `A fresh token for the caller (the current one keeps working); shown once. Every token expires: after expires_in seconds, or after the longest lifetime (${MAX_TOKEN_TTL_SECONDS / 86_400} days) when none is asked; at most ${MAX_TOKENS_PER_USER} live tokens per user.`,
       access: 'member',
       body: {
         type: 'object',
         additionalProperties: false,
-        properties: { expires_in: { type: 'integer', minimum: MIN_TOKEN_TTL_SECONDS, maximum: MAX_TOKEN_TTL_SECONDS, description: 'Seconds until the token stops working by itself; absent: until revoked.' } },
+        properties: {
+          expires_in: {
+            type: 'integer',
+            minimum: MIN_TOKEN_TTL_SECONDS,
+            maximum: MAX_TOKEN_TTL_SECONDS,
+            description: `Seconds until the token stops working by itself; absent: ${MAX_TOKEN_TTL_SECONDS} (the longest).`,
+          },
+        },
       },
       responses: {
-        201: { description: 'Created.', schema: { type: 'object', required: ['token', 'expires_at'], properties: { token: { type: 'string' }, expires_at: { type: ['string', 'null'], format: 'date-time' } } } },
+        201: { description: 'Created.', schema: { type: 'object', required: ['token', 'expires_at'], properties: { token: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } } },
         409: { description: `The user already holds ${MAX_TOKENS_PER_USER} live tokens.` },
       },
       async handler({ body, principal }) {
@@ -179,14 +188,64 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
     }),
 
     route({
+      method: 'get',
+      path: '/v1/tokens',
+      tag: 'tokens',
+      summary: "The caller's live tokens, newest first (never the tokens themselves): when each was made, when it expires, whether signing in made it, and which one this request used.",
+      access: 'member',
+      responses: {
+        200: {
+          description: 'The live tokens.',
+          schema: {
+            type: 'object',
+            required: ['tokens'],
+            properties: {
+              tokens: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'created_at', 'expires_at', 'sign_in', 'current'],
+                  properties: {
+                    id: { type: 'string', format: 'uuid' },
+                    created_at: { type: 'string', format: 'date-time' },
+                    expires_at: { type: 'string', format: 'date-time' },
+                    sign_in: { type: 'boolean', description: 'Made by signing in (POST /v1/auth/login or /v1/auth/password); false: POST /v1/tokens or the operator.' },
+                    current: { type: 'boolean', description: 'The token of this request.' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      async handler({ principal }) {
+        return { status: 200, body: { tokens: await accounts.listTokens(principal) } };
+      },
+    }),
+
+    // Before /v1/tokens/{id}: "current" is not an id.
+    route({
       method: 'delete',
       path: '/v1/tokens/current',
       tag: 'tokens',
-      summary: 'Revoke the token used for this request.',
+      summary: 'Revoke the token used for this request (sign out).',
       access: 'member',
       responses: { 204: { description: 'Revoked.' } },
       async handler({ principal }) {
         await accounts.revokeCurrentToken(principal);
+        return { status: 204 };
+      },
+    }),
+
+    route({
+      method: 'delete',
+      path: '/v1/tokens/{id}',
+      tag: 'tokens',
+      summary: "Revoke one of the caller's own live tokens (GET /v1/tokens lists them); its open live streams end within 2 s.",
+      access: 'member',
+      responses: { 204: { description: 'Revoked.' }, 404: { description: 'The caller holds no live token with this id.' } },
+      async handler({ params, principal }) {
+        await accounts.revokeOwnToken(principal, params.id!);
         return { status: 204 };
       },
     }),

@@ -36,7 +36,8 @@ export function authRoutes(signIn: SignInService): RouteDefinition[] {
       tag: 'auth',
       summary:
         'Sign in with email and password: a new token for the user (it expires after 30 days; at the limit of live tokens the oldest made by signing in, else the oldest, is revoked). ' +
-        `After ${LOGIN_FAILURES_PER_ACCOUNT} failures for one email or ${LOGIN_FAILURES_PER_ADDRESS} from one address within ${LOGIN_FAILURE_WINDOW_MS / 60_000} minutes, attempts wait (429, Retry-After), longer after each failure.`,
+        `After ${LOGIN_FAILURES_PER_ACCOUNT} failures for one account or ${LOGIN_FAILURES_PER_ADDRESS} from one address within ${LOGIN_FAILURE_WINDOW_MS / 60_000} minutes, attempts wait (429, Retry-After), longer after each failure; ` +
+        "every attempt counts before its password is checked, and an account's failures do not hold up the addresses its user signed in from recently.",
       access: 'public',
       body: {
         type: 'object',
@@ -54,7 +55,7 @@ export function authRoutes(signIn: SignInService): RouteDefinition[] {
         409: {
           description: 'The email and password fit several workspaces: `error.details.workspaces` lists them ({id, name}); send `workspace_id`.',
         },
-        429: { description: 'Too many failed sign-ins for this email or from this address; see Retry-After (seconds).' },
+        429: { description: 'Too many failed sign-ins for this account or from this address, or too many sign-ins at once from this address or for this email; see Retry-After (seconds).' },
       },
       async handler({ body, req, res }) {
         try {

@@ -65,11 +65,11 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
       access: 'member',
       responses: {
         200: { description: 'The event stream.', contentType: 'text/event-stream' },
-        429: { description: 'The token or the workspace already holds its most open streams.' },
+        429: { description: 'The user or the workspace already holds its most open streams.' },
       },
       async handler({ req, res, principal }) {
         const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-        const release = streams.open({ tokenId: principal.tokenId, workspaceId: principal.workspaceId }, () => {
+        const release = streams.open({ tokenId: principal.tokenId, userId: principal.userId, workspaceId: principal.workspaceId }, () => {
           send('end', { reason: 'token_revoked' });
           res.end();
         });

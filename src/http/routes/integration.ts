@@ -258,13 +258,30 @@ function replayRoute(replay: ReplayService): RouteDefinition {
       422: { description: 'The URL is not https and public, the key is not a usable key, or no key was given and the workspace has no integration.' },
       429: { description: 'A replay of this workspace is running, or too many were started this minute; see Retry-After (seconds).' },
     },
-    async handler({ body, principal, res }) {
+    async handler({ body, principal, req, res }) {
+      // Who sent the workspace's customer messages where (docs/integrators.md, "Try a new version: replay"): one info
+      // line per replay, whatever its outcome. The URL without its query string, which may carry the candidate's token.
+      const audit = {
+        user_id: principal.userId,
+        user_email: principal.email,
+        workspace_id: principal.workspaceId,
+        target: withoutQuery(body.endpoint_url),
+        last: body.last,
+      };
       try {
-        return { status: 200, body: await replay.replay(principal.workspaceId, body) };
+        const report = await replay.replay(principal.workspaceId, body);
+        req.log.info({ ...audit, outcome: 'sent', replayed: report.replayed }, 'replay: customer messages sent to a candidate endpoint');
+        return { status: 200, body: report };
       } catch (err) {
+        req.log.info({ ...audit, outcome: err instanceof AppError ? err.code : 'failed', replayed: 0 }, 'replay: refused or failed before sending');
         if (err instanceof AppError && err.code === 'rate_limited') res.setHeader('Retry-After', String((err.details as { retry_after: number }).retry_after));
         throw err;
       }
     },
   });
+}
+
+/** A URL as the audit line keeps it: scheme, host, port and path; not the query string or fragment. */
+function withoutQuery(url: string): string {
+  return url.split(/[?#]/, 1)[0]!.slice(0, 2_048);
 }

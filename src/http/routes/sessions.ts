@@ -194,13 +194,13 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       responses: {
         200: { description: 'The event stream.', contentType: 'text/event-stream' },
         404: { description: 'No such session.' },
-        429: { description: 'The token or the workspace already holds its most open streams.' },
+        429: { description: 'The user (all their tokens together) or the workspace already holds its most open streams.' },
       },
       async handler({ req, res, params, principal }) {
         const row = await load(principal.workspaceId, params.id);
         const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-        // Registered before the 200, so a token over its limit gets a plain 429.
-        const release = streams.open({ tokenId: principal.tokenId, workspaceId: principal.workspaceId }, () => {
+        // Registered before the 200, so a user over their limit gets a plain 429.
+        const release = streams.open({ tokenId: principal.tokenId, userId: principal.userId, workspaceId: principal.workspaceId }, () => {
           send('end', { reason: 'token_revoked' });
           res.end();
         });

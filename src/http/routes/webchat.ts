@@ -41,8 +41,8 @@ const reply: JsonSchema = {
   description: 'The answer for the visitor; null only when a newer message of the visitor replaced this turn (its request carries the answer).',
 };
 const widgetErrors = {
-  403: { description: 'The page\'s Origin is not one of the workspace\'s allowed origins (PUT /v1/webchat).' },
-  429: { description: 'Too many requests with this widget key; see Retry-After (seconds).' },
+  403: { description: 'The request has no Origin, or the page\'s Origin is not one of the workspace\'s allowed origins (PUT /v1/webchat).' },
+  429: { description: 'Too many requests from this client address, or into this conversation; see Retry-After (seconds).' },
 };
 const conversationErrors = { ...widgetErrors, 404: { description: 'No such conversation in the widget key\'s workspace.' } };
 const settingsSchema: JsonSchema = {
@@ -81,7 +81,11 @@ function languageOf(req: Request, given: string | undefined): string | null {
   return /^[a-z]{2}$/.test(primary) ? primary : null;
 }
 
-/** protocol §6 page_url: a URL; we take http(s) pages only, with a host. */
+/**
+ * protocol §6 page_url: a URL; we take http(s) pages only, with a host, and keep it without its query string and
+ * fragment: those carry sign-in tokens, order numbers and tracking ids, which would be stored and sent on in the
+ * new_chat webhook (docs/webchat.md).
+ */
 function pageUrl(text: string): string {
   let url: URL | undefined;
   try {
@@ -92,7 +96,7 @@ function pageUrl(text: string): string {
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
     throw new AppError('validation_failed', 'page_url must be an http(s) URL.', [{ field: 'page_url', message: 'must be an http(s) URL' }]);
   }
-  return text;
+  return text.split(/[?#]/, 1)[0]!;
 }
 
 export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
@@ -109,7 +113,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         additionalProperties: false,
         properties: {
           visitor_message: visitorText('The visitor\'s first message'),
-          page_url: { type: 'string', format: 'uri', pattern: PAGE_URL_PATTERN, maxLength: MAX_PAGE_URL_CHARS, description: 'The page the chat was opened on: an http(s) URL with a host.' },
+          page_url: { type: 'string', format: 'uri', pattern: PAGE_URL_PATTERN, maxLength: MAX_PAGE_URL_CHARS, description: 'The page the chat was opened on: an http(s) URL with a host; kept and sent on (new_chat) without its query string and fragment.' },
           language,
         },
       },

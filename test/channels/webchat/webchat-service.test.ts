@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { phrase } from '../../../src/ai/phrases.ts';
 import { MAX_EMAIL_CHARS, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_URL_CHARS } from '../../../src/channels/webchat/limits.ts';
 import { describeEachDatabase, type TestDatabase } from '../../helpers/db.ts';
-import { seedWorkspace, startTestService, type ApiResponse, type TestService } from '../../helpers/service.ts';
+import { postFrom, seedWorkspace, startTestService, type ApiResponse, type TestService } from '../../helpers/service.ts';
+import { WEBCHAT_RATE_BURST } from '../../../src/channels/webchat/limits.ts';
 
 const SHOP = 'https://shop.example';
 const PUBLIC_URL = 'https://botlink.example';
@@ -93,7 +94,8 @@ describeEachDatabase('website chat', (get) => {
         event: 'new_chat',
         conversation_id: conversationId,
         visitor_message: 'How fast do you ship my order?',
-        page_url: `${SHOP}/products/bike?ref=ad`,
+        // Without its query string (tokens, order numbers, campaign ids stay out of the store and the webhooks).
+        page_url: `${SHOP}/products/bike`,
       });
       // The dashboard opens a conversation by its session id (interfaces.md): the session made with the conversation.
       const session = await get().db.selectFrom('sessions').select('id').where('channel', '=', 'webchat').where('external_id', '=', conversationId).executeTakeFirstOrThrow();
@@ -357,10 +359,22 @@ describeEachDatabase('website chat', (get) => {
       expect(own.headers.get('access-control-allow-origin')).toBe('https://globex.example');
     });
 
-    it('a request without Origin (server to server) is allowed and gets no CORS headers', async () => {
+    it('a request without Origin is refused (403, no CORS headers) and does nothing: the widget is a web page\'s', async () => {
+      const before = (await outbox(get(), acme.workspaceId)).length;
       const res = await start('Is shipping free?', { origin: null });
-      expect(res.status).toBe(201);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toContain('Origin');
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect((await outbox(get(), acme.workspaceId)).length).toBe(before);
+    });
+
+    it('page_url is kept without its query string and fragment', async () => {
+      const res = await widget('/v1/webchat/conversations', { visitor_message: 'Hi', page_url: `${SHOP}/account/orders?token=secret-ish#step=2` });
+      expect(res.status).toBe(201);
+      const row = await get().db.selectFrom('webchat_conversations').select('page_url').where('id', '=', res.body.conversation_id).executeTakeFirstOrThrow();
+      expect(row.page_url).toBe(`${SHOP}/account/orders`);
+      const [event] = await outbox(get(), acme.workspaceId, res.body.conversation_id);
+      expect(event!.payload.page_url).toBe(`${SHOP}/account/orders`);
     });
 
     it('allowed answers expose Retry-After and X-Request-Id to the widget\'s script', async () => {
@@ -397,7 +411,7 @@ describeEachDatabase('website chat', (get) => {
       const key = (await service.api('GET', '/v1/keys/widget', { token: fresh.owner })).body.key as string;
       expect((await service.api('GET', '/v1/webchat', { token: fresh.owner })).body).toEqual({ allowed_origins: [], enabled: true, updated_at: null });
       expect((await start('Hi', { key })).status).toBe(403);
-      expect((await start('Hi', { key, origin: null })).status).toBe(201);
+      expect((await start('Hi', { key, origin: null })).status).toBe(403);
     });
   });
 
@@ -416,10 +430,11 @@ describeEachDatabase('website chat rate limit', (get) => {
   let first: Shop;
   let second: Shop;
   const BURST = 3;
+  // One token back every 2 s: the burst is spent well within that on a loaded machine.
+  const WINDOW_MS = 6_000;
 
   beforeAll(async () => {
-    // A window long enough that no token comes back while the burst is sent, however slow a loaded machine answers.
-    service = await startTestService(get(), {}, { webchat: { rateLimit: { burst: BURST, windowMs: 9_000 } } });
+    service = await startTestService(get(), {}, { webchat: { rateLimit: { burst: BURST, windowMs: WINDOW_MS } } });
     first = await seedShop(service, 'First', {});
     second = await seedShop(service, 'Second', {});
   });
@@ -448,9 +463,54 @@ describeEachDatabase('website chat rate limit', (get) => {
   });
 
   it('a refused origin or an unknown key does not spend the key\'s tokens', async () => {
-    // The second shop's key has spent one of its tokens above; refusals that counted would spend the rest.
-    const evil = () => service.api('POST', '/v1/webchat/conversations', { headers: { 'x-widget-key': second.widgetKey, origin: 'https://evil.example' }, body: { visitor_message: 'Hello', page_url: `${SHOP}/` } });
+    await new Promise((r) => setTimeout(r, WINDOW_MS / BURST + 100));
+    const evil = () => service.api('POST', '/v1/webchat/conversations', { headers: { 'x-widget-key': first.widgetKey, origin: 'https://evil.example' }, body: { visitor_message: 'Hello', page_url: `${SHOP}/` } });
     for (let i = 0; i < BURST + 2; i++) expect((await evil()).status).toBe(403);
     expect((await start(second.widgetKey)).status).toBe(201);
+  });
+});
+
+describeEachDatabase("website chat: each visitor's own budget", (get) => {
+  let service: TestService;
+  let shop: Shop;
+  beforeAll(async () => {
+    // The configured burst, refilled over an hour instead of 10 s: counts that do not depend on how fast a loaded
+    // machine sends the requests.
+    service = await startTestService(get(), {}, { webchat: { rateLimit: { burst: WEBCHAT_RATE_BURST, windowMs: 3_600_000 } } });
+    shop = await seedShop(service, 'Budget', {});
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+  const post = (address: string, path: string, body: object, origin: string | null = SHOP) =>
+    postFrom(service, address, `/v1/webchat${path}`, body, { 'x-widget-key': shop.widgetKey, ...(origin === null ? {} : { origin }) });
+  const start = (address: string) => post(address, '/conversations', { visitor_message: 'Do you ship to Belgium?', page_url: `${SHOP}/` });
+
+  it("100 scripted requests without Origin are refused (403) and leave an allowed visitor's requests alone", async () => {
+    const scripted = await Promise.all(Array.from({ length: 100 }, () => post('127.0.0.1', `/conversations/${crypto.randomUUID()}/messages`, { message: 'hi' }, null)));
+    expect(scripted.map((r) => r.status)).toEqual(Array(100).fill(403));
+    const visitor = await start('127.0.0.1');
+    expect(visitor.status).toBe(201);
+    expect((await post('127.0.0.1', `/conversations/${visitor.body.conversation_id}/messages`, { message: 'And to Germany?' })).status).toBe(200);
+  });
+
+  it(`a script with a forged Origin spends its own address's budget (${WEBCHAT_RATE_BURST}), with 404s too; a visitor elsewhere is answered`, async () => {
+    const scripted = await Promise.all(Array.from({ length: 100 }, () => post('127.0.0.31', `/conversations/${crypto.randomUUID()}/messages`, { message: 'hi' })));
+    const statuses = scripted.map((r) => r.status);
+    expect(statuses.filter((s) => s === 404)).toHaveLength(WEBCHAT_RATE_BURST);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(100 - WEBCHAT_RATE_BURST);
+    const visitor = await start('127.0.0.32');
+    expect(visitor.status).toBe(201);
+    expect((await post('127.0.0.32', `/conversations/${visitor.body.conversation_id}/messages`, { message: 'And to Germany?' })).status).toBe(200);
+  });
+
+  it("refused requests about a real conversation cost the caller only, never the conversation's budget", async () => {
+    const visitor = await start('127.0.0.33');
+    const id = visitor.body.conversation_id as string;
+    // Another client names the visitor's conversation with a body the route refuses (400), far beyond any budget.
+    const refused = await Promise.all(Array.from({ length: 3 * WEBCHAT_RATE_BURST }, () => post('127.0.0.34', `/conversations/${id}/messages`, { message: '' })));
+    expect(refused.filter((r) => r.status === 400)).toHaveLength(WEBCHAT_RATE_BURST);
+    expect(refused.filter((r) => r.status === 429)).toHaveLength(2 * WEBCHAT_RATE_BURST);
+    expect((await post('127.0.0.33', `/conversations/${id}/messages`, { message: 'Still there?' })).status).toBe(200);
   });
 });
