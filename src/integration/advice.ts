@@ -60,5 +60,5 @@ export function refusedUrlAdvice(reason: string): string {
   const local = /loopback|private|refused address|link-local|reserved|not a global|unique local|shared address/i.test(reason);
   if (!local) return `This address cannot be used: ${reason}.`;
   return `This address cannot be used: ${reason}. Botlink calls only public addresses, so that customers' messages never reach a private network. ` +
-    'To try an endpoint on this machine while developing, the person who runs Botlink sets OUTBOUND_ALLOW (for example OUTBOUND_ALLOW=127.0.0.1/32); never in production.';
+    'To try an endpoint on this machine while developing, the person who runs Botlink lists that address or name in OUTBOUND_ALLOW (README, Settings); never in production.';
 }

@@ -21,12 +21,14 @@ describeEachDatabase('a website chat as the team reads it', (get) => {
     service = await startTestService(get(), { PUBLIC_URL });
     ws = await seedWorkspace(service, `Life${Date.now()}`);
     key = (await service.api('GET', '/v1/keys/widget', { token: ws.owner })).body.key;
+    // The widget answers pages of the sites the owner allowed (docs/webchat.md).
+    expect((await service.api('PUT', '/v1/webchat', { token: ws.owner, body: { allowed_origins: [SHOP] } })).status).toBe(200);
   });
   afterAll(async () => {
     await service?.stop();
   });
 
-  const widget = () => ({ 'x-widget-key': key });
+  const widget = () => ({ 'x-widget-key': key, origin: SHOP });
   async function startChat(text = 'Do you ship to Belgium?'): Promise<string> {
     const res = await service.api('POST', '/v1/webchat/conversations', { headers: widget(), body: { visitor_message: text, page_url: `${SHOP}/` } });
     expect(res.status).toBe(201);
@@ -79,9 +81,10 @@ describeEachDatabase('a website chat as the team reads it', (get) => {
       expect((await service.api('PATCH', '/v1/workspace', { token: ws.owner, body: { webchat_idle_minutes: 10 } })).status).toBe(200);
       const other = await seedWorkspace(service, `Other${Date.now()}`);
       const otherKey = (await service.api('GET', '/v1/keys/widget', { token: other.owner })).body.key as string;
+      expect((await service.api('PUT', '/v1/webchat', { token: other.owner, body: { allowed_origins: [SHOP] } })).status).toBe(200);
       const quiet = await startChat('Is the tent waterproof?');
       const recent = await startChat('Do you have boots?');
-      const started = await service.api('POST', '/v1/webchat/conversations', { headers: { 'x-widget-key': otherKey }, body: { visitor_message: 'Hello?', page_url: `${SHOP}/` } });
+      const started = await service.api('POST', '/v1/webchat/conversations', { headers: { 'x-widget-key': otherKey, origin: SHOP }, body: { visitor_message: 'Hello?', page_url: `${SHOP}/` } });
       const elsewhere = started.body.conversation_id as string;
       await service.runtime.settled();
       await quietFor(quiet, 11);
