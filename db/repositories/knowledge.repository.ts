@@ -66,8 +66,13 @@ export interface SearchQuery {
   config: string;
   /** The precise search as to_tsquery input, built from words of letters and digits only (src/knowledge/query.ts). */
   precise: string;
-  /** The words the recall search and the ranking use (any of them). */
+  /** The words the recall search and its ranking use (any of them). */
   query: string;
+  /**
+   * The words the precise search ranks its matches by (default `query`): the customer's own, so that the synonyms
+   * choose the matches without making each costlier to rank (src/knowledge/query.ts orders the best again).
+   */
+  rankQuery?: string;
   limit: number;
   /** ts_rank_cd weights {D, C, B, A} as a PostgreSQL array literal (chunk text has weight D, the title A). */
   weights: string;
@@ -382,7 +387,7 @@ function knowledgeQueries(db: Db) {
      * not run when the precise search has hits.
      */
     async search(q: SearchQuery): Promise<ChunkHit[]> {
-      const words = sql`knowledge_any_term(knowledge_query_terms(${q.config}::regconfig, ${q.query}, ${q.maxTerms}, null))`;
+      const words = sql`knowledge_any_term(knowledge_query_terms(${q.config}::regconfig, ${q.rankQuery ?? q.query}, ${q.maxTerms}, null))`;
       const prefixTerms = sql`knowledge_query_terms(${q.config}::regconfig, ${q.query}, ${q.maxTerms}, ${q.prefixMinChars})`;
       const weights = sql`${q.weights}::float4[]`;
       const { rows } = await sql<ChunkHit>`

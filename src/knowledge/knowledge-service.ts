@@ -48,7 +48,7 @@ import {
   VOCABULARY_CHECK_MS,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
-import { anyWords, ownWordsShare, relevance, toTsquery, understandQuery } from './query.ts';
+import { anyWords, ownWords, ownWordsShare, relevance, toTsquery, understandQuery } from './query.ts';
 import { Vocabulary } from './vocabulary.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
@@ -287,6 +287,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       config: searchConfigFor(lang),
       precise: toTsquery(groups),
       query: anyWords(groups),
+      rankQuery: ownWords(groups),
       limit: Math.max(limit, SEARCH_CANDIDATES),
       weights: `{${RANK_WEIGHTS.join(',')}}`,
       maxTerms: MAX_QUERY_TERMS,

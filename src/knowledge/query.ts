@@ -14,6 +14,8 @@ export interface QueryGroup {
   said: string;
   /** Ways to find it, each a phrase (a list of words, all of which must be there); what was said comes first. */
   alternatives: string[][];
+  /** The known words the workspace's vocabulary reads a typo or an unknown compound as (what the customer meant). */
+  meant?: string[];
 }
 
 /** Most groups a question is searched with: the rest of a long message adds little and costs every search. */
@@ -100,18 +102,21 @@ export function understandQuery(text: string, language: string, vocabulary?: Voc
       continue;
     }
     const alternatives: string[][] = [[token]];
+    const meant: string[] = [];
     if (vocabulary && !vocabulary.has(token) && !/^\p{N}+$/u.test(token)) {
       for (const known of vocabulary.corrections(token)) {
         const group = singleEntry(entries, known)?.group;
+        meant.push(known);
         alternatives.push([known], ...(group ? phrasesOf(group) : []));
       }
       const head = alternatives.length === 1 ? vocabulary.compoundHead(token) : null;
       if (head) {
         const group = singleEntry(entries, head)?.group;
+        meant.push(head);
         alternatives.push([head], ...(group ? phrasesOf(group) : []));
       }
     }
-    groups.push({ said: token, alternatives });
+    groups.push({ said: token, alternatives, ...(meant.length ? { meant } : {}) });
   }
   return dedupe(groups);
 }
@@ -125,7 +130,7 @@ function dedupe(groups: QueryGroup[]): QueryGroup[] {
     const key = alternatives.map((a) => a.join(' ')).sort().join('|');
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ said: g.said, alternatives });
+    out.push({ said: g.said, alternatives, ...(g.meant ? { meant: g.meant } : {}) });
   }
   return out;
 }
@@ -148,6 +153,14 @@ export function toTsquery(groups: readonly QueryGroup[]): string {
   return groups
     .map((g) => `(${g.alternatives.map((phrase) => phrase.map((w) => `'${w}'`).join(' & ')).join(' | ')})`)
     .join(' & ');
+}
+
+/**
+ * The customer's own words (each group's first way of saying it, and the known words its typos stand for), for ranking
+ * the precise search's matches.
+ */
+export function ownWords(groups: readonly QueryGroup[]): string {
+  return [...new Set(groups.flatMap((g) => [...g.alternatives[0]!, ...(g.meant ?? [])]))].join(' ');
 }
 
 /** Every word of every group, for the recall search (any of them). */
