@@ -10,7 +10,7 @@ import { MAX_HANDBACK_AFTER_MINUTES } from '../../inbox/limits.ts';
 import { isUuid } from '../../ids.ts';
 import type { InboxEvents } from '../../sessions/inbox-events.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
-import { SSE_HEARTBEAT_MS } from './sessions.ts';
+import { serveEventStream } from '../event-stream.ts';
 
 const views = ['waiting', 'mine', 'open', 'followups'] as const;
 
@@ -68,32 +68,20 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
         429: { description: 'The user or the workspace already holds its most open streams.' },
       },
       async handler({ req, res, principal }) {
-        const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-        const release = streams.open({ tokenId: principal.tokenId, userId: principal.userId, workspaceId: principal.workspaceId }, () => {
-          send('end', { reason: 'token_revoked' });
-          res.end();
+        await serveEventStream(req, res, principal, streams, (send) => {
+          res.write(': inbox\n\n');
+          return deps.events.subscribe(principal.workspaceId, (change) =>
+            send('conversation', {
+              id: change.sessionId,
+              channel: change.channel,
+              reason: change.reason,
+              handled_by: change.handledBy,
+              agent: change.agent,
+              waiting_since: change.waitingSince,
+              last_message: change.lastMessage,
+            }),
+          );
         });
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-        res.write(': inbox\n\n');
-        const unsubscribe = deps.events.subscribe(principal.workspaceId, (change) =>
-          send('conversation', {
-            id: change.sessionId,
-            channel: change.channel,
-            reason: change.reason,
-            handled_by: change.handledBy,
-            agent: change.agent,
-            waiting_since: change.waitingSince,
-            last_message: change.lastMessage,
-          }),
-        );
-        const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
-        await new Promise<void>((resolve) => {
-          req.on('close', resolve);
-          res.on('close', resolve);
-        });
-        clearInterval(heartbeat);
-        unsubscribe();
-        release();
         return { status: 200 };
       },
     }),

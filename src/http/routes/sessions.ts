@@ -11,10 +11,9 @@ import { MAX_LIST_LIMIT } from '../../limits.ts';
 import { pageQuery, readPage } from '../pagination.ts';
 import { displayName } from '../../accounts/display-name.ts';
 import { messageStatus } from '../../inbox/inbox-service.ts';
+import { serveEventStream } from '../event-stream.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
-/** SSE comment lines keep proxies from closing a quiet stream. */
-export const SSE_HEARTBEAT_MS = 15_000;
 
 const sessionSummary = {
   type: 'object',
@@ -198,23 +197,10 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       },
       async handler({ req, res, params, principal }) {
         const row = await load(principal.workspaceId, params.id);
-        const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-        // Registered before the 200, so a user over their limit gets a plain 429.
-        const release = streams.open({ tokenId: principal.tokenId, userId: principal.userId, workspaceId: principal.workspaceId }, () => {
-          send('end', { reason: 'token_revoked' });
-          res.end();
+        await serveEventStream(req, res, principal, streams, (send) => {
+          send('state', { sessionId: row.id, state: row.state, status: row.status, turn_count: row.turn_count });
+          return runtime.subscribe(row.id, (event) => send(event.type, event));
         });
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-        send('state', { sessionId: row.id, state: row.state, status: row.status, turn_count: row.turn_count });
-        const unsubscribe = runtime.subscribe(row.id, (event) => send(event.type, event));
-        const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
-        await new Promise<void>((resolve) => {
-          req.on('close', resolve);
-          res.on('close', resolve);
-        });
-        clearInterval(heartbeat);
-        unsubscribe();
-        release();
         return { status: 200 };
       },
     }),
