@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.ts';
 import { jsonb as json } from '../json.ts';
 import { prepared } from '../prepared.ts';
-import type { HandledBy, MessageFrom, NotificationKind, SessionTurnsTable } from '../schema.ts';
+import type { HandledBy, NotificationKind, SessionMessagesTable, SessionTurnsTable } from '../schema.ts';
 
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsRepository>['find']>>;
 
@@ -39,19 +39,8 @@ export interface SaveTurnInput {
   messages?: MessageRecord[];
 }
 
-/** A row of `session_messages` as the runtime hands it over. */
-export interface MessageRecord {
-  id: string;
-  session_id: string;
-  from: MessageFrom;
-  text: string;
-  source: string | null;
-  agent_user_id: string | null;
-  turn_id: string | null;
-  outbound_id: string | null;
-  /** ISO time. */
-  at: string;
-}
+/** A row of `session_messages` as the runtime hands it over: the table's columns but `seq`, `at` as an ISO time. */
+export type MessageRecord = Omit<Selectable<SessionMessagesTable>, 'seq' | 'at'> & { at: string };
 
 /** The handler columns a change of the handler region writes (migration 0019). */
 export interface HandlerWrite {

@@ -48,7 +48,7 @@ import {
   VOCABULARY_CHECK_MS,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
-import { anyWords, ownWords, ownWordsShare, relevance, toTsquery, understandQuery } from './query.ts';
+import { anyWords, ownWords, rankPassage, toTsquery, understandQuery } from './query.ts';
 import { Vocabulary } from './vocabulary.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
@@ -300,11 +300,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const hits = await knowledge.search(q);
     const strategy = hits[0]?.strategy ?? 'none';
     const passages = hits
-      .map((hit, rank) => ({
-        passage: toPassage(hit, relevance(groups, hit.title, hit.text, vocabulary)),
-        own: ownWordsShare(groups, hit.title, hit.text),
-        rank,
-      }))
+      .map((hit, rank) => {
+        const ranked = rankPassage(groups, hit.title, hit.text, vocabulary);
+        return { passage: toPassage(hit, ranked.relevance), own: ranked.own, rank };
+      })
       // Ties go to the passage in the customer's own words ("delivers" over a page that says "ship"), then to the
       // database's order: it weighs how often and how close together the words stand.
       .sort((a, b) => b.passage.score - a.passage.score || b.own - a.own || a.rank - b.rank)

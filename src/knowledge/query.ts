@@ -243,27 +243,29 @@ export function groupMatch(group: QueryGroup, present: TextWords): number {
 /**
  * A passage's relevance to the question, 0..1: the weighted share of the question's groups it holds, a title holding
  * them counting a fifth more (a page titled "Warranty" is about warranty). 0 when the question has no meaningful word.
+ * `own`: the share of the groups it holds in the customer's own words (a tie-break among equal relevance). The
+ * passage's words are read once for both.
  */
-export function relevance(groups: readonly QueryGroup[], title: string, text: string, vocabulary?: Vocabulary): number {
-  if (groups.length === 0) return 0;
+export function rankPassage(groups: readonly QueryGroup[], title: string, text: string, vocabulary?: Vocabulary): { relevance: number; own: number } {
+  if (groups.length === 0) return { relevance: 0, own: 0 };
   const titleWords = textWords(keywords(title));
   const bodyWords = textWords(words(text));
   let total = 0;
   let found = 0;
   let inTitle = 0;
+  let own = 0;
   for (const g of groups) {
     const w = groupWeight(g, vocabulary);
     total += w;
     const t = groupFound(g, titleWords);
     if (t || groupFound(g, bodyWords)) found += w;
     if (t) inTitle += w;
+    const said = g.alternatives[0]!;
+    if (phraseFound(said, titleWords, true) || phraseFound(said, bodyWords, true)) own += 1;
   }
-  return total === 0 ? 0 : Math.min(1, (0.8 * found + 0.2 * inTitle) / total);
+  return { relevance: total === 0 ? 0 : Math.min(1, (0.8 * found + 0.2 * inTitle) / total), own: own / groups.length };
 }
 
-/** The share of the question's groups a passage holds in the customer's own words (a tie-break among equal scores). */
-export function ownWordsShare(groups: readonly QueryGroup[], title: string, text: string): number {
-  if (groups.length === 0) return 0;
-  const present = textWords([...words(title), ...words(text)]);
-  return groups.filter((g) => phraseFound(g.alternatives[0]!, present, true)).length / groups.length;
+export function relevance(groups: readonly QueryGroup[], title: string, text: string, vocabulary?: Vocabulary): number {
+  return rankPassage(groups, title, text, vocabulary).relevance;
 }
