@@ -1,5 +1,5 @@
 /**
- * The delivery actor of one webhook endpoint (issue 5). Pure statechart: claiming deliveries from the table, and
+ * The delivery actor of one webhook endpoint. Pure statechart: claiming deliveries from the table, and
  * sending attempts and writing their outcomes, are named actors that the delivery worker provides
  * (src/webhooks/delivery-worker.ts); the decision in between (success, retry when, give up, endpoint gone) is made
  * here with the pure retry policy.

@@ -55,7 +55,7 @@ export class BotlinkError extends Error {
 
 /**
  * Why a request to someone else's server (the integrator, the LLM, Meta's Graph API, a webhook receiver) gave no
- * usable answer: one set of words, from which each client's own failure union is picked (issue 13).
+ * usable answer: one set of words, from which each client's own failure union is picked.
  */
 export const FAILURE_REASONS = [
   // Before a response: the guarded client (src/net).

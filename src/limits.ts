@@ -1,5 +1,5 @@
 /**
- * Every limit and default of the protocol (docs/protocol.md §8) and of interfaces.md, in one place. Every use imports
+ * Every limit and default of the protocol (docs/protocol.md §8) and of docs/interfaces.md, in one place. Every use imports
  * from here; a number from the spec is never written twice.
  */
 

@@ -356,7 +356,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   routes.push(...webchatRoutes(webchat));
   const widget = { path: WEBCHAT_PATH, middleware: widgetGate.middleware, workspaceOf: widgetGate.workspaceOf };
 
-  // WhatsApp (interfaces.md: Channels → WhatsApp): webhook stored first, processed by the worker started below.
+  // WhatsApp (docs/interfaces.md: Channels → WhatsApp): webhook stored first, processed by the worker started below.
   const whatsapp = createWhatsappChannel({
     config: config.whatsapp,
     publicUrl: config.publicUrl,
@@ -374,7 +374,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   routes.push(...whatsappRoutes(whatsapp));
 
-  // The team's side (interfaces.md, "The team's side"): agents' WhatsApp messages go out through the worker above.
+  // The team's side (docs/interfaces.md, "The team's side"): agents' WhatsApp messages go out through the worker above.
   const inbox = createInboxService({ db: database.db, sessions, runtime, inbox: inboxEvents, wakeWhatsapp: () => whatsapp.worker.wake(), logger });
   routes.push(...inboxRoutes({ inbox, events: inboxEvents, streams }));
   // Waiting conversations nobody took go back to the bot after the workspace's handback_after_minutes.
@@ -383,7 +383,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }, options.inbox?.handbackSweepMs ?? HANDBACK_SWEEP_MS);
   handbackSweep.unref();
 
-  // Phone (interfaces.md: Channels → Phone): settings, Twilio's TwiML webhooks; the WebSocket is attached below.
+  // Phone (docs/interfaces.md: Channels → Phone): settings, Twilio's TwiML webhooks; the WebSocket is attached below.
   routes.push(
     ...phoneRoutes({
       phone: phoneRepo,
@@ -407,7 +407,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }),
   );
 
-  // Outgoing webhooks (protocol §6, issue 5): events → outbox → one delivery actor per endpoint. The worker starts after
+  // Outgoing webhooks (protocol §6): events → outbox → one delivery actor per endpoint. The worker starts after
   // listen and stops on drain before the outbound client closes.
   const webhookRepository = webhooksRepository(database.db);
   const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, ...options.webhooks });

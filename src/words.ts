@@ -1,5 +1,5 @@
 /**
- * The shared words of a conversation, owned here rather than by the feature that used them first (issue 13): the
+ * The shared words of a conversation, owned here rather than by the feature that used them first: the
  * channels a conversation comes in on, and the handoffs an integrator may ask for.
  */
 

@@ -11,7 +11,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('whatsapp_accounts')
     .addColumn('workspace_id', 'uuid', (c) => c.primaryKey().references('workspaces.id').onDelete('cascade'))
-    // The workspace of an incoming webhook is the one with its metadata.phone_number_id (interfaces.md).
+    // The workspace of an incoming webhook is the one with its metadata.phone_number_id (docs/interfaces.md).
     .addColumn('phone_number_id', 'text', (c) => c.notNull())
     // The Graph API access token, sealed with the master key and bound to `whatsapp-token:<workspace id>`.
     .addColumn('access_token_sealed', 'text', (c) => c.notNull())

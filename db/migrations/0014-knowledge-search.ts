@@ -5,7 +5,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The query's words as tsqueries, built by functions the planner runs while it plans (immutable, constant
   // arguments), so the search's index conditions are constants it can see. Built in a CTE (as before), they were
   // values known only at run time: PostgreSQL estimated the recall search's `tsv @@ any word` blind and scanned every
-  // chunk, 16 ms at 10,000 pages and ten times that at 100,000 (bench/notes/knowledge-search.md). Immutable holds as
+  // chunk, 16 ms at 10,000 pages and ten times that at 100,000 (docs/performance.md, knowledge-search). Immutable holds as
   // for to_tsvector(regconfig, text) itself: the same text-search configuration gives the same lexemes.
   //
   // knowledge_query_terms: the longest `max_terms` words of the query as the configuration normalises them, each a

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Fewer index writes per delivery (bench/notes/webhooks.md: the database's CPU per delivery).
+// Fewer index writes per delivery (docs/performance.md, webhook-delivery: the database's CPU per delivery).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   // A claim only writes the lease (lease_owner, lease_until), which no index covers: with room left on the row's page

@@ -13,7 +13,7 @@ function isUniqueViolation(err: unknown, constraint: string): boolean {
 
 /**
  * Serialises every change to a workspace's owners: the "at least one owner" rule is a read then a write, so two
- * owners removing each other at once would each see two owners without it (issue 11, defect 2).
+ * owners removing each other at once would each see two owners without it.
  */
 async function lockWorkspace(trx: Transaction<Database>, workspaceId: string): Promise<boolean> {
   const row = await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().executeTakeFirst();

@@ -381,7 +381,7 @@ function webhookQueries(db: Db) {
           -- The rows are found through the primary key (the ids again, as an array). Joined on decided.id alone, or with
           -- the status test in the form of the queue index's predicate, the plan (made for a prepared statement, on a
           -- table without statistics) read every pending delivery for each batch: 440 µs of database CPU per outcome
-          -- with 20,000 pending (bench/notes/webhooks.md).
+          -- with 20,000 pending (docs/performance.md, webhook-delivery).
           where d.id = any(${ids}::uuid[]) and d.id = decided.id and d.lease_owner = ${owner} and d.attempt_count = decided.attempt - 1
             and (d.status || '') = 'pending'
           returning d.id

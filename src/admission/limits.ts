@@ -1,7 +1,7 @@
 /**
  * The embedded engine's bounds under overload (docs/operations.md, "Overload"). PGlite runs inside the engine's own
  * process, on its event loop: every statement it executes holds that loop, so past its capacity the turns of every
- * call wait behind the database and the engine collapses (issue 16: 50 of 30,000 prompts answered, 7 s stalls). These
+ * call wait behind the database and the engine collapses (50 of 30,000 prompts answered, 7 s stalls). These
  * bounds keep it below that point: work beyond them is turned away at the door, politely, and what was let in is
  * answered. Measured with bench/embedded-capacity.bench.ts (docs/performance.md).
  *

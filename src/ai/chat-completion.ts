@@ -1,5 +1,5 @@
 /**
- * The chat-completions response (interfaces.md: OpenAI-compatible, with `tool_calls`): the step a completion stands
+ * The chat-completions response (docs/interfaces.md: OpenAI-compatible, with `tool_calls`): the step a completion stands
  * for. A streamed completion is put together by ./chat-stream.ts and read by the same function.
  *
  * The model's text follows the outside-text rule (src/text/outside-text.ts), applied where its JSON is parsed: the

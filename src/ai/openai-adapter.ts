@@ -1,6 +1,6 @@
 /**
  * The OpenAI-compatible adapter: `POST {LLM_BASE_URL}/chat/completions` with `tools` / `tool_calls`
- * (interfaces.md), which OpenAI, vLLM, Ollama, llama.cpp server and others speak.
+ * (docs/interfaces.md), which OpenAI, vLLM, Ollama, llama.cpp server and others speak.
  *
  * Why not the guarded client (src/net): that client exists for URLs an integrator gives us, which must be public
  * https and are checked against DNS rebinding. LLM_BASE_URL is the operator's own setting, read once at start, and is

@@ -85,7 +85,7 @@ export function generateKey(): string {
 const KEY_HINT_CHARS = 4;
 
 /**
- * What the dashboard shows of a stored key (interfaces.md: `key_hint`, never the key): '…' and its last 4 characters.
+ * What the dashboard shows of a stored key (docs/interfaces.md: `key_hint`, never the key): '…' and its last 4 characters.
  * Keys are at least 32 characters (protocol §5.3); should a shorter one ever reach here, the hint shows at most an eighth
  * of it, so a hint never gives a key away.
  */

@@ -12,7 +12,7 @@
  *   URL and a SHA-256 of the key, so new credentials miss it without the key itself ever being a key or a log field;
  * - stale while refreshing: a manifest that was read fine and expired less than MANIFEST_STALE_MS ago is still
  *   offered, and a new fetch starts in the background; its result (tools or a failure) replaces the entry. So a turn
- *   never waits for the 10-minute refresh of a working endpoint (issue 16: the manifest off the phone's critical path);
+ *   never waits for the 10-minute refresh of a working endpoint (the manifest off the phone's critical path);
  * - `prefetch` starts the fetch when a call is set up, so the first turn of a call finds it ready;
  * - a manifest that could not be fetched or read is remembered for {@link MANIFEST_FAILURE_CACHE_MS}, so a dead
  *   endpoint is asked at most twice a minute per workspace rather than on every turn;

@@ -50,7 +50,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
   };
 }
 
-/** Every `{id}` is a UUID (an `{id}` that is not one is answered 404, interfaces.md); other names say their own. */
+/** Every `{id}` is a UUID (an `{id}` that is not one is answered 404, docs/interfaces.md); other names say their own. */
 function pathParamSchema(name: string): JsonSchema {
   return name === 'id' ? { type: 'string', format: 'uuid' } : { type: 'string' };
 }

@@ -15,7 +15,7 @@ export type JsonSchema = Record<string, unknown>;
  * in `X-Widget-Key` (protocol §1.6, §5.7; a widget key on a sync-write route is 403).
  */
 export type Access = 'public' | 'admin' | 'member' | 'manager' | 'sync-write' | 'sync-read'
-  // owner: the workspace's owners only (renaming the workspace; interfaces.md, "The team's side").
+  // owner: the workspace's owners only (renaming the workspace; docs/interfaces.md, "The team's side").
   | 'owner'
   // Website chat (src/channels/webchat): widget: the read-only widget key in `X-Widget-Key` only (never the sync key,
   // which must not appear in web pages), checked with the page's Origin and the rate limit by the gate below
@@ -67,7 +67,7 @@ export function route<B = undefined>(definition: RouteDefinition<B>): RouteDefin
   return definition as RouteDefinition<unknown>;
 }
 
-/** The JSON error body of every failure (interfaces.md: Errors everywhere). */
+/** The JSON error body of every failure (docs/interfaces.md: Errors everywhere). */
 export const errorSchema: JsonSchema = {
   type: 'object',
   required: ['error'],

@@ -1,5 +1,5 @@
 /**
- * The team's side of a conversation (docs/architecture.md, "Who handles a conversation"; interfaces.md, "The team's
+ * The team's side of a conversation (docs/architecture.md, "Who handles a conversation"; docs/interfaces.md, "The team's
  * side"): the inbox views, take-over, hand-back and close (applied to the session's statechart by the runtime), an
  * agent's message to the customer (WhatsApp through the stored-then-sent Graph pipeline, web chat stored for the
  * widget's long poll), a failed WhatsApp message sent again, and the sweep that hands waiting conversations back to

@@ -1,5 +1,5 @@
 /**
- * The workspace's Bot Link settings (protocol §1.7, interfaces.md Dashboard API): endpoint URL and shared key. The key
+ * The workspace's Bot Link settings (protocol §1.7, docs/interfaces.md Dashboard API): endpoint URL and shared key. The key
  * is sealed at rest, appears in an answer only when it is new, and changing the URL keeps a working key.
  */
 import { randomUUID } from 'node:crypto';
@@ -34,7 +34,7 @@ export const CREDENTIALS_CACHE_MS = 10_000;
 /**
  * Credentials this old are read again in the background while the cached ones still serve. Without it, every turn
  * arriving after the expiry read the row itself: at 500 phone turns/s, every 10 s some hundreds of reads queued in the
- * pool ahead of the turn writes (issue 16, bench/notes/phone-profile.md).
+ * pool ahead of the turn writes (docs/performance.md).
  */
 const CREDENTIALS_REFRESH_AHEAD_MS = CREDENTIALS_CACHE_MS * 0.8;
 

@@ -205,7 +205,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   }
   /**
    * One look per workspace at a time: after the presence time every turn looked itself, some hundreds of statements
-   * every 10 s at 500 phone turns/s, queued in the pool ahead of the turn writes (issue 16). A look that started
+   * every 10 s at 500 phone turns/s, queued in the pool ahead of the turn writes. A look that started
    * before a write is not shared with a turn that comes after it.
    */
   const looking = new Map<string, { generation: number | undefined; look: Promise<boolean> }>();

@@ -69,7 +69,7 @@ export const RECALL_CANDIDATE_LIMIT = 500;
  * Of those candidates, only the RECALL_RANKED_LIMIT that contain the most of the query's words (ties: the cheaper
  * ts_rank) are ranked with ts_rank_cd. ts_rank_cd over a long question's any-word query costs about 11 µs a chunk
  * against 2 µs for counting the words and 1.4 µs for ts_rank: ranking all 500 was most of a recall search's time
- * (bench/notes/knowledge-search.md). A chunk with fewer of the words is scaled down by its share of them anyway.
+ * (docs/performance.md, knowledge-search). A chunk with fewer of the words is scaled down by its share of them anyway.
  */
 export const RECALL_RANKED_LIMIT = 50;
 

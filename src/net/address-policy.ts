@@ -4,7 +4,7 @@
  *
  * The rule is one table of refused CIDRs, each with the label that becomes the reason ("127.0.0.1 is a loopback
  * address"), a short table of IPv6 prefixes that embed an IPv4 address (judged by the IPv4 they reach), and a final
- * catch-all: an IPv6 address outside global unicast 2000::/3 is refused. `OUTBOUND_ALLOW` (interfaces.md,
+ * catch-all: an IPv6 address outside global unicast 2000::/3 is refused. `OUTBOUND_ALLOW` (docs/interfaces.md,
  * configuration) exempts CIDRs or host names, for development and tests only.
  */
 import { isIP } from 'node:net';

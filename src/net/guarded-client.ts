@@ -48,7 +48,7 @@ export interface GuardedClientOptions {
   connectionsPerOrigin?: number;
   /**
    * Extra CA certificates (PEM) trusted on top of Node's default store, for tests only: production trusts a custom
-   * CA through Node's own NODE_EXTRA_CA_CERTS (interfaces.md, configuration), which is read once at process start.
+   * CA through Node's own NODE_EXTRA_CA_CERTS (docs/interfaces.md, configuration), which is read once at process start.
    */
   ca?: string | readonly string[];
   /** How long `validateUrl` waits for DNS; default VALIDATE_DNS_TIMEOUT_MS. */
@@ -177,8 +177,8 @@ export class GuardedClient {
       connect: {
         lookup: createGuardedLookup(this.#resolve, this.#policy),
         // One secure context for every connection, built here: without it each new connection builds its own
-        // (tls.connect → createSecureContext), which was the phone bench's top self time once calls reconnected
-        // (issue 16). A `ca` option replaces the default store, so the defaults (bundled, NODE_EXTRA_CA_CERTS, and
+        // (tls.connect → createSecureContext), which was the phone bench's top self time once calls reconnected.
+        // A `ca` option replaces the default store, so the defaults (bundled, NODE_EXTRA_CA_CERTS, and
         // whatever setDefaultCACertificates set before this client was made) are kept in it.
         secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...(options.ca === undefined ? [] : [options.ca].flat())] }),
       },

@@ -1,5 +1,5 @@
 /**
- * Whether a reply already announces the handover, so the customer hears it once (issue 14: "Ik verbind je door met een
+ * Whether a reply already announces the handover, so the customer hears it once ("Ik verbind je door met een
  * collega. Ik verbind u door met een collega."). Two promises are told apart, because they are not interchangeable:
  * "I'll connect you" (a person now) and "the team will follow up" (later). A reply that promises a connection the
  * team cannot give still gets our sentence that the team will follow up instead.

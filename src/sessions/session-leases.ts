@@ -59,7 +59,7 @@ export function createSessionLeases<S extends LeasedSession>(deps: SessionLeaseD
 
   async function takeLease(entry: S, ms: number): Promise<S> {
     // A save of this process's last turn may still be on its way, and it gives the lease back when it commits: take
-    // the lease after it, or that commit would release the lease of the turn about to run (issue 11: two processes
+    // the lease after it, or that commit would release the lease of the turn about to run (two processes
     // then ran one session's turn at once and saved two turns with one ordinal).
     await entry.writes;
     const deadline = now() + leaseWaitMs;

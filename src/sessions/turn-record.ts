@@ -104,7 +104,7 @@ export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachin
  * persisted form is the snapshot's plain values, and the context as it is (it holds only JSON data, no actor
  * references, and XState replaces it rather than changing it). XState's own `getPersistedSnapshot` walks the whole
  * context looking for actor references and copies the snapshot's keys: about 4 % of the phone engine's CPU samples at 500 turns/s
- * (issue 16, bench/notes/phone-profile.md). Any other moment (a cancelled turn still has its actors) goes to XState.
+ * (docs/performance.md). Any other moment (a cancelled turn still has its actors) goes to XState.
  */
 export function persistedSnapshot(actor: Pick<Actor<typeof sessionMachine>, 'getSnapshot' | 'getPersistedSnapshot'>): unknown {
   const snapshot = actor.getSnapshot();

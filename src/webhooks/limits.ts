@@ -32,7 +32,7 @@ export const DELIVERY_TIMEOUT_MS = 15 * SECOND;
  * taken over when it runs out.
  */
 export const DELIVERY_LEASE_MS = 60 * SECOND;
-/** How much of a receiver's answer the delivery log keeps (issue: a response excerpt of at most 4 KB). */
+/** How much of a receiver's answer the delivery log keeps (docs/webhooks.md: a response excerpt of at most 4 KB). */
 export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
 /** How much of an error message the delivery log keeps. */
 export const MAX_ERROR_CHARS = 1_000;

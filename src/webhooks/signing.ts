@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (interfaces.md: integrators verify with the official `standardwebhooks` libraries).
+ * Standard Webhooks signing (docs/interfaces.md: integrators verify with the official `standardwebhooks` libraries).
  *
  * - A secret is `whsec_` and base64 of random bytes; the HMAC key is the base64-decoded part after the prefix.
  * - The signed content is `${webhook-id}.${webhook-timestamp}.${body}`; the signature is base64 HMAC-SHA256.

@@ -1,5 +1,5 @@
 /**
- * The workspace's webhook settings and delivery log (interfaces.md, Dashboard API; protocol §6): one URL per event, each
+ * The workspace's webhook settings and delivery log (docs/interfaces.md, Dashboard API; protocol §6): one URL per event, each
  * with its own `whsec_` secret (sealed at rest, shown in the answer that made it and never again), rotation with a
  * 24-hour overlap, the test button, and the log with manual retry.
  */

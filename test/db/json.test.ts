@@ -1,6 +1,6 @@
 /**
  * The storage edge's last guard (db/json.ts): whatever strings a value holds, its `jsonb` text is accepted by
- * PostgreSQL and by PGlite, so one unstorable string never fails a batched write (issue 11, defect 1).
+ * PostgreSQL and by PGlite, so one unstorable string never fails a batched write.
  */
 import fc from 'fast-check';
 import { sql } from 'kysely';

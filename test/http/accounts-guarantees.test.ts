@@ -1,5 +1,5 @@
 /**
- * The "at most one" and revocation rules of accounts under concurrency and over time (issue 11, defects 2, 3 and 5):
+ * The "at most one" and revocation rules of accounts under concurrency and over time:
  * a workspace always keeps an owner, one email is one user, a revoked or expired token ends its open live streams on
  * every process within seconds, and one token holds bounded resources.
  */

@@ -1,5 +1,5 @@
 /**
- * Signing in for people (interfaces.md: Pages and tools for people; README: Sign in): an invite link sets a password
+ * Signing in for people (docs/interfaces.md: Pages and tools for people; README: Sign in): an invite link sets a password
  * once, email and password give a token, failures say nothing about which part was wrong and slow down, signing out
  * revokes the token.
  */

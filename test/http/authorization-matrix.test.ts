@@ -1,5 +1,5 @@
 /**
- * Who may call what (interfaces.md: Accounts and authorisation; protocol §1.6, §1.7, §5.6, §5.7), for every route the
+ * Who may call what (docs/interfaces.md: Accounts and authorisation; protocol §1.6, §1.7, §5.6, §5.7), for every route the
  * service mounts: each route of the service's own route table is called with every kind of credential, and the
  * answer's class (401, 403, or let through) must be the one its declared `access` gives.
  *

@@ -1,6 +1,6 @@
 /**
- * "At most one" rules under concurrency, two service processes on one database as behind a load balancer (issue 11,
- * suites item 4; the last owner and one email per user are in accounts-guarantees.test.ts): a phone number belongs to
+ * "At most one" rules under concurrency, two service processes on one database as behind a load balancer (the
+ * last owner and one email per user are in accounts-guarantees.test.ts): a phone number belongs to
  * one workspace, and a conversation runs one turn at a time, each saved once with its own ordinal.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The API as /openapi.json describes it (issue 11): for every operation of the document served by a running service,
+ * The API as /openapi.json describes it: for every operation of the document served by a running service,
  * requests are generated from the document itself (bodies, query strings and path parameters, valid and invalid,
  * with the strings, numbers and shapes that break servers), sent with the right credentials, and every answer must
  * hold to the document:
@@ -10,7 +10,7 @@
  * - what the document calls valid is not refused as invalid (no 400, 413 or 415: the document is not looser than the
  *   server), and what it calls invalid is refused with a 4xx (an `{id}` that is not one with 404);
  * - U+0000 and lone surrogates, wherever the document admits a string, are taken like any other text;
- * - a method the document does not give a path is 405 with `Allow` (interfaces.md).
+ * - a method the document does not give a path is 405 with `Allow` (docs/interfaces.md).
  *
  * Beside it, the patterns the document states for what the server checks in code (E.164, origins, page URLs, titles)
  * are checked against that code with fast-check, and the paths of the document must not be ambiguous.

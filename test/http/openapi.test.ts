@@ -1,5 +1,5 @@
 /**
- * /openapi.json as a whole (issue 15): the document the running service serves is valid OpenAPI 3.1 by a maintained
+ * /openapi.json as a whole: the document the running service serves is valid OpenAPI 3.1 by a maintained
  * validator (@readme/openapi-parser: the official 3.1 schema, the rules the schema cannot state, its $refs resolved),
  * every operation it lists is answered by the app, and every route the app mounts is listed in it.
  *

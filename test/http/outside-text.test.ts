@@ -1,5 +1,5 @@
 /**
- * Outside text at the HTTP edge (issue 11, defect 1; docs/reliability.md): U+0000 and lone surrogates in any JSON
+ * Outside text at the HTTP edge (docs/reliability.md): U+0000 and lone surrogates in any JSON
  * body, query string or path parameter become U+FFFD where they are parsed, so what we acknowledged is stored, and one
  * bad message never stops the later turns of its conversation from being saved.
  */

@@ -1,5 +1,5 @@
 /**
- * What every route does before its handler runs (issue 11, defects 4 and 5): the caller is authenticated before the
+ * What every route does before its handler runs: the caller is authenticated before the
  * body is read, an `{id}` that is not a UUID is 404, and an unsupported method on a known path is 405 with `Allow`.
  */
 import { request } from 'node:http';

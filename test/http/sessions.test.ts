@@ -95,7 +95,7 @@ describeEachDatabase('sessions API, live events, team and tools test', (get) => 
   });
 
   it('the team switch decides whether a human handoff on the phone connects', async () => {
-    // Agents turn the switch too: they are the ones who start and stop taking calls (issue 12).
+    // Agents turn the switch too: they are the ones who start and stop taking calls.
     expect((await service.api('PUT', '/v1/team', { token: ws.agent, body: { available: true } })).body).toEqual({ available: true, available_now: true });
     expect((await service.api('GET', '/v1/team', { token: ws.agent })).body).toEqual({ available: true, available_now: true });
     expect((await service.api('PUT', '/v1/team', { token: ws.admin, body: { available: true } })).body).toEqual({ available: true, available_now: true });

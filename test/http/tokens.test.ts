@@ -1,5 +1,5 @@
 /**
- * Tokens that end (interfaces.md: Accounts and authorisation; README: Sign in; docs/reliability.md, "Limits per
+ * Tokens that end (docs/interfaces.md: Accounts and authorisation; README: Sign in; docs/reliability.md, "Limits per
  * token"): the creator of a user keeps no token of theirs, every token expires, a user lists and revokes their own,
  * a password set through an invite ends every other token, and removing a user or changing their role ends them all.
  */

@@ -1,5 +1,5 @@
 /**
- * The endpoint doctor (issue 15; docs/integrators.md "Check your endpoint: doctor") against two reference integrators
+ * The endpoint doctor (docs/integrators.md "Check your endpoint: doctor") against two reference integrators
  * on loopback HTTPS: a good one built with the receiver kit, and a broken one that accepts any signature, answers past
  * the phone's 3.5 s and serves a manifest whose tools the engine drops.
  */

@@ -1,5 +1,5 @@
 /**
- * Replay (issue 15; docs/integrators.md "Try a new version: replay"): a workspace's last customer messages, from its
+ * Replay (docs/integrators.md "Try a new version: replay"): a workspace's last customer messages, from its
  * stored turns, sent signed to a candidate endpoint through the real HTTP API, each answer beside the live one.
  */
 import { randomUUID } from 'node:crypto';

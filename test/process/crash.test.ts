@@ -1,5 +1,5 @@
 /**
- * The crash suite (issue 11, item 5): the real service (`node src/main.ts`, test/helpers/service-process.ts) is
+ * The crash suite: the real service (`node src/main.ts`, test/helpers/service-process.ts) is
  * killed with SIGKILL while phone calls, WhatsApp deliveries and website chats are under way, started again on the
  * same database and port, and everything the outside world was promised is counted:
  *

@@ -1,5 +1,5 @@
 /**
- * At-least-once across crashes and processes (issue 5, points 6 and 8). Engines are real child processes
+ * At-least-once across crashes and processes. Engines are real child processes
  * (test/webhooks/worker-process.ts on `process.execPath`) delivering to a real HTTPS receiver that verifies every
  * request with the official `standardwebhooks` library.
  *

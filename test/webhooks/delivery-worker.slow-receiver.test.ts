@@ -1,5 +1,5 @@
 /**
- * One slow receiver starves nobody (issue 5, point 3): each endpoint has its own delivery actor with its own slots,
+ * One slow receiver starves nobody: each endpoint has its own delivery actor with its own slots,
  * so a receiver that takes its time holds at most `endpointConcurrency` attempts while other endpoints' deliveries
  * go out at once.
  */

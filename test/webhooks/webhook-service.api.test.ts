@@ -1,5 +1,5 @@
 /**
- * Outgoing webhooks through the real service (protocol §6, interfaces.md Dashboard API): settings, signed deliveries
+ * Outgoing webhooks through the real service (protocol §6, docs/interfaces.md Dashboard API): settings, signed deliveries
  * verified with the official `standardwebhooks` library, the test button, the log, manual retry, rotation, and the
  * refusals (SSRF at connect time, redirects, 410).
  */

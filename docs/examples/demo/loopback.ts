@@ -14,7 +14,7 @@ export const DEMO_TLS = { cert: readFileSync(new URL('server.pem', TLS_DIR)), ke
 
 /**
  * Trust the test CA in this process, for every HTTPS client in it (Botlink's outbound client included). It is what
- * NODE_EXTRA_CA_CERTS does at process start (interfaces.md, configuration), done at run time with Node 24's
+ * NODE_EXTRA_CA_CERTS does at process start (docs/interfaces.md, configuration), done at run time with Node 24's
  * `tls.setDefaultCACertificates`, so `npm run demo` needs neither a second process nor a variable.
  */
 export function trustDemoCa(): void {

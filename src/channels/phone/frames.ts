@@ -1,5 +1,5 @@
 /**
- * The ConversationRelay frames (interfaces.md, Channels → Phone; Twilio's "WebSocket messages", which Telnyx speaks
+ * The ConversationRelay frames (docs/interfaces.md, Channels → Phone; Twilio's "WebSocket messages", which Telnyx speaks
  * too). Inbound frames are checked field by field: a frame that does not fit is dropped by the caller with the reason
  * given here, never answered with an error frame. Fields we do not use (accountSid, callStatus, …) are ignored, so a
  * bridge that sends more than Twilio does still works.
@@ -161,7 +161,7 @@ export interface LanguageFrame {
 export type OutboundFrame = TextFrame | EndFrame | LanguageFrame;
 
 /**
- * What handoffData carries (at least `reason`, interfaces.md): 'human' connects a person, 'forward' hands the caller
+ * What handoffData carries (at least `reason`, docs/interfaces.md): 'human' connects a person, 'forward' hands the caller
  * to the team's follow-up, 'reconnect' asks the action to connect the call to a running instance again (drain),
  * 'busy' says the engine refused the call at its bound (docs/operations.md, "Overload"; the action hangs up: the
  * caller has heard the busy sentence already).

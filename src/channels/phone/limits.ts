@@ -1,5 +1,5 @@
 /**
- * Every limit and default of the phone channel (issue 4; docs/phone.md), in one place. The spec's own limits stay in
+ * Every limit and default of the phone channel (docs/phone.md), in one place. The spec's own limits stay in
  * src/limits.ts; these are ours.
  */
 

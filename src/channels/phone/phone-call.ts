@@ -1,6 +1,6 @@
 // Over 400 lines: one call's frame loop (setup, prompts, the talk cycle and its turns), whose state every handler shares; keys and the flood bounds are their own modules.
 /**
- * One phone call on one ConversationRelay WebSocket (interfaces.md, Channels → Phone; docs/phone.md):
+ * One phone call on one ConversationRelay WebSocket (docs/interfaces.md, Channels → Phone; docs/phone.md):
  *
  *   setup ──▶ the workspace answering `to`, the session (session_id = callSid, customer.phone = from)
  *   prompt (last:false)* prompt (last:true) ──▶ one turn of the session runtime ──▶ text frames: the sentences of
@@ -251,7 +251,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       sendEnd();
       return;
     }
-    // The tools manifest is fetched while the session opens, so the first turn does not wait for it (issue 16).
+    // The tools manifest is fetched while the session opens, so the first turn does not wait for it.
     deps.prepareCall?.(workspaceId);
     // protocol §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
     const customerPhone = normaliseE164(frame.from);

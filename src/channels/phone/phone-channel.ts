@@ -1,5 +1,5 @@
 /**
- * The phone channel's WebSocket endpoint, GET /v1/phone/ws (interfaces.md, Channels → Phone): `ws` in noServer mode
+ * The phone channel's WebSocket endpoint, GET /v1/phone/ws (docs/interfaces.md, Channels → Phone): `ws` in noServer mode
  * on the service's own HTTP server, so the port, TLS termination and drain are shared with the API.
  *
  * Who may connect (docs/phone.md, Authentication): Twilio, with a valid `X-Twilio-Signature` over the wss:// URL
@@ -159,7 +159,7 @@ export function createPhoneChannel(deps: PhoneChannelDeps): PhoneChannel {
   }
 
   function refuse(socket: Duplex, status: 401 | 404 | 503, text: string): void {
-    // end() writes the answer and then closes: no socket, no WebSocket (issue 4: refused with HTTP 401, no socket).
+    // end() writes the answer and then closes: no socket, no WebSocket (refused with HTTP 401, no socket).
     socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
   }
 

@@ -1,5 +1,5 @@
 /**
- * Whether the team can take a call now (issue 4 part 4; protocol §2.2 "on the phone only when the team is available"):
+ * Whether the team can take a call now (protocol §2.2 "on the phone only when the team is available"):
  * the manual switch (PUT /v1/team) is on AND either no team hours are set or now lies inside them in their time zone.
  * The switch stays the master: hours never make a team available that switched itself off.
  */

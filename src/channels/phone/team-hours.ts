@@ -1,5 +1,5 @@
 /**
- * Team hours (issue 4 part 4): the weekly opening ranges of the team in one IANA time zone, for example
+ * Team hours: the weekly opening ranges of the team in one IANA time zone, for example
  *
  *   { time_zone: 'Europe/Amsterdam', week: { mon: [['09:00', '17:30']], sat: [['10:00', '14:00']] } }
  *

@@ -1,5 +1,5 @@
 /**
- * Website chat (protocol §1.3, §6; interfaces.md: Channels → Website chat). A visitor's conversation on the customer's
+ * Website chat (protocol §1.3, §6; docs/interfaces.md: Channels → Website chat). A visitor's conversation on the customer's
  * web page: it answers from the knowledge base only (the session runtime never calls the bot link for `webchat`),
  * and it emits the protocol §6 events `new_chat`, `new_lead` and `escalation` into the outbox, each in the same
  * transaction as the state change that causes it (src/webhooks/outbox.ts), so an event exists exactly when its
@@ -161,7 +161,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const text = input.visitorMessage.trim();
       const language = conversationLanguage(text, input.language);
       // The session is made here, with the conversation, so that new_chat's dashboard_url can name it: the dashboard
-      // opens a conversation by its session id (interfaces.md; docs/webhooks.md). The runtime finds it by external id.
+      // opens a conversation by its session id (docs/interfaces.md; docs/webhooks.md). The runtime finds it by external id.
       const sessionId = randomUUID();
       await db.transaction().execute(async (trx) => {
         await webchatRepository(trx).insertConversation({

@@ -9,7 +9,7 @@
 export const WHATSAPP_MAX_WEBHOOK_BYTES = 3 * 1024 * 1024;
 /** The signature header Meta sends: `sha256=` + hex HMAC-SHA256 of the raw body with the app secret. */
 export const WHATSAPP_SIGNATURE_HEADER = 'x-hub-signature-256';
-/** Our webhook's path (interfaces.md: Channels → WhatsApp). */
+/** Our webhook's path (docs/interfaces.md: Channels → WhatsApp). */
 export const WHATSAPP_WEBHOOK_PATH = '/v1/whatsapp/webhook';
 
 // ── Ingest: raw bodies stored before the 200 ────────────────────────────────────────────────────────────────────

@@ -1,5 +1,5 @@
 /**
- * The workspace's WhatsApp settings (interfaces.md: `PUT /v1/whatsapp {phone_number_id, access_token}`): which Meta
+ * The workspace's WhatsApp settings (docs/interfaces.md: `PUT /v1/whatsapp {phone_number_id, access_token}`): which Meta
  * business number is this workspace's, and the Graph API token replies are sent with. The token is sealed at rest
  * (bound to `whatsapp-token:<workspace id>`, so it does not open on another row) and never appears in an answer; a
  * hint of its last characters does.

@@ -1,5 +1,5 @@
 /**
- * Meta's two webhook checks (interfaces.md: Channels → WhatsApp):
+ * Meta's two webhook checks (docs/interfaces.md: Channels → WhatsApp):
  * - the verify handshake: `GET ?hub.mode=subscribe&hub.verify_token=…&hub.challenge=…` answered with the challenge
  *   when the token is ours;
  * - `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body, key = app secret>` on every POST.

@@ -1,5 +1,5 @@
 /**
- * The WhatsApp channel (interfaces.md: Channels → WhatsApp; docs/whatsapp.md), put together: the webhook's two
+ * The WhatsApp channel (docs/interfaces.md: Channels → WhatsApp; docs/whatsapp.md), put together: the webhook's two
  * checks, durable ingest, the settings, the Graph client and the processing worker. The composition root builds it
  * once; the HTTP routes (src/http/routes/whatsapp.ts) call it.
  */

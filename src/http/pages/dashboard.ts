@@ -1,5 +1,5 @@
 /**
- * The dashboard web app (interfaces.md: Pages and tools for people): plain ES modules and one stylesheet from
+ * The dashboard web app (docs/interfaces.md: Pages and tools for people): plain ES modules and one stylesheet from
  * src/dashboard, no build step. Every path of the app answers index.html (the app routes in the browser); its files
  * are under /dashboard/assets/. The page is same-origin with the API and allows nothing else: a strict CSP with no
  * inline script or style, no referrer, and no framing.

@@ -1,4 +1,4 @@
-/** Workspaces (platform operator), users and tokens (interfaces.md: Accounts and authorisation). */
+/** Workspaces (platform operator), users and tokens (docs/interfaces.md: Accounts and authorisation). */
 import type { Role } from '../../../db/schema.ts';
 import type { AccountsService } from '../../accounts/accounts-service.ts';
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER, MIN_TOKEN_TTL_SECONDS } from '../../limits.ts';

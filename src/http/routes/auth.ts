@@ -1,5 +1,5 @@
 /**
- * Signing in for people (interfaces.md: Pages and tools for people): email and password, and a password set through a
+ * Signing in for people (docs/interfaces.md: Pages and tools for people): email and password, and a password set through a
  * one-time invite link. Both are public and answer a new bearer token; signing out is DELETE /v1/tokens/current.
  */
 import type { SignInService } from '../../accounts/sign-in-service.ts';

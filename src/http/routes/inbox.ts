@@ -1,5 +1,5 @@
 /**
- * The team's side (interfaces.md, "The team's side"; docs/architecture.md, "Who handles a conversation"): the inbox
+ * The team's side (docs/interfaces.md, "The team's side"; docs/architecture.md, "Who handles a conversation"): the inbox
  * views and their live changes, take-over, hand-back, close, an agent's message to the customer and its retry, and
  * the inbox's one setting (handback_after_minutes). Every role works the inbox; the setting is for owners and admins.
  */

@@ -1,4 +1,4 @@
-/** The Bot Link settings and the test button (interfaces.md: Dashboard API; protocol §1.7, §4.6). Owners and admins only. */
+/** The Bot Link settings and the test button (docs/interfaces.md: Dashboard API; protocol §1.7, §4.6). Owners and admins only. */
 import { AppError } from '../../errors.ts';
 import type { IntegrationService } from '../../integration/integration-service.ts';
 import { REPLAY_CONCURRENCY, REPLAY_MAX_TURNS, REPLAY_VERDICTS, REPLAYS_PER_MINUTE, type ReplayService } from '../../integration/replay.ts';

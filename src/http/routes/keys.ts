@@ -1,4 +1,4 @@
-/** The sync API's keys in the dashboard (protocol §1.6, §5.7; interfaces.md: Dashboard API). Owners and admins only. */
+/** The sync API's keys in the dashboard (protocol §1.6, §5.7; docs/interfaces.md: Dashboard API). Owners and admins only. */
 import type { ApiKeysService } from '../../auth/api-keys.ts';
 import { notFound } from '../../errors.ts';
 import { route, type RouteDefinition } from '../route.ts';

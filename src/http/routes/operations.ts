@@ -1,4 +1,4 @@
-/** Operations: liveness, readiness, Prometheus metrics and the OpenAPI description (interfaces.md: Operations). */
+/** Operations: liveness, readiness, Prometheus metrics and the OpenAPI description (docs/interfaces.md: Operations). */
 import type { Metrics } from '../../metrics.ts';
 import { route, type RouteDefinition } from '../route.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The phone channel's HTTP routes (interfaces.md, Dashboard API and Channels → Phone; docs/phone.md):
+ * The phone channel's HTTP routes (docs/interfaces.md, Dashboard API and Channels → Phone; docs/phone.md):
  *
  * - `PUT /v1/phone`, `GET /v1/phone`: the numbers a workspace answers, the transfer number, team hours, the call
  *   language and greeting (owners and admins).

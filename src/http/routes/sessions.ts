@@ -1,5 +1,5 @@
 /**
- * Live sessions for the dashboard (interfaces.md): list, one session with its turns (the source of every reply,
+ * Live sessions for the dashboard (docs/interfaces.md): list, one session with its turns (the source of every reply,
  * bot-link outcomes, tool calls, handoffs, where the time went), and a live SSE stream. Every role may read; the
  * team switch is for owners and admins.
  */

@@ -1,5 +1,5 @@
 /**
- * The content-sync API (protocol §1.6; interfaces.md: Content sync): the service's own plugins put pages and products
+ * The content-sync API (protocol §1.6; docs/interfaces.md: Content sync): the service's own plugins put pages and products
  * into the knowledge base. Writes need the sync key (`X-Sync-Key`); reads also take the widget key (`X-Widget-Key`).
  *
  * - `PUT` is idempotent by external_id: the same content again is answered `unchanged` and rewrites nothing.

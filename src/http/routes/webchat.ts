@@ -1,5 +1,5 @@
 /**
- * Website chat (protocol §1.3, §6; interfaces.md: Channels → Website chat; docs/webchat.md).
+ * Website chat (protocol §1.3, §6; docs/interfaces.md: Channels → Website chat; docs/webchat.md).
  * - The widget's routes take the widget key in `X-Widget-Key` (access `widget`); the gate below /v1/webchat/
  *   (src/channels/webchat/widget-gate.ts) has already checked the key, the page's Origin and the rate limit.
  * - The widget's settings (`GET|PUT /v1/webchat`, the allowed web origins) are for owners and admins.

@@ -1,5 +1,5 @@
 /**
- * Outgoing webhook settings, the test button and the delivery log (interfaces.md: Dashboard API; protocol §6). Owners
+ * Outgoing webhook settings, the test button and the delivery log (docs/interfaces.md: Dashboard API; protocol §6). Owners
  * and admins only (protocol §5.6).
  */
 import { AppError } from '../../errors.ts';

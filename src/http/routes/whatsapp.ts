@@ -1,5 +1,5 @@
 /**
- * WhatsApp (interfaces.md: Channels → WhatsApp, Dashboard API): Meta's webhook (the GET verify handshake and the
+ * WhatsApp (docs/interfaces.md: Channels → WhatsApp, Dashboard API): Meta's webhook (the GET verify handshake and the
  * signed POST) and the workspace's settings (owners and admins only). docs/whatsapp.md tells the whole story.
  */
 import type { WhatsappChannel } from '../../channels/whatsapp/whatsapp-channel.ts';

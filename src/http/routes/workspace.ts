@@ -1,5 +1,5 @@
 /**
- * The workspace itself and the signed-in user's own account (interfaces.md, "The team's side"; docs/glossary.md):
+ * The workspace itself and the signed-in user's own account (docs/interfaces.md, "The team's side"; docs/glossary.md):
  *
  * - `GET /v1/workspace` (every role) and `PATCH /v1/workspace` `{name?, time_zone?, webchat_idle_minutes?}` (owners
  *   only) → `{id, name, time_zone, webchat_idle_minutes}`.

@@ -1,5 +1,5 @@
 /**
- * Handovers on the phone are said once, in the caller's language (issue 14, part 2): a real `ws` client plays
+ * Handovers on the phone are said once, in the caller's language: a real `ws` client plays
  * ConversationRelay, the integrator is a real HTTPS server on loopback (test CA) that answers with a handoff. A reply
  * that already announces the handover is spoken alone; one that does not gets one sentence in the caller's language.
  * The caller's language is the one the bridge reports with each prompt.

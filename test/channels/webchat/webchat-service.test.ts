@@ -1,5 +1,5 @@
 /**
- * Website chat end to end (protocol §1.3, §6; interfaces.md: Channels → Website chat): the real service on loopback, real
+ * Website chat end to end (protocol §1.3, §6; docs/interfaces.md: Channels → Website chat): the real service on loopback, real
  * HTTP with Origin headers as a browser sends them, the knowledge base seeded through the sync API, and the events
  * read straight from the outbox (`webhook_events`).
  */
@@ -97,7 +97,7 @@ describeEachDatabase('website chat', (get) => {
         // Without its query string (tokens, order numbers, campaign ids stay out of the store and the webhooks).
         page_url: `${SHOP}/products/bike`,
       });
-      // The dashboard opens a conversation by its session id (interfaces.md): the session made with the conversation.
+      // The dashboard opens a conversation by its session id (docs/interfaces.md): the session made with the conversation.
       const session = await get().db.selectFrom('sessions').select('id').where('channel', '=', 'webchat').where('external_id', '=', conversationId).executeTakeFirstOrThrow();
       expect(payload.dashboard_url).toBe(`${PUBLIC_URL}/dashboard/conversations/${session.id}`);
       expect(payload.timestamp).toMatch(ISO_MS);

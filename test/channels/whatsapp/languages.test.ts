@@ -1,5 +1,5 @@
 /**
- * WhatsApp in the customer's language (issue 14, part 2): the language is told from the customer's words (WhatsApp
+ * WhatsApp in the customer's language: the language is told from the customer's words (WhatsApp
  * carries none), sent to the integrator as the channel request's `language`, and every sentence the service adds itself
  * (the handover, the fallback, the text-only notice) is in it. A handover is announced once: a reply that already says
  * the team will follow up is sent alone; one that does not gets one sentence in the conversation's language.

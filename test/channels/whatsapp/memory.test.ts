@@ -1,5 +1,5 @@
 /**
- * Conversation memory on WhatsApp (issue 14, part 3): the built-in AI is a real OpenAI-compatible server on loopback
+ * Conversation memory on WhatsApp: the built-in AI is a real OpenAI-compatible server on loopback
  * HTTPS, the integrator gives no answer, so every message reaches the model. The model gets the recent turns of the
  * same conversation, so "and the other one?" can be answered, within MAX_PROMPT_HISTORY_CHARS (oldest dropped).
  */

@@ -1,5 +1,5 @@
 /**
- * One bad message never poisons its neighbours (issue 11, defect 1): a signed delivery with two messages from two
+ * One bad message never poisons its neighbours: a signed delivery with two messages from two
  * customers, one holding U+0000 and a lone surrogate (as Meta writes them, `\u0000` and `\ud800` escapes), is
  * acknowledged and both customers are answered; the bad text reaches the integrator with U+FFFD in their place.
  */
