@@ -2,8 +2,50 @@
  * The import graph's rules, checked by `npm run lint` (dependency-cruiser): no circles, data flows one way
  * (docs/architecture.md, "Layout"). An arrow that runs back up fails the lint with the rule's name.
  */
+/**
+ * The floors of the house, lowest first (docs/architecture.md, "Layout"). A module may import its own floor and the
+ * floors below it; an import of a higher floor is an arrow that runs back up and fails the lint ("no-arrow-up-N").
+ * A folder sits on one floor only; a new folder must be placed here (the lint fails on a module no floor holds).
+ */
+const FLOORS = [
+  // shared words: errors, limits, words, text, JSON, ids, logging, metrics, settings
+  ['src/(errors|limits|words|json-value|ids|log|metrics|config|data-dir-lock)\\.ts$', 'src/text/'],
+  // storage, the guarded network, secrets, credentials, the live bus
+  ['db/', 'src/(net|secrets|auth|events)/'],
+  // the clients: the Bot Link, the knowledge base, the AI; the integrators' kit
+  ['src/(botlink|knowledge|ai|receiver)/'],
+  // the statecharts (their I/O is supplied from above)
+  ['machines/'],
+  // conversations, accounts, outgoing webhooks, the integration's settings
+  ['src/(sessions|accounts|webhooks|integration)/'],
+  // admission of new work, the team's side
+  ['src/(admission|inbox)/'],
+  // the channels
+  ['src/channels/'],
+  // HTTP
+  ['src/http/'],
+  // putting it together: the service, the entry points, the operator's command line
+  ['src/(service|main|bootstrap|cli)\\.ts$', 'src/cli/'],
+];
+const floorPath = (floor) => `^(${floor.join('|')})`;
+const arrowsUp = FLOORS.slice(0, -1).map((floor, i) => ({
+  name: `no-arrow-up-${i}`,
+  severity: 'error',
+  comment: 'An import from a lower floor to a higher one: move what both need down to the lower floor.',
+  from: { path: floorPath(floor) },
+  to: { path: floorPath(FLOORS.slice(i + 1).flat()) },
+}));
+
 module.exports = {
   forbidden: [
+    ...arrowsUp,
+    {
+      name: 'on-a-floor',
+      severity: 'error',
+      comment: 'Every module of the service sits on a floor (FLOORS above), so the arrows-up rules see it.',
+      from: { path: '^(src|machines|db)/', pathNot: [floorPath(FLOORS.flat()), '^src/(dashboard|widget)/'] },
+      to: {},
+    },
     {
       name: 'no-circular',
       severity: 'error',

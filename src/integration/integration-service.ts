@@ -21,6 +21,7 @@ import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { cleanJson } from '../text/outside-text.ts';
 import { adviceForHealth, adviceForReason, refusedUrlAdvice } from './advice.ts';
+import { integrationKeyContext } from '../secrets/contexts.ts';
 
 /** The longest own key we accept; far beyond any sensible key, short enough to keep rows small. */
 export const MAX_OWN_KEY_CHARS = 512;
@@ -101,9 +102,6 @@ export interface TestReport {
   signed_with: 'saved_key' | 'given_key' | 'temporary_key';
 }
 
-/** What an integration key is sealed for (bound to its workspace). */
-export const sealContext = (workspaceId: string) => `integration-key:${workspaceId}`;
-
 export function createIntegrationService(deps: {
   integrations: IntegrationsRepository;
   secrets: SecretBox;
@@ -128,7 +126,7 @@ export function createIntegrationService(deps: {
     const self: { read?: Promise<Credentials> } = {};
     self.read = (async () => {
       const row = await integrations.find(workspaceId);
-      const value = row ? { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, sealContext(workspaceId)) } : undefined;
+      const value = row ? { endpointUrl: row.endpoint_url, key: secrets.open(row.key_sealed, integrationKeyContext(workspaceId)) } : undefined;
       // A change made meanwhile (changed() forgot this read) must not be overwritten by what was read before it.
       if (reading.get(workspaceId) === self.read) opened.set(workspaceId, { value, at: Date.now() });
       return value;
@@ -169,7 +167,7 @@ export function createIntegrationService(deps: {
       const row = await integrations.upsert({
         workspace_id: workspaceId,
         endpoint_url: endpointUrl,
-        key_sealed: secrets.seal(key, sealContext(workspaceId)),
+        key_sealed: secrets.seal(key, integrationKeyContext(workspaceId)),
         key_hint: keyHint(key),
         updated_at: now(),
       });
@@ -179,7 +177,7 @@ export function createIntegrationService(deps: {
 
     async replaceKey(workspaceId: string, input: { key?: string }): Promise<IntegrationView & { key: string }> {
       const key = input.key === undefined ? generateKey() : checkOwnKey(input.key);
-      const row = await integrations.updateKey(workspaceId, secrets.seal(key, sealContext(workspaceId)), keyHint(key), now());
+      const row = await integrations.updateKey(workspaceId, secrets.seal(key, integrationKeyContext(workspaceId)), keyHint(key), now());
       if (!row) throw notFound('The integration');
       changed(workspaceId);
       return { ...view(row), key };

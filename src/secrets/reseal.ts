@@ -5,9 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { tokenContext } from '../channels/whatsapp/settings.ts';
-import { sealContext } from '../integration/integration-service.ts';
-import { secretContext } from '../webhooks/signing.ts';
+import { integrationKeyContext, webhookSecretContext, whatsappTokenContext } from './contexts.ts';
 import type { SecretBox } from './secret-box.ts';
 
 export interface ResealReport {
@@ -27,10 +25,10 @@ interface SealedColumn {
 }
 
 const COLUMNS: readonly SealedColumn[] = [
-  { table: 'integrations', id: 'workspace_id', column: 'key_sealed', context: sealContext },
-  { table: 'whatsapp_accounts', id: 'workspace_id', column: 'access_token_sealed', context: tokenContext },
-  { table: 'webhook_endpoints', id: 'id', column: 'secret_sealed', context: secretContext },
-  { table: 'webhook_endpoints', id: 'id', column: 'previous_secret_sealed', context: secretContext },
+  { table: 'integrations', id: 'workspace_id', column: 'key_sealed', context: integrationKeyContext },
+  { table: 'whatsapp_accounts', id: 'workspace_id', column: 'access_token_sealed', context: whatsappTokenContext },
+  { table: 'webhook_endpoints', id: 'id', column: 'secret_sealed', context: webhookSecretContext },
+  { table: 'webhook_endpoints', id: 'id', column: 'previous_secret_sealed', context: webhookSecretContext },
 ];
 
 export async function resealAll(db: Db, secrets: SecretBox): Promise<ResealReport> {

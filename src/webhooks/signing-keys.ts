@@ -5,7 +5,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { ClaimedDelivery } from '../../machines/webhook-delivery-types.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { secretContext, secretKey } from './signing.ts';
+import { secretKey } from './signing.ts';
+import { webhookSecretContext } from '../secrets/contexts.ts';
 
 /** Opened secrets kept (sealed value → HMAC key). */
 const KEY_CACHE_SIZE = 1_000;
@@ -19,7 +20,7 @@ export function createSigningKeys(secrets: SecretBox): SigningKeys {
   function keyOf(sealed: string, endpointId: string): KeyObject {
     let key = cache.get(sealed);
     if (!key) {
-      key = createSecretKey(secretKey(secrets.open(sealed, secretContext(endpointId))));
+      key = createSecretKey(secretKey(secrets.open(sealed, webhookSecretContext(endpointId))));
       if (cache.size >= KEY_CACHE_SIZE) cache.clear();
       cache.set(sealed, key);
     }

@@ -11,9 +11,6 @@ import { SECRET_BYTES } from './limits.ts';
 
 export const SECRET_PREFIX = 'whsec_';
 
-/** The seal context of an endpoint's secrets: src/secrets/secret-box.ts binds each sealed value to its endpoint. */
-export const secretContext = (endpointId: string): string => `webhook-secret:${endpointId}`;
-
 /** A new endpoint secret: `whsec_` + base64 of {@link SECRET_BYTES} random bytes. */
 export function generateSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;

@@ -15,7 +15,8 @@ import { subscribableEvents } from './events.ts';
 import { DEFAULT_LIST_LIMIT } from '../limits.ts';
 import { SECRET_ROTATION_OVERLAP_MS, TEST_WAIT_MS } from './limits.ts';
 import { recordEvent } from './outbox.ts';
-import { generateSecret, secretContext, secretHint } from './signing.ts';
+import { generateSecret, secretHint } from './signing.ts';
+import { webhookSecretContext } from '../secrets/contexts.ts';
 
 /** How often the test button looks at the row while it waits for an outcome another engine may write. */
 const TEST_POLL_MS = 100;
@@ -134,7 +135,7 @@ export function createWebhookService(deps: {
         workspace_id: workspaceId,
         event,
         url,
-        secret_sealed: secrets.seal(secret, secretContext(id)),
+        secret_sealed: secrets.seal(secret, webhookSecretContext(id)),
         secret_hint: secretHint(secret),
         now: at,
       });
@@ -152,7 +153,7 @@ export function createWebhookService(deps: {
       const event = eventOf(eventName);
       const secret = generateSecret();
       const row = await repository.rotateSecret(workspaceId, event, {
-        sealed: (endpointId) => secrets.seal(secret, secretContext(endpointId)),
+        sealed: (endpointId) => secrets.seal(secret, webhookSecretContext(endpointId)),
         hint: secretHint(secret),
         previousUntil: new Date(now() + SECRET_ROTATION_OVERLAP_MS),
         now: new Date(now()),

@@ -1,13 +1,11 @@
 /** Rotating the master key: the old key still opens what it sealed, and `secrets reseal` moves everything to the new. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tokenContext } from '../../src/channels/whatsapp/settings.ts';
 import { loadConfig } from '../../src/config.ts';
-import { sealContext } from '../../src/integration/integration-service.ts';
 import { resealAll } from '../../src/secrets/reseal.ts';
 import { createSecretBox } from '../../src/secrets/secret-box.ts';
-import { secretContext } from '../../src/webhooks/signing.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
+import { integrationKeyContext, webhookSecretContext, whatsappTokenContext } from '../../src/secrets/contexts.ts';
 
 const OLD = randomBytes(32);
 const NEW = randomBytes(32);
@@ -40,14 +38,14 @@ describeEachDatabase('secrets reseal', (get) => {
     const endpointId = randomUUID();
     const strayId = randomUUID();
     await db.insertInto('workspaces').values({ id: workspaceId, name: 'Rotation', created_at: new Date() }).execute();
-    await db.insertInto('integrations').values({ workspace_id: workspaceId, endpoint_url: 'https://shop.example/channel', key_sealed: old.seal('k'.repeat(64), sealContext(workspaceId)), key_hint: '…kkkk', updated_at: new Date() }).execute();
-    await db.insertInto('whatsapp_accounts').values({ workspace_id: workspaceId, phone_number_id: `pn-${endpointId}`, access_token_sealed: old.seal('EAAG-token', tokenContext(workspaceId)), token_hint: '…oken', created_at: new Date(), updated_at: new Date() }).execute();
+    await db.insertInto('integrations').values({ workspace_id: workspaceId, endpoint_url: 'https://shop.example/channel', key_sealed: old.seal('k'.repeat(64), integrationKeyContext(workspaceId)), key_hint: '…kkkk', updated_at: new Date() }).execute();
+    await db.insertInto('whatsapp_accounts').values({ workspace_id: workspaceId, phone_number_id: `pn-${endpointId}`, access_token_sealed: old.seal('EAAG-token', whatsappTokenContext(workspaceId)), token_hint: '…oken', created_at: new Date(), updated_at: new Date() }).execute();
     const endpoint = (id: string, event: 'new_chat' | 'new_lead', sealed: string, previous: string | null) => ({
       id, workspace_id: workspaceId, event, url: 'https://hooks.example/in', secret_sealed: sealed, secret_hint: '…', previous_secret_sealed: previous, previous_secret_expires_at: previous ? new Date(Date.now() + 3600_000) : null, created_at: new Date(), updated_at: new Date(),
     });
-    await db.insertInto('webhook_endpoints').values(endpoint(endpointId, 'new_chat', old.seal('whsec_new', secretContext(endpointId)), old.seal('whsec_old', secretContext(endpointId)))).execute();
+    await db.insertInto('webhook_endpoints').values(endpoint(endpointId, 'new_chat', old.seal('whsec_new', webhookSecretContext(endpointId)), old.seal('whsec_old', webhookSecretContext(endpointId)))).execute();
     // Sealed under a key nobody has any more: reported, not fatal.
-    await db.insertInto('webhook_endpoints').values(endpoint(strayId, 'new_lead', createSecretBox(randomBytes(32)).seal('lost', secretContext(strayId)), null)).execute();
+    await db.insertInto('webhook_endpoints').values(endpoint(strayId, 'new_lead', createSecretBox(randomBytes(32)).seal('lost', webhookSecretContext(strayId)), null)).execute();
 
     const box = createSecretBox(NEW, [OLD]);
     const first = await resealAll(db, box);
@@ -55,12 +53,12 @@ describeEachDatabase('secrets reseal', (get) => {
 
     const onlyNew = createSecretBox(NEW);
     const integration = await db.selectFrom('integrations').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
-    expect(onlyNew.open(integration.key_sealed, sealContext(workspaceId))).toBe('k'.repeat(64));
+    expect(onlyNew.open(integration.key_sealed, integrationKeyContext(workspaceId))).toBe('k'.repeat(64));
     const account = await db.selectFrom('whatsapp_accounts').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
-    expect(onlyNew.open(account.access_token_sealed, tokenContext(workspaceId))).toBe('EAAG-token');
+    expect(onlyNew.open(account.access_token_sealed, whatsappTokenContext(workspaceId))).toBe('EAAG-token');
     const hook = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirstOrThrow();
-    expect(onlyNew.open(hook.secret_sealed, secretContext(endpointId))).toBe('whsec_new');
-    expect(onlyNew.open(hook.previous_secret_sealed!, secretContext(endpointId))).toBe('whsec_old');
+    expect(onlyNew.open(hook.secret_sealed, webhookSecretContext(endpointId))).toBe('whsec_new');
+    expect(onlyNew.open(hook.previous_secret_sealed!, webhookSecretContext(endpointId))).toBe('whsec_old');
 
     // A second run finds everything current.
     expect(await resealAll(db, box)).toEqual({ resealed: 0, current: 4, unreadable: [`webhook_endpoints.secret_sealed ${strayId}`] });

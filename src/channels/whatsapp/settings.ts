@@ -10,6 +10,7 @@ import { keyHint } from '../../botlink/signing.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 import { WHATSAPP_WEBHOOK_PATH } from './limits.ts';
+import { whatsappTokenContext } from '../../secrets/contexts.ts';
 
 export interface WhatsappSettingsView {
   phone_number_id: string;
@@ -24,8 +25,6 @@ export interface WhatsappAccountCredentials {
   phoneNumberId: string;
   accessToken: string;
 }
-
-export const tokenContext = (workspaceId: string) => `whatsapp-token:${workspaceId}`;
 
 export function createWhatsappSettings(deps: { repository: WhatsappRepository; secrets: SecretBox; publicUrl: string; now?: () => Date }) {
   const { repository, secrets } = deps;
@@ -49,7 +48,7 @@ export function createWhatsappSettings(deps: { repository: WhatsappRepository; s
         const row = await repository.upsertAccount({
           workspace_id: workspaceId,
           phone_number_id: input.phone_number_id,
-          access_token_sealed: secrets.seal(input.access_token, tokenContext(workspaceId)),
+          access_token_sealed: secrets.seal(input.access_token, whatsappTokenContext(workspaceId)),
           token_hint: keyHint(input.access_token),
           updated_at: now(),
         });
@@ -75,7 +74,7 @@ export function createWhatsappSettings(deps: { repository: WhatsappRepository; s
     /** The workspace's current token (replies are sent with the token of the moment, not the one of the message). */
     async credentials(workspaceId: string): Promise<WhatsappAccountCredentials | undefined> {
       const row = await repository.findAccount(workspaceId);
-      return row && { workspaceId, phoneNumberId: row.phone_number_id, accessToken: secrets.open(row.access_token_sealed, tokenContext(workspaceId)) };
+      return row && { workspaceId, phoneNumberId: row.phone_number_id, accessToken: secrets.open(row.access_token_sealed, whatsappTokenContext(workspaceId)) };
     },
   };
 }
