@@ -112,6 +112,11 @@ export interface TurnState {
 }
 
 export interface SessionContext {
+  /**
+   * The conversation's id on its channel (the call SID, the WhatsApp sender, the web chat conversation): the
+   * `session_id` the integrator sees (protocol §2.1), kept under this name in persisted snapshots. Our own row id of a
+   * session is never in the machine; the runtime holds it.
+   */
   sessionId: string;
   workspaceId: string;
   channel: Channel;

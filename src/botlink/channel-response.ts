@@ -12,7 +12,7 @@ import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES, B
 import { cleanJson, cleanText } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
 import type { Handoff } from '../words.ts';
-import { isObject, own } from '../json-value.ts';
+import { describeValue, isObject, own } from '../json-value.ts';
 import { errorText, type FailureReason } from '../errors.ts';
 
 /** protocol §2.2: 'human' connects the customer to a person, 'forward' has the team follow up. */
@@ -109,23 +109,6 @@ function isSuccess(status: number): boolean {
 
 /** A property of the response itself, never one inherited through the prototype. */
 
-/** A value named the way a reader of the dashboard understands it: 'the number 3', 'an array', 'null'. */
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'string':
-      return value.length === 0 ? 'an empty string' : `the string ${JSON.stringify(cutToChars(value, 40))}${Array.from(value).length > 40 ? '…' : ''}`;
-    case 'number':
-    case 'boolean':
-      return `${typeof value === 'number' ? 'the number ' : ''}${String(value)}`;
-    case 'object':
-      return 'an object';
-    default:
-      return typeof value;
-  }
-}
-
 /** A JSON pointer ('/customer/email') as the dotted path the dashboard shows ('customer.email'). */
 function fieldOf(error: ErrorObject): string {
   const parts = error.instancePath
@@ -143,7 +126,7 @@ function explain(error: ErrorObject): string {
       return 'is missing';
     case 'type': {
       const wanted = String((error.params as { type?: unknown }).type).replace(',null', '');
-      return `must be ${wanted === 'object' ? 'an' : 'a'} ${wanted}, not ${describe(error.data)}`;
+      return `must be ${wanted === 'object' ? 'an' : 'a'} ${wanted}, not ${describeValue(error.data)}`;
     }
     case 'maxLength':
       return `is longer than ${String((error.params as { limit?: unknown }).limit)} characters`;
@@ -152,7 +135,7 @@ function explain(error: ErrorObject): string {
     case 'format':
       return 'is not a valid email address';
     case 'enum':
-      return `must be "human", "forward" or null, not ${describe(error.data)}`;
+      return `must be "human", "forward" or null, not ${describeValue(error.data)}`;
     default:
       return error.message ?? `fails the ${error.keyword} rule`;
   }
@@ -248,7 +231,7 @@ function interpret(status: number, body: Buffer, truncated: boolean): ChannelOut
     return noAnswer('invalid_json', `The body is not valid JSON (${detail}); protocol §7.1: no answer.`);
   }
   if (!isObject(parsed)) {
-    return noAnswer('invalid_json', `The body is JSON but ${describe(parsed)}, not an object with a reply (protocol §2.2).`, [], parsed);
+    return noAnswer('invalid_json', `The body is JSON but ${describeValue(parsed)}, not an object with a reply (protocol §2.2).`, [], parsed);
   }
 
   const byField = validateResponse(parsed) ? new Map<string, ErrorObject[]>() : errorsByField(validateResponse.errors ?? []);

@@ -27,7 +27,7 @@ import { cleanJson } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
 import type { ArgsVerdict, ToolSchemaCompiler } from './tool-schema.ts';
 import type { ManifestProblem, ToolManifest, ToolSpec } from './tools-types.ts';
-import { isObject, own } from '../json-value.ts';
+import { describeValue, isObject, own } from '../json-value.ts';
 
 const toolName = new RegExp(TOOL_NAME_PATTERN);
 
@@ -66,16 +66,10 @@ function shownName(value: unknown): string | undefined {
   return cut.length < value.length ? `${cut}…` : cut;
 }
 
-function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
 /** The problems of the `parameters` shape of protocol §2.3, before it is compiled. */
 function parametersShapeProblems(parameters: unknown): { field: string; message: string }[] {
   if (!isObject(parameters)) {
-    return [{ field: 'parameters', message: `must be a JSON Schema object, not ${describeType(parameters)}` }];
+    return [{ field: 'parameters', message: `must be a JSON Schema object, not ${describeValue(parameters)}` }];
   }
   const problems: { field: string; message: string }[] = [];
   const type = own(parameters, 'type');
@@ -86,7 +80,7 @@ function parametersShapeProblems(parameters: unknown): { field: string; message:
   if (!isObject(properties)) {
     problems.push({
       field: 'parameters.properties',
-      message: properties === undefined ? 'is missing; it must be an object of parameter schemas' : `must be an object, not ${describeType(properties)}`,
+      message: properties === undefined ? 'is missing; it must be an object of parameter schemas' : `must be an object, not ${describeValue(properties)}`,
     });
   }
   const required = own(parameters, 'required');
@@ -121,7 +115,7 @@ export function readManifestTools(
       continue;
     }
     if (!isObject(entry)) {
-      problem('tools', `must be a tool object, not ${describeType(entry)}; ignored`);
+      problem('tools', `must be a tool object, not ${describeValue(entry)}; ignored`);
       continue;
     }
 
@@ -137,7 +131,7 @@ export function readManifestTools(
 
     const description = own(entry, 'description');
     if (typeof description !== 'string') {
-      problem('description', `must be a string, not ${description === undefined ? 'missing' : describeType(description)}; the tool is ignored`);
+      problem('description', `must be a string, not ${description === undefined ? 'missing' : describeValue(description)}; the tool is ignored`);
     } else if (Array.from(description).length > MAX_TOOL_DESCRIPTION_CHARS) {
       problem('description', `is longer than ${MAX_TOOL_DESCRIPTION_CHARS} characters (protocol §2.3); the tool is ignored`);
     }
@@ -189,10 +183,10 @@ export function readToolManifest(response: ManifestResponse, compiler: ToolSchem
   } catch {
     return unavailable('The tools manifest is not valid JSON.');
   }
-  if (!isObject(body)) return unavailable(`The tools manifest must be a JSON object with a "tools" array (protocol §2.3), not ${describeType(body)}.`);
+  if (!isObject(body)) return unavailable(`The tools manifest must be a JSON object with a "tools" array (protocol §2.3), not ${describeValue(body)}.`);
   const entries = own(body, 'tools');
   if (!Array.isArray(entries)) {
-    return unavailable(`The tools manifest's "tools" must be an array (protocol §2.3), not ${entries === undefined ? 'missing' : describeType(entries)}.`);
+    return unavailable(`The tools manifest's "tools" must be an array (protocol §2.3), not ${entries === undefined ? 'missing' : describeValue(entries)}.`);
   }
   const { tools, problems, checks } = readManifestTools(entries, compiler);
   return { manifest: deepFreeze({ tools, problems, fetchedAt, status: 'ok' }), checks };

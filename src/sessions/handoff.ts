@@ -5,7 +5,7 @@
  * conversation's language: when the reply already says it, nothing is added (handover-announcements.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { HandoffRequester, HandoffResult } from '../../machines/session-types.ts';
+import type { HandoffInput, HandoffResult } from '../../machines/session-types.ts';
 import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
 import type { Channel, Handoff } from '../words.ts';
@@ -22,24 +22,15 @@ export interface HandoffDeps {
   now?: () => number;
 }
 
-export interface HandoffRequest {
-  workspaceId: string;
-  channel: Channel;
-  kind: Handoff;
-  requestedBy: HandoffRequester;
-  language: string;
-  /** The customer's message that led to the handoff; the team's notification quotes its start. */
-  message: string;
-  /** The reply the customer is about to get with the handoff (the integrator's, usually); '' when none. */
-  reply: string;
-  /** The session's row id, when the session is live in this process. */
-  sessionId: string | null;
-}
-
 /** The longest quote of the customer's message in a notification. */
 const NOTIFICATION_QUOTE_CHARS = 500;
 
-export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest): Promise<HandoffResult> {
+/**
+ * `request` is the session machine's handoff input (its `sessionId` is the conversation's id on its channel, as the
+ * integrator sees it); `sessionRowId` is our row id of the session, for the team's notification, or null when the
+ * session is not live in this process.
+ */
+export async function decideHandoff(deps: HandoffDeps, request: HandoffInput, sessionRowId: string | null): Promise<HandoffResult> {
   const { workspaceId, channel, kind, language } = request;
   const teamAvailable = await deps.teamAvailable(workspaceId);
   if (kind === 'human' && channel === 'phone' && teamAvailable) {
@@ -51,7 +42,7 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest):
     await deps.sessions.addNotification({
       id: randomUUID(),
       workspace_id: workspaceId,
-      session_id: request.sessionId,
+      session_id: sessionRowId,
       kind: 'human_followup',
       message: notificationText(request),
     });
@@ -69,7 +60,7 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest):
   await deps.sessions.addNotification({
     id: randomUUID(),
     workspace_id: workspaceId,
-    session_id: request.sessionId,
+    session_id: sessionRowId,
     kind: kind === 'human' ? 'human_followup' : 'forward',
     message: notificationText(request),
   });
@@ -80,7 +71,7 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffRequest):
 }
 
 /** What the team's notification says: the customer's words, and that the customer asked (by key, button or words). */
-function notificationText(request: HandoffRequest): string {
+function notificationText(request: HandoffInput): string {
   const quoted = request.message.trim().slice(0, NOTIFICATION_QUOTE_CHARS);
   if (request.requestedBy === 'integrator') return quoted;
   const keyed = /^[0-9*#]+$/.test(quoted);
@@ -99,7 +90,7 @@ export type CallConnection = { dial: string } | { sentence: string };
  */
 export async function connectCall(
   deps: HandoffDeps,
-  request: { workspaceId: string; sessionId: string | null; language: string; transferNumber: string | null },
+  request: { workspaceId: string; sessionRowId: string | null; language: string; transferNumber: string | null },
 ): Promise<CallConnection> {
   const { workspaceId, transferNumber } = request;
   const teamAvailable = await deps.teamAvailable(workspaceId);
@@ -107,7 +98,7 @@ export async function connectCall(
   await deps.sessions.addNotification({
     id: randomUUID(),
     workspace_id: workspaceId,
-    session_id: request.sessionId,
+    session_id: request.sessionRowId,
     kind: 'human_followup',
     message: transferNumber
       ? 'The caller was to be connected, but the team was no longer available.'

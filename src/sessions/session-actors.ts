@@ -119,8 +119,7 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
         );
       }),
       handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {
-        const sessionId = lookup(input.workspaceId, input.channel, input.sessionId)?.sessionId ?? null;
-        return decideHandoff(deps, { ...input, sessionId });
+        return decideHandoff(deps, input, lookup(input.workspaceId, input.channel, input.sessionId)?.sessionId ?? null);
       }),
     },
   });

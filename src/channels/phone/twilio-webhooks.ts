@@ -80,7 +80,7 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
         const transferNumber = settings?.transfer_number ?? null;
         const connection = await connectCall(
           { sessions, teamAvailable: deps.teamAvailable },
-          { workspaceId, sessionId: session?.id ?? null, language, transferNumber },
+          { workspaceId, sessionRowId: session?.id ?? null, language, transferNumber },
         );
         if ('dial' in connection) {
           log.info('handing the call to the team (Dial)');

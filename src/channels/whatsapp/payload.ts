@@ -15,7 +15,7 @@
  */
 import { MAX_NAME_CHARS } from '../../limits.ts';
 import { cleanJson } from '../../text/outside-text.ts';
-import { isObject } from '../../json-value.ts';
+import { describeValue, isObject } from '../../json-value.ts';
 import { BotlinkError } from '../../errors.ts';
 
 export interface InboundMessage {
@@ -97,17 +97,6 @@ function profileName(value: unknown): string | null {
   return chars.length > MAX_NAME_CHARS ? chars.slice(0, MAX_NAME_CHARS).join('') : name;
 }
 
-/**
- * A value for an error sentence, short whatever was sent (the sentence is stored as the event's detail): a string
- * quoted and cut, anything else by its type, never written out (a nested value could be thousands of levels deep).
- */
-function shown(value: unknown): string {
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  if (typeof value !== 'string') return String(value);
-  const chars = Array.from(value);
-  return JSON.stringify(chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : value);
-}
-
 /** Parses a raw webhook body (UTF-8 JSON). Throws {@link WebhookPayloadError} when it is not Meta's shape at all. */
 export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhook {
   let json: unknown;
@@ -117,7 +106,7 @@ export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhoo
     throw new WebhookPayloadError('The body is not JSON.');
   }
   if (!isObject(json)) throw new WebhookPayloadError('The body is not a JSON object.');
-  if (json.object !== 'whatsapp_business_account') throw new WebhookPayloadError(`The object is ${shown(json.object)}, not whatsapp_business_account.`);
+  if (json.object !== 'whatsapp_business_account') throw new WebhookPayloadError(`The object is ${describeValue(json.object)}, not whatsapp_business_account.`);
 
   const changes: WebhookChange[] = [];
   let skipped = 0;
