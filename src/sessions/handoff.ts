@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import type { HandoffInput, HandoffResult } from '../../machines/session-types.ts';
 import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
-import type { Channel, Handoff } from '../words.ts';
 import { announces } from './handover-announcements.ts';
 
 export interface HandoffDeps {
