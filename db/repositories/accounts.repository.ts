@@ -2,14 +2,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../database.ts';
 import type { Database, Role, User, Workspace } from '../schema.ts';
-
-/** PostgreSQL's unique_violation (PGlite reports the same code). */
-const UNIQUE_VIOLATION = '23505';
-
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: string; constraint?: string } | undefined;
-  return e?.code === UNIQUE_VIOLATION && (e.constraint === undefined || e.constraint === constraint);
-}
+import { isUniqueViolation } from '../unique-violation.ts';
 
 /**
  * Serialises every change to a workspace's owners: the "at least one owner" rule is a read then a write, so two

@@ -7,7 +7,7 @@ type PerWorkspaceTable = 'integrations' | 'whatsapp_accounts';
 
 /**
  * Inserts the workspace's row, or overwrites every other column of the one it has; returns the row. Any other
- * unique violation (a WhatsApp number another workspace has) is PostgreSQL's 23505, thrown.
+ * unique violation (a WhatsApp number another workspace has) is thrown for the caller's repository to name.
  */
 export async function upsertPerWorkspace<T extends PerWorkspaceTable>(
   db: Db,

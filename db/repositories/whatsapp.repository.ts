@@ -12,6 +12,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../database.ts';
 import type { Database, WhatsappInboundOutcome, WhatsappOutboundMessage, WhatsappOutboundMessagesTable, WhatsappOutboundStatus } from '../schema.ts';
 import { upsertPerWorkspace } from './upsert.ts';
+import { isUniqueViolation } from '../unique-violation.ts';
 
 /** The order delivery statuses move in; a status never replaces a higher one (read never goes back to delivered). */
 export const STATUS_RANK: Readonly<Record<WhatsappOutboundStatus, number>> = {
@@ -79,9 +80,14 @@ export function whatsappRepository(db: Db) {
       return db.selectFrom('whatsapp_accounts').selectAll().where('phone_number_id', '=', phoneNumberId).executeTakeFirst();
     },
 
-    /** Throws PostgreSQL's unique violation (23505) when another workspace has this phone_number_id. */
+    /** The workspace's account as written; 'taken' when another workspace has this phone_number_id. */
     async upsertAccount(row: { workspace_id: string; phone_number_id: string; access_token_sealed: string; token_hint: string; updated_at: Date }) {
-      return upsertPerWorkspace(db, 'whatsapp_accounts', row);
+      try {
+        return await upsertPerWorkspace(db, 'whatsapp_accounts', row);
+      } catch (err) {
+        if (isUniqueViolation(err)) return 'taken' as const;
+        throw err;
+      }
     },
 
     async removeAccount(workspaceId: string): Promise<boolean> {

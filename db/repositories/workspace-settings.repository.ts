@@ -4,9 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-
-/** PostgreSQL's unique_violation (PGlite reports the same code). */
-const UNIQUE_VIOLATION = '23505';
+import { isUniqueViolation } from '../unique-violation.ts';
 
 export interface WorkspaceSettingsRow {
   id: string;
@@ -52,7 +50,7 @@ export function workspaceSettingsRepository(db: Db) {
         });
       } catch (err) {
         // Two users taking one email at once: the unique index decides.
-        if ((err as { code?: string } | undefined)?.code === UNIQUE_VIOLATION) return 'taken';
+        if (isUniqueViolation(err)) return 'taken';
         throw err;
       }
     },

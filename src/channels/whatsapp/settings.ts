@@ -44,22 +44,18 @@ export function createWhatsappSettings(deps: { repository: WhatsappRepository; s
     },
 
     async put(workspaceId: string, input: { phone_number_id: string; access_token: string }): Promise<WhatsappSettingsView> {
-      try {
-        const row = await repository.upsertAccount({
-          workspace_id: workspaceId,
-          phone_number_id: input.phone_number_id,
-          access_token_sealed: secrets.seal(input.access_token, whatsappTokenContext(workspaceId)),
-          token_hint: keyHint(input.access_token),
-          updated_at: now(),
-        });
-        return view(row);
-      } catch (err) {
-        // One business number belongs to one workspace, or an incoming message would have two owners.
-        if (isUniqueViolation(err)) {
-          throw new AppError('conflict', 'This phone_number_id is already connected to another workspace.', [{ field: 'phone_number_id', message: 'already in use' }]);
-        }
-        throw err;
+      const row = await repository.upsertAccount({
+        workspace_id: workspaceId,
+        phone_number_id: input.phone_number_id,
+        access_token_sealed: secrets.seal(input.access_token, whatsappTokenContext(workspaceId)),
+        token_hint: keyHint(input.access_token),
+        updated_at: now(),
+      });
+      // One business number belongs to one workspace, or an incoming message would have two owners.
+      if (row === 'taken') {
+        throw new AppError('conflict', 'This phone_number_id is already connected to another workspace.', [{ field: 'phone_number_id', message: 'already in use' }]);
       }
+      return view(row);
     },
 
     async remove(workspaceId: string): Promise<void> {
@@ -80,7 +76,3 @@ export function createWhatsappSettings(deps: { repository: WhatsappRepository; s
 }
 
 export type WhatsappSettings = ReturnType<typeof createWhatsappSettings>;
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
-}

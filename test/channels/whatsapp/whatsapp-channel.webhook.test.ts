@@ -60,12 +60,13 @@ describeEachDatabase('WhatsApp webhook', (get) => {
       const body = fixture('text-message', { PHONE_NUMBER_ID, WA_ID: '31611110000', MESSAGE_ID: wamid(), TIMESTAMP: unixSeconds(), BODY: 'Is the shop open on Sunday?' });
       const res = await h.post(body);
       expect(res.status).toBe(200);
-      // The integrator takes 400 ms to answer: the 200 did not wait for it.
-      expect(res.ms).toBeLessThan(400);
+      // The integrator takes 400 ms to answer: the 200 did not wait for it (no reply was sent when it came).
+      const answered = (): boolean => h.sends().some((s) => (s.body.text as { body: string }).body === 'Answer to: Is the shop open on Sunday?');
+      expect(answered()).toBe(false);
       const stored = (await events()).find((e) => e.body === body.toString('utf8'));
       expect(stored).toBeDefined();
       // Processed afterwards: the reply goes out.
-      await until(() => h.sends().find((s) => (s.body.text as { body: string }).body === 'Answer to: Is the shop open on Sunday?'));
+      await until(() => answered());
       await until(async () => (await events()).find((e) => e.body === body.toString('utf8'))?.outcome === 'processed');
     });
 
