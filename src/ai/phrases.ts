@@ -1,6 +1,6 @@
 /**
- * The few fixed sentences the service says itself, by language. The session engine and the channels use them, so
- * they live here once. A language without its own table falls back to English sentence by sentence, so adding a
+ * The few fixed sentences the service says itself, by language: one table for the session engine and every channel,
+ * so they live here once. A language without its own table falls back to English sentence by sentence, so adding a
  * language never leaves a gap.
  */
 
@@ -15,7 +15,11 @@ export type PhraseKey =
   | 'not_heard'
   | 'handoff_waiting'
   | 'handoff_waiting_closed'
-  | 'handback_timeout';
+  | 'handback_timeout'
+  | 'unknown_number'
+  | 'goodbye'
+  | 'busy'
+  | 'text_only';
 
 export const FALLBACK_PHRASE_LANGUAGE = 'en';
 
@@ -40,6 +44,14 @@ export const phrases = {
     handoff_waiting_closed: 'The team is not available right now; they will reply to you here when they are back.',
     /** A waiting conversation nobody took went back to the bot (handback_after_minutes). */
     handback_timeout: "No colleague is free right now, so I'll help you further here.",
+    /** Phone: the called number belongs to no workspace. */
+    unknown_number: 'Sorry, this number cannot take calls right now. Goodbye.',
+    /** Phone: after a handoff that ends the call without a person (docs/phone.md, TwiML action). */
+    goodbye: 'Thank you for calling. Goodbye.',
+    /** Phone: the engine is at its bound and takes no new call now (docs/operations.md, "Overload"). */
+    busy: 'Sorry, we are very busy right now and cannot take your call. Please call again in a few minutes. Goodbye.',
+    /** WhatsApp: the answer to a message we cannot read (docs/whatsapp.md, "Messages that are not text"). */
+    text_only: 'I can only read text messages. Could you type your question?',
   },
   nl: {
     dont_know: 'Dat weet ik niet, zal ik u doorverbinden met het team?',
@@ -51,6 +63,19 @@ export const phrases = {
     handoff_waiting: 'Een collega antwoordt u hier.',
     handoff_waiting_closed: 'Het team is nu niet bereikbaar; zij antwoorden u hier zodra ze terug zijn.',
     handback_timeout: 'Er is nu geen collega vrij, dus ik help u hier verder.',
+    unknown_number: 'Sorry, dit nummer kan op dit moment geen gesprekken aannemen. Tot ziens.',
+    goodbye: 'Bedankt voor uw telefoontje. Tot ziens.',
+    busy: 'Sorry, het is op dit moment erg druk en we kunnen uw gesprek niet aannemen. Belt u over een paar minuten nog eens? Tot ziens.',
+    text_only: 'Ik kan alleen tekstberichten lezen. Kunt u uw vraag typen?',
+  },
+  de: {
+    text_only: 'Ich kann nur Textnachrichten lesen. Könnten Sie Ihre Frage bitte eintippen?',
+  },
+  fr: {
+    text_only: 'Je ne peux lire que les messages texte. Pourriez-vous écrire votre question ?',
+  },
+  es: {
+    text_only: 'Solo puedo leer mensajes de texto. ¿Podría escribir su pregunta?',
   },
 } as const satisfies { en: Record<PhraseKey, string> } & Record<string, Partial<Record<PhraseKey, string>>>;
 

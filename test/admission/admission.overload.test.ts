@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AdmissionLimits } from '../../src/admission/admission.ts';
 import { SHED_RETRY_AFTER_SECONDS } from '../../src/admission/limits.ts';
-import { phonePhrase } from '../../src/channels/phone/phone-phrases.ts';
+import { phrase } from '../../src/ai/phrases.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { BRIDGE_TOKEN, Caller } from '../helpers/phone-caller.ts';
@@ -102,7 +102,7 @@ describeEachDatabase('overload: admission control', (get) => {
     const third = await Caller.connect(service);
     callers.push(third);
     third.setup(callSid());
-    expect(await third.next((f) => f.type === 'text')).toMatchObject({ token: phonePhrase('busy', 'en'), last: true });
+    expect(await third.next((f) => f.type === 'text')).toMatchObject({ token: phrase('busy', 'en'), last: true });
     const end = await third.next((f) => f.type === 'end');
     expect(JSON.parse(end.handoffData as string)).toMatchObject({ reason: 'busy' });
     expect((await third.closed).code).toBe(1000);

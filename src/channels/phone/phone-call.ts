@@ -28,7 +28,6 @@ import { parseFrame, type DropReason, type HandoffData, type InboundFrame, type 
 import { createKeyEntry } from './key-entry.ts';
 import type { PhoneMetrics } from './phone-metrics.ts';
 import { normaliseE164 } from './phone-number.ts';
-import { phonePhrase } from './phone-phrases.ts';
 import { createTurnBounds } from './turn-bounds.ts';
 
 /** What a call needs of the session runtime. */
@@ -236,7 +235,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       if (!deps.admission.admitCall()) {
         metrics.calls.inc({ outcome: 'busy' });
         log.info('call refused: the engine is at its bound (busy sentence)');
-        sendText(phonePhrase('busy', language));
+        sendText(phrase('busy', language));
         sendEnd({ reason: 'busy', session_id: '' });
         return;
       }
@@ -247,7 +246,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
     if (!workspaceId) {
       metrics.calls.inc({ outcome: 'unknown_number' });
       log.warn({ to: frame.to }, 'call to a number no workspace answers');
-      sendText(phonePhrase('unknown_number', 'en'));
+      sendText(phrase('unknown_number', 'en'));
       sendEnd();
       return;
     }
@@ -264,7 +263,7 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
       // No session, no conversation: an apology rather than silence, and the bridge ends the call.
       log.error({ err, workspaceId }, 'the phone session could not be opened');
       metrics.calls.inc({ outcome: 'failed' });
-      sendText(phonePhrase('unknown_number', 'en'));
+      sendText(phrase('unknown_number', 'en'));
       sendEnd();
       return;
     }

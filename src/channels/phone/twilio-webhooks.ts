@@ -12,7 +12,8 @@ import { parseHandoffData } from './frames.ts';
 import { PHONE_DEFAULT_LANGUAGE } from './limits.ts';
 import { ISSUED_PARAM, PHONE_WS_PATH } from './phone-channel.ts';
 import { normaliseE164 } from './phone-number.ts';
-import { phonePhrase, sayLanguage } from './phone-phrases.ts';
+import { phrase } from '../../ai/phrases.ts';
+import { sayLanguage } from './say-language.ts';
 import type { TeamAvailability } from './team-availability.ts';
 import { connectTwiml, dialTwiml, hangUpTwiml, sayAndHangUpTwiml } from './twiml.ts';
 import { publicRequestUrl } from './twilio-signature.ts';
@@ -51,7 +52,7 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
       const workspaceId = await workspaceOf(form);
       if (!workspaceId) {
         deps.logger.warn({ callSid: form.CallSid }, 'Twilio call to a number no workspace answers');
-        return sayAndHangUpTwiml(phonePhrase('unknown_number', 'en'), PHONE_DEFAULT_LANGUAGE);
+        return sayAndHangUpTwiml(phrase('unknown_number', 'en'), PHONE_DEFAULT_LANGUAGE);
       }
       const settings = await phone.settings(workspaceId);
       return connectTwiml({
@@ -89,7 +90,7 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
         log.info({ transferNumber: transferNumber !== null }, 'no person to dial; the team follows up');
         return sayAndHangUpTwiml(connection.sentence, sayLanguage(language, workspaceLanguage));
       }
-      return sayAndHangUpTwiml(phonePhrase('goodbye', language), sayLanguage(language, workspaceLanguage));
+      return sayAndHangUpTwiml(phrase('goodbye', language), sayLanguage(language, workspaceLanguage));
     },
   };
 }

@@ -45,7 +45,8 @@ import {
 } from './limits.ts';
 import type { WhatsappMetrics } from './metrics.ts';
 import { e164, parseWebhook, WebhookPayloadError } from './payload.ts';
-import { SILENT_TYPES, textOnlyNotice } from './phrases.ts';
+import { SILENT_TYPES } from './silent-types.ts';
+import { phrase } from '../../ai/phrases.ts';
 import type { WhatsappSettings } from './settings.ts';
 
 export interface WhatsappWorkerOptions {
@@ -319,7 +320,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         } else if (await repository.claimNotice(row.workspace_id, row.wa_id, UNSUPPORTED_NOTICE_INTERVAL_MS)) {
           // Never the bot link: there is no text to send it. The conversation's language when it has one.
           outcome = 'notice';
-          reply = { kind: 'notice', body: textOnlyNotice(await repository.sessionLanguage(row.workspace_id, conversation)) };
+          reply = { kind: 'notice', body: phrase('text_only', (await repository.sessionLanguage(row.workspace_id, conversation)) ?? 'en') };
         } else {
           outcome = 'notice_recent';
         }

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { phrases } from '../../../src/ai/phrases.ts';
-import { TEXT_ONLY_NOTICE } from '../../../src/channels/whatsapp/phrases.ts';
 import { describeEachDatabase } from '../../helpers/db.ts';
 import { fixture, unixSeconds } from './fixtures/meta.ts';
 import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from './fixtures/harness.ts';
@@ -103,7 +102,7 @@ describeEachDatabase('WhatsApp in the customer\'s language', (get) => {
       const before = bodies(waId).length;
       await h.post(fixture('image-message', { PHONE_NUMBER_ID, WA_ID: waId, MESSAGE_ID: wamid(), TIMESTAMP: unixSeconds() }));
       await until(() => bodies(waId).length > before);
-      expect(bodies(waId).at(-1)).toBe(TEXT_ONLY_NOTICE.nl);
+      expect(bodies(waId).at(-1)).toBe(phrases.nl.text_only);
     });
   });
 });

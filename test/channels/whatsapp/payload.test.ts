@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { e164, parseWebhook, WebhookPayloadError } from '../../../src/channels/whatsapp/payload.ts';
 import { signWebhookBody, verifyHandshake, verifyWebhookSignature } from '../../../src/channels/whatsapp/signature.ts';
-import { textOnlyNotice } from '../../../src/channels/whatsapp/phrases.ts';
+import { phrase } from '../../../src/ai/phrases.ts';
 import { fixture } from './fixtures/meta.ts';
 
 const values = { PHONE_NUMBER_ID: '106540352242922', WA_ID: '31612345678', MESSAGE_ID: 'wamid.ABC', TIMESTAMP: '1750857384', STATUS: 'delivered', BODY: 'hi' };
@@ -95,8 +95,8 @@ describe('small rules', () => {
   });
 
   it('the text-only notice falls back to English', () => {
-    expect(textOnlyNotice('nl-NL')).toMatch(/^Ik kan alleen/);
-    expect(textOnlyNotice('xx')).toMatch(/^I can only read text/);
-    expect(textOnlyNotice(null)).toMatch(/^I can only read text/);
+    expect(phrase('text_only', 'nl-NL')).toMatch(/^Ik kan alleen/);
+    expect(phrase('text_only', 'xx')).toMatch(/^I can only read text/);
+    expect(phrase('text_only', 'en')).toMatch(/^I can only read text/);
   });
 });

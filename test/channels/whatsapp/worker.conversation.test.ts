@@ -1,7 +1,7 @@
 /** A customer writing on WhatsApp: the bot link, the reply, sessions, non-text messages, duplicates, non-ASCII. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../helpers/db.ts';
-import { TEXT_ONLY_NOTICE } from '../../../src/channels/whatsapp/phrases.ts';
+import { phrases } from '../../../src/ai/phrases.ts';
 import { fixture, unixSeconds } from './fixtures/meta.ts';
 import { ACCESS_TOKEN, PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from './fixtures/harness.ts';
 
@@ -137,7 +137,7 @@ describeEachDatabase('WhatsApp conversations', (get) => {
       expect((await h.post(fixture('image-message', { PHONE_NUMBER_ID, WA_ID: customer, MESSAGE_ID: id, TIMESTAMP: unixSeconds() }))).status).toBe(200);
       expect((await done(id)).outcome).toBe('notice');
       await until(() => sendsTo(customer).length === 1);
-      expect(sendsTo(customer)[0]!.body).toMatchObject({ type: 'text', text: { body: TEXT_ONLY_NOTICE.en, preview_url: false } });
+      expect(sendsTo(customer)[0]!.body).toMatchObject({ type: 'text', text: { body: phrases.en.text_only, preview_url: false } });
       expect(h.channelRequests()).toHaveLength(requestsBefore);
     });
 
@@ -164,7 +164,7 @@ describeEachDatabase('WhatsApp conversations', (get) => {
       await h.post(fixture('image-message', { PHONE_NUMBER_ID, WA_ID: customer, MESSAGE_ID: image, TIMESTAMP: unixSeconds() }));
       await done(image);
       await until(() => sendsTo(customer).length === 2);
-      expect(sendsTo(customer)[1]!.body).toMatchObject({ text: { body: TEXT_ONLY_NOTICE.nl } });
+      expect(sendsTo(customer)[1]!.body).toMatchObject({ text: { body: phrases.nl.text_only } });
     });
   });
 });
