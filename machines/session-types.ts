@@ -217,7 +217,7 @@ export interface HandoffInput {
   kind: Handoff;
   requestedBy: HandoffRequester;
   message: string;
-  /** The reply given with the handoff, so the handover is announced once (src/sessions/handoff.ts). */
+  /** The reply given with the handoff, so the handoff is announced once (src/sessions/handoff.ts). */
   reply: string;
 }
 

@@ -1,14 +1,14 @@
 /**
  * The handoff rule (protocol §2.2), in one place: what a `human` or `forward` handoff becomes for the customer and
  * for the team. 'human' connects a person, on the phone only when the team is available; otherwise it becomes a
- * follow-up. 'forward': the customer is told and the team is notified. The handover is announced once, in the
- * conversation's language: when the reply already says it, nothing is added (handover-announcements.ts).
+ * follow-up. 'forward': the customer is told and the team is notified. The handoff is announced once, in the
+ * conversation's language: when the reply already says it, nothing is added (handoff-announcements.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { HandoffInput, HandoffResult } from '../../machines/session-types.ts';
 import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { phrase } from '../ai/phrases.ts';
-import { announces } from './handover-announcements.ts';
+import { announces } from './handoff-announcements.ts';
 
 export interface HandoffDeps {
   sessions: Pick<SessionsRepository, 'addNotification'> & Partial<Pick<SessionsRepository, 'handbackAfterMinutes'>>;

@@ -89,7 +89,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
    * The visitor pressed the button for the team: a session turn that is the handoff (src/sessions/handoff.ts decides
    * what the visitor is told, in the conversation's language, and notifies the team), so it is in the history too.
    */
-  async function handOver(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string> {
+  async function handOff(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string> {
     const result = await runtime.handleMessage({
       workspaceId,
       channel: 'webchat',
@@ -233,7 +233,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       if (recorded) counted('escalation', 'requested');
       log.debug({ workspaceId, conversationId: row.id, recorded }, 'visitor asked for the team');
       const language = (given ? detectLanguage(given) : null) ?? row.language ?? input.language;
-      return { reply: await handOver(workspaceId, row.id, given ?? '', language) };
+      return { reply: await handOff(workspaceId, row.id, given ?? '', language) };
     },
 
     /**

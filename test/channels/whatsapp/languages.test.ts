@@ -1,7 +1,7 @@
 /**
  * WhatsApp in the customer's language: the language is told from the customer's words (WhatsApp
  * carries none), sent to the integrator as the channel request's `language`, and every sentence the service adds itself
- * (the handover, the fallback, the text-only notice) is in it. A handover is announced once: a reply that already says
+ * (the handoff, the fallback, the text-only notice) is in it. A handoff is announced once: a reply that already says
  * the team will follow up is sent alone; one that does not gets one sentence in the conversation's language.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ describeEachDatabase('WhatsApp in the customer\'s language', (get) => {
     await h.close();
   });
 
-  describe('a handover the integrator asks for (handoff forward)', () => {
+  describe('a handoff the integrator asks for (handoff forward)', () => {
     it('Dutch, the reply does not say the team follows up: one Dutch sentence is added', async () => {
       const waId = customer();
       expect(await write(waId, 'Ik wil mijn bestelling annuleren')).toBe('Ik heb uw verzoek doorgegeven. Het team neemt contact met u op.');

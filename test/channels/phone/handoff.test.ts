@@ -1,7 +1,7 @@
 /**
- * Handovers on the phone are said once, in the caller's language: a real `ws` client plays
+ * Handoffs on the phone are said once, in the caller's language: a real `ws` client plays
  * ConversationRelay, the integrator is a real HTTPS server on loopback (test CA) that answers with a handoff. A reply
- * that already announces the handover is spoken alone; one that does not gets one sentence in the caller's language.
+ * that already announces the handoff is spoken alone; one that does not gets one sentence in the caller's language.
  * The caller's language is the one the bridge reports with each prompt.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ const ANSWERS: Record<string, { reply: string; handoff: 'human' | 'forward' }> =
   'Please cancel my order': { reply: 'I have passed it on.', handoff: 'forward' },
 };
 
-describeEachDatabase('phone handovers, said once in the caller\'s language', (get) => {
+describeEachDatabase('phone handoffs, said once in the caller\'s language', (get) => {
   let service: TestService;
   let integrator: TestHttpsServer;
   let owner: string;
@@ -41,7 +41,7 @@ describeEachDatabase('phone handovers, said once in the caller\'s language', (ge
   async function ask(words: string, lang: 'nl-NL' | 'en-US'): Promise<{ caller: Caller; sid: string }> {
     const caller = await Caller.connect(service);
     callers.push(caller);
-    const sid = `CA-handover-${Date.now()}-${seq++}`;
+    const sid = `CA-handoff-${Date.now()}-${seq++}`;
     caller.setup(sid);
     caller.say(words, true, lang);
     return { caller, sid };

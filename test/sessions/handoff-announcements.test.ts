@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { phrases } from '../../src/ai/phrases.ts';
-import { announces } from '../../src/sessions/handover-announcements.ts';
+import { announces } from '../../src/sessions/handoff-announcements.ts';
 
-describe('a reply that already announces the handover', () => {
+describe('a reply that already announces the handoff', () => {
   it.each([
     ['Ik verbind je door met een collega.', 'connect'],
     ['Een moment, ik verbind u door met een medewerker.', 'connect'],

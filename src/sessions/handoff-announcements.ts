@@ -1,5 +1,5 @@
 /**
- * Whether a reply already announces the handover, so the customer hears it once ("Ik verbind je door met een
+ * Whether a reply already announces the handoff, so the customer hears it once ("Ik verbind je door met een
  * collega. Ik verbind u door met een collega."). Two promises are told apart, because they are not interchangeable:
  * "I'll connect you" (a person now) and "the team will follow up" (later). A reply that promises a connection the
  * team cannot give still gets our sentence that the team will follow up instead.
@@ -7,10 +7,10 @@
  * Phrases are matched in every language we know, whatever the conversation's language: integrators often answer in a
  * language of their own. Matching is by whole words, case-insensitive, on the text as the customer would see it.
  */
-export type HandoverPromise = 'connect' | 'follow_up';
+export type HandoffPromise = 'connect' | 'follow_up';
 
 /** Word patterns per language; each is tried as a whole-word, case-insensitive regular expression. */
-const PROMISES: Record<HandoverPromise, readonly string[]> = {
+const PROMISES: Record<HandoffPromise, readonly string[]> = {
   connect: [
     // en
     String.raw`(connect|connecting|transfer|transferring|put|putting|pass|passing|put) you (through|over|to|with)`,
@@ -46,12 +46,12 @@ const PROMISES: Record<HandoverPromise, readonly string[]> = {
   ],
 };
 
-const MATCHERS: Record<HandoverPromise, RegExp> = {
+const MATCHERS: Record<HandoffPromise, RegExp> = {
   connect: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PROMISES.connect.join('|')})(?![\\p{L}\\p{N}])`, 'iu'),
   follow_up: new RegExp(`(?<![\\p{L}\\p{N}])(?:${PROMISES.follow_up.join('|')})(?![\\p{L}\\p{N}])`, 'iu'),
 };
 
 /** Whether `reply` already makes this promise to the customer. */
-export function announces(reply: string, promise: HandoverPromise): boolean {
+export function announces(reply: string, promise: HandoffPromise): boolean {
   return reply.trim() !== '' && MATCHERS[promise].test(reply.normalize('NFC').replace(/[\u2019\u2018]/g, "'"));
 }
