@@ -9,7 +9,7 @@
  */
 const FLOORS = [
   // shared words: errors, limits, words, text, JSON, ids, logging, metrics, settings
-  ['src/(errors|limits|words|json-value|ids|log|metrics|config|data-dir-lock)\\.ts$', 'src/text/'],
+  ['src/(errors|limits|words|json-value|ids|log|metrics|config|data-dir-lock|tracing)\\.ts$', 'src/text/'],
   // storage, the guarded network, secrets, credentials, the live bus
   ['db/', 'src/(net|secrets|auth|events)/'],
   // the clients: the Bot Link, the knowledge base, the AI; the integrators' kit
@@ -25,7 +25,7 @@ const FLOORS = [
   // HTTP
   ['src/http/'],
   // putting it together: the service, the entry points, the operator's command line
-  ['src/(service|main|bootstrap|cli)\\.ts$', 'src/cli/'],
+  ['src/(service|main|bootstrap|cli|tracing-setup)\\.ts$', 'src/cli/'],
 ];
 const floorPath = (floor) => `^(${floor.join('|')})`;
 const arrowsUp = FLOORS.slice(0, -1).map((floor, i) => ({

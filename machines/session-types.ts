@@ -185,6 +185,8 @@ export type HandlerChangeReason = 'wait' | 'takeover' | 'handback' | 'close' | '
 
 export interface BotLinkInput {
   workspaceId: string;
+  /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
+  turnId?: string;
   sessionId: string;
   channel: Channel;
   message: string;
@@ -195,6 +197,8 @@ export interface BotLinkInput {
 
 export interface KnowledgeInput {
   workspaceId: string;
+  /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
+  turnId?: string;
   message: string;
   language: string;
 }
@@ -204,6 +208,8 @@ export type AiInput = Omit<AiStepInput, 'signal' | 'workspaceName' | 'onText'> &
 
 export interface ToolsInput {
   workspaceId: string;
+  /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
+  turnId?: string;
   sessionId: string;
   language: string;
   calls: ToolInvocation[];
@@ -211,6 +217,8 @@ export interface ToolsInput {
 
 export interface HandoffInput {
   workspaceId: string;
+  /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
+  turnId?: string;
   sessionId: string;
   channel: Channel;
   language: string;

@@ -402,7 +402,7 @@ export const sessionMachine = setup({
                     loading: {
                       invoke: {
                         src: 'loadTools',
-                        input: ({ context }) => ({ workspaceId: context.workspaceId, deadlineAt: context.turn!.botlinkDeadlineAt }),
+                        input: ({ context }) => ({ workspaceId: context.workspaceId, turnId: context.turn!.id, deadlineAt: context.turn!.botlinkDeadlineAt }),
                         onDone: { target: 'done', actions: { type: 'recordTools', params: ({ event }: { event: DoneEvent<ToolSpec[]> }) => ({ output: event.output }) } },
                         onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'tools manifest', error: event.error }) } },
                       },
@@ -451,6 +451,7 @@ export const sessionMachine = setup({
                 src: 'runTools',
                 input: ({ context }) => ({
                   workspaceId: context.workspaceId,
+                  turnId: context.turn!.id,
                   sessionId: context.sessionId,
                   language: context.turn!.language,
                   calls: context.turn!.rounds.at(-1)!.calls,
@@ -467,6 +468,7 @@ export const sessionMachine = setup({
                 src: 'handoff',
                 input: ({ context }) => ({
                   workspaceId: context.workspaceId,
+                  turnId: context.turn!.id,
                   sessionId: context.sessionId,
                   channel: context.channel,
                   language: context.turn!.language,
@@ -507,6 +509,7 @@ function botlinkInput(context: SessionContext): BotLinkInput {
   const turn = context.turn!;
   return {
     workspaceId: context.workspaceId,
+    turnId: turn.id,
     sessionId: context.sessionId,
     channel: context.channel,
     message: turn.message,
@@ -517,7 +520,7 @@ function botlinkInput(context: SessionContext): BotLinkInput {
 }
 
 function knowledgeInput(context: SessionContext): KnowledgeInput {
-  return { workspaceId: context.workspaceId, message: context.turn!.message, language: context.turn!.language };
+  return { workspaceId: context.workspaceId, turnId: context.turn!.id, message: context.turn!.message, language: context.turn!.language };
 }
 
 function aiInput(context: SessionContext): AiInput {

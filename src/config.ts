@@ -28,6 +28,7 @@ const settings = {
   OUTBOUND_ALLOW: { schema: { type: 'string' }, must: 'be a comma list of CIDRs or host names' },
   BOTLINK_OWNER_EMAIL: { schema: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }, must: 'be the first owner\'s email address, like you@yourshop.example' },
   BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { schema: { type: 'string', pattern: '^https?://' }, must: 'be the http(s) base URL of an OTLP/HTTP collector, like http://localhost:4318' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
 } as const;
 
@@ -68,6 +69,8 @@ export interface Config {
   /** OUTBOUND_ALLOW: CIDRs or host names exempt from the public-address rule (development and tests only). */
   readonly outboundAllow: readonly string[];
   readonly logLevel: string;
+  /** OTLP/HTTP collector the turns' spans are exported to (docs/operations.md, "Tracing"); null: tracing off. */
+  readonly otlpEndpoint: string | null;
 }
 
 const ajv = new Ajv({ allErrors: true });
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       (raw.OUTBOUND_ALLOW ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     ),
     logLevel: raw.LOG_LEVEL ?? 'info',
+    otlpEndpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
   });
 }
 

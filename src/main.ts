@@ -4,6 +4,7 @@ import { loadConfig, type Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { createLogger, terminalDestination } from './log.ts';
 import { startService } from './service.ts';
+import { startTracing } from './tracing-setup.ts';
 
 let config: Config;
 try {
@@ -17,13 +18,18 @@ try {
 // In a terminal the logs are lines a person reads; piped (a container, a collector) they stay pino's JSON.
 const logger = createLogger(config.logLevel, process.stdout.isTTY ? terminalDestination() : undefined);
 try {
+  // Before the service, so every span of every turn goes to the collector (docs/operations.md, "Tracing").
+  const tracing = await startTracing(config.otlpEndpoint ?? undefined);
   const service = await startService({ config, logger });
   // The embedded database is the out-of-the-box setup; with DATABASE_URL the operator uses the CLI or admin API.
   const created = config.databaseUrl ? null : await createFirstWorkspace(service.accounts, config.firstOwner);
   console.log(startMessage({ created, publicUrl: config.publicUrl, local: service.url, database: config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}` }));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      service.stop().then(
+      service
+        .stop()
+        .then(() => tracing?.shutdown())
+        .then(
         () => process.exit(0),
         (err: unknown) => {
           logger.error({ err }, 'stop failed');

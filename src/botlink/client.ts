@@ -9,6 +9,7 @@ import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
 import { encodeChannelRequest, type ChannelRequest } from './channel-request.ts';
 import type { Channel } from '../words.ts';
 import { interpretChannelResponse, type ChannelOutcome } from './channel-response.ts';
+import { addTraceHeaders } from '../tracing.ts';
 
 export interface BotLinkExchange {
   outcome: ChannelOutcome;
@@ -54,7 +55,8 @@ export function createBotLinkClient(deps: { http: GuardedClient; metrics?: Metri
         const response = await http.request({
           method: 'POST',
           url: input.endpointUrl,
-          headers,
+          // W3C trace context: the integrator's own traces join the turn's (docs/operations.md, "Tracing").
+          headers: addTraceHeaders(headers),
           body,
           timeoutMs: input.timeoutMs ?? channelTimeoutMs(input.request.channel),
           maxBytes: MAX_RESPONSE_BYTES, // protocol §7.2: cut off at 64 KB

@@ -52,6 +52,7 @@ import { readToolManifest, unavailableManifest } from './tools-manifest.ts';
 import type { LoadedManifest } from './tools-manifest.ts';
 import type { ToolInvocation, ToolManifest, ToolOutcome, ToolsPort } from './tools-types.ts';
 import { isObject } from '../json-value.ts';
+import { addTraceHeaders } from '../tracing.ts';
 
 /** How long a manifest that could not be fetched or read is remembered before it is asked for again: 30 s. */
 export const MANIFEST_FAILURE_CACHE_MS = 30_000;
@@ -280,7 +281,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
       const response = await http.request({
         method: 'GET',
         url: toolsUrl(credentials.endpointUrl, '/manifest'),
-        headers: manifestHeaders(credentials.key, sentAt),
+        headers: addTraceHeaders(manifestHeaders(credentials.key, sentAt)),
         timeoutMs: manifestTimeoutMs,
         maxBytes: MAX_RESPONSE_BYTES, // protocol §7.2: cut off at 64 KB
         ...(signal ? { signal } : {}),
@@ -414,7 +415,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
       const response = await http.request({
         method: 'POST',
         url: toolsUrl(credentials.endpointUrl, ''),
-        headers,
+        headers: addTraceHeaders(headers),
         body,
         timeoutMs: Math.ceil(remainingMs),
         maxBytes: MAX_RESPONSE_BYTES,

@@ -16,6 +16,7 @@ import type { KnowledgeSearch } from '../knowledge/types.ts';
 import type { Channel } from '../words.ts';
 import { decideHandoff, type HandoffDeps } from './handoff.ts';
 import { summary } from './turn-record.ts';
+import { inSpan } from '../tracing.ts';
 
 export interface Credentials {
   endpointUrl: string;
@@ -47,47 +48,54 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
   const { now } = deps;
   return sessionMachine.provide({
     actors: {
-      callBotLink: fromPromise(async ({ input, signal }) => {
-        const credentials = await deps.credentials(input.workspaceId);
-        if (!credentials) return summary({ outcome: 'no_answer', reason: 'not_configured' });
-        const timeoutMs = input.deadlineAt - now();
-        // A restored turn whose deadline has passed does not call again (protocol §8: never longer than the deadline).
-        if (timeoutMs <= 0) return summary({ outcome: 'no_answer', reason: 'timeout' });
-        const request = buildChannelRequest({
-          channel: input.channel,
-          sessionId: input.sessionId,
-          message: input.message,
-          language: input.language,
-          customerPhone: input.customerPhone,
-          now: new Date(now()),
-        });
-        const send = { endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal };
-        const result = deps.health
-          ? await sendWithHealth({ botlink: deps.botlink, health: deps.health }, input.workspaceId, send)
-          : { exchange: await deps.botlink.send(send), wait: undefined };
-        const endpoint = result.wait ? { endpoint: result.wait } : {};
-        if (result.exchange === null) {
-          // docs/architecture.md, "Endpoint health": the endpoint is down, so the turn did not wait; the request still
-          // runs and its outcome feeds the health.
-          return summary({ outcome: 'no_answer', reason: 'endpoint_down', latencyMs: 0, ...endpoint });
-        }
-        const { exchange } = result;
-        const o = exchange.outcome;
-        return summary({
-          outcome: o.outcome,
-          reason: o.outcome === 'answer' ? 'answer' : o.reason,
-          ...(o.outcome === 'answer' ? { reply: o.answer.reply, handled: o.answer.handled, handoff: o.answer.handoff, customer: o.answer.customer } : {}),
-          problems: o.problems,
-          httpStatus: exchange.httpStatus,
-          latencyMs: exchange.latencyMs,
-          firstByteMs: exchange.firstByteMs,
-          ...endpoint,
-        });
-      }),
-      searchKnowledge: fromPromise(async ({ input, signal }): Promise<KnowledgeSummary> => {
-        const result = await deps.knowledge.search(input.workspaceId, input.message, input.language, { signal });
-        return { passages: result.passages, confident: result.confident, tookMs: result.tookMs };
-      }),
+      callBotLink: fromPromise(({ input, signal }) =>
+        inSpan('botlink.request', input.turnId, { 'botlink.channel': input.channel }, async (span) => {
+          const credentials = await deps.credentials(input.workspaceId);
+          if (!credentials) return summary({ outcome: 'no_answer', reason: 'not_configured' });
+          const timeoutMs = input.deadlineAt - now();
+          // A restored turn whose deadline has passed does not call again (protocol §8: never longer than the deadline).
+          if (timeoutMs <= 0) return summary({ outcome: 'no_answer', reason: 'timeout' });
+          const request = buildChannelRequest({
+            channel: input.channel,
+            sessionId: input.sessionId,
+            message: input.message,
+            language: input.language,
+            customerPhone: input.customerPhone,
+            now: new Date(now()),
+          });
+          const send = { endpointUrl: credentials.endpointUrl, key: credentials.key, request, timeoutMs, signal };
+          const result = deps.health
+            ? await sendWithHealth({ botlink: deps.botlink, health: deps.health }, input.workspaceId, send)
+            : { exchange: await deps.botlink.send(send), wait: undefined };
+          const endpoint = result.wait ? { endpoint: result.wait } : {};
+          if (result.exchange === null) {
+            span.setAttribute('botlink.outcome', 'endpoint_down');
+            // docs/architecture.md, "Endpoint health": the endpoint is down, so the turn did not wait; the request still
+            // runs and its outcome feeds the health.
+            return summary({ outcome: 'no_answer', reason: 'endpoint_down', latencyMs: 0, ...endpoint });
+          }
+          const { exchange } = result;
+          const o = exchange.outcome;
+          span.setAttributes({ 'botlink.outcome': o.outcome === 'answer' ? 'answer' : o.reason, ...(exchange.httpStatus === null ? {} : { 'http.response.status_code': exchange.httpStatus }) });
+          return summary({
+            outcome: o.outcome,
+            reason: o.outcome === 'answer' ? 'answer' : o.reason,
+            ...(o.outcome === 'answer' ? { reply: o.answer.reply, handled: o.answer.handled, handoff: o.answer.handoff, customer: o.answer.customer } : {}),
+            problems: o.problems,
+            httpStatus: exchange.httpStatus,
+            latencyMs: exchange.latencyMs,
+            firstByteMs: exchange.firstByteMs,
+            ...endpoint,
+          });
+        }),
+      ),
+      searchKnowledge: fromPromise(({ input, signal }): Promise<KnowledgeSummary> =>
+        inSpan('knowledge.search', input.turnId, { 'botlink.language': input.language }, async (span) => {
+          const result = await deps.knowledge.search(input.workspaceId, input.message, input.language, { signal });
+          span.setAttributes({ 'botlink.passages': result.passages.length, 'botlink.confident': result.confident });
+          return { passages: result.passages, confident: result.confident, tookMs: result.tookMs };
+        }),
+      ),
       loadTools: fromPromise(async ({ input, signal }) => {
         const credentials = await deps.credentials(input.workspaceId);
         if (!credentials) return [];
@@ -98,16 +106,18 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
         const manifest = await deps.tools.manifest(input.workspaceId, credentials, signal, waitMs);
         return manifest.tools;
       }),
-      aiStep: fromPromise(async ({ input, signal }) => {
-        const started = performance.now();
-        const stream = lookup(input.workspaceId, input.channel, input.sessionId, input.turnId)?.stream;
-        if (!stream) {
-          const step = await deps.ai.step({ ...input, signal });
-          return { step, elapsedMs: performance.now() - started };
-        }
-        const step = await deps.ai.step({ ...input, signal, onText: (piece) => stream.speak(piece, input.language, signal) });
-        return { step: stream.record(step), elapsedMs: performance.now() - started };
-      }),
+      aiStep: fromPromise(({ input, signal }) =>
+        inSpan('model', input.turnId, { 'botlink.tool_rounds': input.rounds.length }, async () => {
+          const started = performance.now();
+          const stream = lookup(input.workspaceId, input.channel, input.sessionId, input.turnId)?.stream;
+          if (!stream) {
+            const step = await deps.ai.step({ ...input, signal });
+            return { step, elapsedMs: performance.now() - started };
+          }
+          const step = await deps.ai.step({ ...input, signal, onText: (piece) => stream.speak(piece, input.language, signal) });
+          return { step: stream.record(step), elapsedMs: performance.now() - started };
+        }),
+      ),
       runTools: fromPromise(async ({ input, signal }) => {
         const credentials = await deps.credentials(input.workspaceId);
         if (!credentials) {
@@ -115,7 +125,11 @@ export function provideSessionMachine(deps: SessionActorDeps, lookup: SessionLoo
         }
         // The calls of one round run concurrently (each has its own 4 s deadline inside the tools client).
         return Promise.all(
-          input.calls.map((c) => deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal)),
+          input.calls.map((c) =>
+            inSpan('tool.call', input.turnId, { 'botlink.tool': c.name }, () =>
+              deps.tools.call(input.workspaceId, credentials, { ...c, language: input.language, sessionId: input.sessionId }, signal),
+            ),
+          ),
         );
       }),
       handoff: fromPromise(async ({ input }): Promise<HandoffResult> => {

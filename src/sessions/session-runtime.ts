@@ -34,6 +34,7 @@ import { provideSessionMachine, type ProvidedSessionMachine, type SessionActorDe
 import { createSessionLeases, SESSION_HELD_LEASE_MS, type LeasedSession } from './session-leases.ts';
 import { conversationState, handlerColumns, handlerOf, sessionRecord, turnRecord } from './turn-record.ts';
 import type { InboxEvents } from './inbox-events.ts';
+import { endTurnSpan, inSpan, startTurnSpan } from '../tracing.ts';
 
 export type { Credentials } from './session-actors.ts';
 export { SESSION_HELD_LEASE_MS, SESSION_LEASE_MS, SESSION_LEASE_WAIT_MS } from './session-leases.ts';
@@ -321,9 +322,10 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.waiters.delete(e.turn.id);
       publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
       const messages = turnMessages(entry, e.turn, false);
-      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false), messages })).then(() =>
-        announceMessages(entry, messages),
-      );
+      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false), messages })).then(() => {
+        endTurnSpan(e.turn.id, 'cancelled', { 'botlink.reason': e.reason });
+        announceMessages(entry, messages);
+      });
     });
     // A customer message while a person handles the conversation: stored, shown, and the lease given back.
     actor.on('held', (e) => {
@@ -339,6 +341,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
           return deps.sessions.releaseLease(entry.id, owner).catch(() => undefined);
         }),
       ).then(() => {
+        endTurnSpan(e.turnId, failure ? 'failed' : 'held');
         if (failure) return waiter?.fail?.(failure);
         waiter?.({ cancelled: false, held: true, sessionId: entry.id, turnId: e.turnId, text: '', unsent: '', source: 'fallback', language, handoff: null });
         announceMessages(entry, [message]);
@@ -368,7 +371,9 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
           publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
           const messages = turnMessages(entry, turn, true);
           const waits = turn.handoff?.waiting !== undefined;
-          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held), messages })).then(() => {
+          const write = { turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held), messages };
+          void enqueue(entry, () => inSpan('db.turn_write', turn.id, { 'botlink.messages': messages.length }, () => turnWrites.add(write))).then(() => {
+            endTurnSpan(turn.id, 'completed', { 'botlink.source': turn.reply?.source ?? 'none' });
             announceMessages(entry, messages);
             if (waits) inboxChange(entry, 'handled_by', null);
           });
@@ -379,6 +384,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       error(err) {
         log.error({ err }, 'session actor failed');
         for (const [turnId, resolve] of entry.waiters) {
+          endTurnSpan(turnId, 'failed');
           const text = phrase('dont_know', actor.getSnapshot().context.language);
           resolve({ cancelled: false, sessionId: entry.id, turnId, text, unsent: text, source: 'fallback', language: actor.getSnapshot().context.language, handoff: null });
         }
@@ -455,11 +461,21 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     /** Runs one turn and answers with its reply (or that it was cancelled by a newer message). */
     async handleMessage(message: InboundMessage): Promise<TurnResult> {
       if (stopping) throw new Error('The session runtime is stopping.');
-      let entry = await load(message.workspaceId, message.channel, message.externalId, message);
-      const busy = !entry.actor.getSnapshot().matches({ conversation: 'idle' });
-      // A barge-in goes straight to the running actor (this process holds the lease); otherwise take the lease.
-      if (!busy && !entry.held) entry = await leases.lease(entry);
       const turnId = message.turnId ?? randomUUID();
+      startTurnSpan(turnId, { 'botlink.channel': message.channel, 'botlink.workspace_id': message.workspaceId });
+      let entry: Live;
+      try {
+        // The ingress: the session loaded (or restored) and its lease taken before the turn starts.
+        entry = await inSpan('ingress', turnId, {}, async () => {
+          const loaded = await load(message.workspaceId, message.channel, message.externalId, message);
+          const busy = !loaded.actor.getSnapshot().matches({ conversation: 'idle' });
+          // A barge-in goes straight to the running actor (this process holds the lease); otherwise take the lease.
+          return !busy && !loaded.held ? leases.lease(loaded) : loaded;
+        });
+      } catch (err) {
+        endTurnSpan(turnId, 'failed');
+        throw err;
+      }
       entry.lastActivity = now();
       const result = new Promise<TurnResult>((resolve, reject) => entry.waiters.set(turnId, Object.assign((r: TurnResult) => resolve(r), { fail: reject })));
       // A newer message's stream replaces a barged-in turn's: pieces of the old answer are no longer spoken.
