@@ -140,14 +140,15 @@ export function startPhoneCall(ws: WebSocket, deps: PhoneCallDeps): PhoneCall {
 
   async function openCall(setup: CallSetup): Promise<OpenedCall | null> {
     const to = normaliseE164(setup.to);
-    const workspaceId = to ? await deps.workspaceForNumber(to) : undefined;
-    if (!workspaceId) return null;
-    // The tools manifest is fetched while the session opens, so the first turn does not wait for it.
-    deps.prepareCall?.(workspaceId);
-    // protocol §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
-    const customerPhone = normaliseE164(setup.from);
-    // `hold`: the call's socket keeps the conversation in this process, so its turns skip the per-turn lease.
+    let workspaceId: string | undefined;
     try {
+      workspaceId = to ? await deps.workspaceForNumber(to) : undefined;
+      if (!workspaceId) return null;
+      // The tools manifest is fetched while the session opens, so the first turn does not wait for it.
+      deps.prepareCall?.(workspaceId);
+      // protocol §2.1: customer.phone is the caller's number when known; withheld numbers arrive as '' or 'anonymous'.
+      const customerPhone = normaliseE164(setup.from);
+      // `hold`: the call's socket keeps the conversation in this process, so its turns skip the per-turn lease.
       const { sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: setup.callSid, customerPhone, hold: true });
       return { workspaceId, sessionId, callSid: setup.callSid, customerPhone };
     } catch (err) {
