@@ -23,10 +23,16 @@ import { GuardedClient } from '../../src/net/guarded-client.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { channelRenderers } from '../../src/channels/renderers.ts';
 import { createSessionRuntime, type Credentials, type SessionRuntime } from '../../src/sessions/session-runtime.ts';
+import { SpokenTurn } from '../../src/sessions/spoken-turn.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type Handler, type TestHttpsServer } from '../helpers/https-server.ts';
 
 const key = 'integration-key-for-the-runtime-tests-0123456789';
+
+/** A spoken turn whose pieces (the talk cycle's last:false text, without the space between them) land in `heard`. */
+function spokenTurn(heard: string[]): SpokenTurn {
+  return new SpokenTurn({ id: randomUUID(), voice: { say: (text, { last }) => void (last ? undefined : heard.push(text.trimEnd())) } });
+}
 
 describeEachDatabase('the session runtime', (get) => {
   let integrator: TestHttpsServer;
@@ -112,7 +118,7 @@ describeEachDatabase('the session runtime', (get) => {
     expect(calls).toHaveLength(0);
   });
 
-  it('a streaming AI: pieces go to onText rendered for speech, within the spoken length; the rest is unsent', async () => {
+  it('a streaming AI: pieces are spoken through the spoken turn, rendered for speech, within the spoken length; the rest is unsent', async () => {
     credentials = undefined;
     // An AI that streams its sentences as an LLM adapter does (the adapter itself is tested over HTTPS).
     const sentence = (i: number) => `Sentence number ${i} tells you about **shipping** for 5-7 days, and more words here.`;
@@ -127,7 +133,7 @@ describeEachDatabase('the session runtime', (get) => {
     };
     const runtime = makeRuntime({ ai });
     const heard: string[] = [];
-    const result = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-stream', text: 'Tell me all', language: 'en', onText: (t) => heard.push(t) });
+    const result = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-stream', text: 'Tell me all', language: 'en', speech: spokenTurn(heard) });
     if (result.cancelled) throw new Error('cancelled');
     expect(heard[0]).toBe('Sentence number 1 tells you about shipping for 5 to 7 days, and more words here.');
     expect(heard.join(' ').length).toBeLessThanOrEqual(MAX_SPOKEN_CHARS);
@@ -137,7 +143,7 @@ describeEachDatabase('the session runtime', (get) => {
     expect(result.text).toBe(heard.join(' '));
   });
 
-  it('without onText the same AI answers whole: unsent is the whole reply', async () => {
+  it('without a spoken turn the same AI answers whole: unsent is the whole reply', async () => {
     credentials = undefined;
     const ai: AiPort = {
       name: 'openai',
@@ -150,7 +156,7 @@ describeEachDatabase('the session runtime', (get) => {
     const whole = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-whole', text: 'Hi', language: 'en' });
     expect(whole).toMatchObject({ text: 'Spoken early. And the rest.', unsent: 'Spoken early. And the rest.' });
     const heard: string[] = [];
-    const streamed = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-part', text: 'Hi', language: 'en', onText: (t) => heard.push(t) });
+    const streamed = await runtime.handleMessage({ workspaceId, channel: 'phone', externalId: 'call-part', text: 'Hi', language: 'en', speech: spokenTurn(heard) });
     expect(heard).toEqual(['Spoken early.']);
     expect(streamed).toMatchObject({ text: 'Spoken early. And the rest.', unsent: 'And the rest.' });
   });

@@ -1,0 +1,79 @@
+/**
+ * A change of who handles the conversation (take-over, hand-back, close, the hand-back deadline; docs/architecture.md,
+ * "Who handles a conversation"): applied to the session's actor under its lease, after this process's running turn
+ * of it ended, and written only over the revision it was made from (sessions.handler_revision), so two processes
+ * cannot both take one conversation.
+ */
+import { SESSION_MACHINE_VERSION, type HandlerChangeReason } from '../../machines/session-types.ts';
+import type { Channel } from '../words.ts';
+import type { HandlerEvent, HandlerOutcome, RuntimeCore } from './runtime-types.ts';
+import { inboxChange } from './session-events.ts';
+import { conversationState, handlerColumns, handlerOf } from './turn-record.ts';
+
+/** How long a change of the handler region waits for this process's running turn of the session to end. */
+const CONTROL_WAIT_MS = 30_000;
+
+export async function controlSession(
+  core: RuntimeCore,
+  target: { workspaceId: string; channel: Channel; externalId: string },
+  event: HandlerEvent,
+): Promise<HandlerOutcome> {
+  const { deps, now, owner } = core;
+  let entry = await core.load(target.workspaceId, target.channel, target.externalId, null);
+  const waitUntil = now() + CONTROL_WAIT_MS;
+  while ((!entry.actor.getSnapshot().matches({ conversation: 'idle' }) || entry.waiters.size > 0) && now() < waitUntil) {
+    await new Promise((r) => setTimeout(r, 20));
+    entry = core.live.get(entry.key) ?? entry;
+  }
+  if (!entry.held) entry = await core.leases.lease(entry);
+  entry.lastActivity = now();
+  const before = handlerOf(entry.actor.getSnapshot());
+  let reason: HandlerChangeReason | null = null;
+  const sub = entry.actor.on('handler_changed', (e) => (reason = e.reason));
+  entry.actor.send(event);
+  sub.unsubscribe();
+  const snapshot = entry.actor.getSnapshot();
+  const after = handlerOf(snapshot);
+  const outcome = (applied: boolean): HandlerOutcome => ({
+    sessionId: entry.id,
+    applied,
+    handledBy: after.handledBy,
+    closed: after.closed,
+    agent: after.agent,
+    waitingSince: after.waitingSince,
+    language: snapshot.context.language,
+    reason: applied ? reason : null,
+  });
+  if (after.revision === before.revision) {
+    if (!entry.held) await core.enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+    return outcome(false);
+  }
+  let written = false;
+  const current = entry;
+  await core.enqueue(current, async () => {
+    written = await deps.sessions.saveHandler(
+      {
+        id: current.id,
+        state: conversationState(snapshot),
+        status: after.closed ? 'ended' : 'active',
+        snapshot: current.actor.getPersistedSnapshot(),
+        machineVersion: SESSION_MACHINE_VERSION,
+        ...handlerColumns(snapshot),
+      },
+      before.revision,
+      owner,
+    );
+  });
+  if (!written) {
+    // Another process changed who handles it meanwhile: this copy is stale; the next use reloads it.
+    current.actor.stop();
+    core.live.delete(current.key);
+    await deps.sessions.releaseLease(current.id, owner);
+    const row = await deps.sessions.findById(current.workspaceId, current.id);
+    const fresh = await core.load(target.workspaceId, target.channel, target.externalId, null);
+    const h = handlerOf(fresh.actor.getSnapshot());
+    return { sessionId: current.id, applied: false, handledBy: h.handledBy, closed: h.closed, agent: h.agent, waitingSince: h.waitingSince, language: row?.language ?? 'en', reason: null };
+  }
+  inboxChange(core, current, 'handled_by', null);
+  return outcome(true);
+}
