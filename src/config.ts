@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import { ConfigError } from './errors.ts';
+import { LEASE_MS, MIN_LEASE_MS } from './leases/durations.ts';
 
 /** Each setting: its JSON Schema over the raw string and the sentence shown when it is wrong. */
 const settings = {
@@ -28,6 +29,7 @@ const settings = {
   OUTBOUND_ALLOW: { schema: { type: 'string' }, must: 'be a comma list of CIDRs or host names' },
   BOTLINK_OWNER_EMAIL: { schema: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }, must: 'be the first owner\'s email address, like you@yourshop.example' },
   BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
+  LEASE_MS: { schema: { type: 'string', pattern: '^[0-9]{1,7}$' }, must: 'be a whole number of milliseconds from 1000 to 600000' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
 } as const;
 
@@ -68,6 +70,12 @@ export interface Config {
   /** OUTBOUND_ALLOW: CIDRs or host names exempt from the public-address rule (development and tests only). */
   readonly outboundAllow: readonly string[];
   readonly logLevel: string;
+  /**
+   * The lease of claimed work (a message being answered, a delivery, a session's turn), renewed every third of it;
+   * default LEASE_MS of src/leases/durations.ts (15 s). Tests shorten it; production keeps the default
+   * (docs/reliability.md, "Leases").
+   */
+  readonly leaseMs: number;
 }
 
 const ajv = new Ajv({ allErrors: true });
@@ -96,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = raw.PORT === undefined ? 8080 : Number(raw.PORT);
   if (port > 65535) throw new ConfigError(`PORT must ${settings.PORT.must} (got ${JSON.stringify(raw.PORT)}).`);
   const databaseUrl = raw.DATABASE_URL ?? null;
+  const leaseMs = raw.LEASE_MS === undefined ? LEASE_MS : Number(raw.LEASE_MS);
+  if (leaseMs < MIN_LEASE_MS || leaseMs > 600_000) throw new ConfigError(`LEASE_MS must ${settings.LEASE_MS.must} (got ${JSON.stringify(raw.LEASE_MS)}).`);
   const masterKey = raw.MASTER_KEY === undefined ? null : decodeMasterKey(raw.MASTER_KEY);
   const masterKeyPrevious = raw.MASTER_KEY_PREVIOUS === undefined ? null : decodeMasterKey(raw.MASTER_KEY_PREVIOUS, 'MASTER_KEY_PREVIOUS');
   if (masterKeyPrevious && !masterKey) throw new ConfigError('MASTER_KEY_PREVIOUS needs MASTER_KEY: the new key that replaces it.');
@@ -134,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       (raw.OUTBOUND_ALLOW ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     ),
     logLevel: raw.LOG_LEVEL ?? 'info',
+    leaseMs,
   });
 }
 

@@ -294,6 +294,20 @@ function webhookQueries(db: Db) {
     },
 
     /**
+     * Extends the leases `owner` holds on pending deliveries to `leaseUntil` (the lease keeper's heartbeat while they
+     * wait for a slot or are sent); returns the ids still held.
+     */
+    async renewLeases(ids: readonly string[], owner: string, leaseUntil: Date): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const { rows } = await sql<{ id: string }>`
+        update webhook_deliveries set lease_until = ${leaseUntil}
+        where id = any(${ids}::uuid[]) and lease_owner = ${owner} and status = 'pending'
+        returning id::text as id
+      `.execute(db);
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /**
      * Gives back the leases `owner` holds on pending deliveries (all of them, or those named), so another worker
      * takes them at once. One whose endpoint was disabled or deleted meanwhile is settled instead: nobody would
      * claim it again.

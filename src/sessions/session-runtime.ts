@@ -31,12 +31,12 @@ import type { Logger } from '../log.ts';
 import { createReplyStream, type ReplyStream } from './reply-stream.ts';
 import type { ReplyRenderer } from './reply-renderer.ts';
 import { provideSessionMachine, type ProvidedSessionMachine, type SessionActorDeps } from './session-actors.ts';
-import { createSessionLeases, SESSION_HELD_LEASE_MS, type LeasedSession } from './session-leases.ts';
+import { createSessionLeases, type LeasedSession } from './session-leases.ts';
 import { conversationState, handlerColumns, handlerOf, sessionRecord, turnRecord } from './turn-record.ts';
 import type { InboxEvents } from './inbox-events.ts';
 
 export type { Credentials } from './session-actors.ts';
-export { SESSION_HELD_LEASE_MS, SESSION_LEASE_MS, SESSION_LEASE_WAIT_MS } from './session-leases.ts';
+export { SESSION_LEASE_WAIT_MS } from './session-leases.ts';
 
 /** How long an idle session stays live before it is passivated (state kept in the database). */
 export const SESSION_IDLE_MS = 5 * 60_000;
@@ -56,9 +56,9 @@ export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sess
   /** Names this process in the lease column; default a random id. */
   instanceId?: string;
   idleMs?: number;
+  /** The session lease; default LEASE_MS (src/leases/durations.ts), renewed every third of it while a turn runs. */
   leaseMs?: number;
   leaseWaitMs?: number;
-  heldLeaseMs?: number;
   /**
    * How long a turn's write waits for other sessions' writes to share its statement (db/group-commit.ts `lingerMs`);
    * default 0. The embedded engine sets EMBEDDED_TURN_WRITE_LINGER_MS (src/admission/limits.ts).
@@ -182,7 +182,6 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
   const now = deps.now ?? Date.now;
   const owner = deps.instanceId ?? `engine-${randomUUID()}`;
   const idleMs = deps.idleMs ?? SESSION_IDLE_MS;
-  const heldLeaseMs = deps.heldLeaseMs ?? SESSION_HELD_LEASE_MS;
   const live = new Map<string, Live>();
   // Turn ends of all sessions are written in groups: under load one statement stores many turns (db/group-commit.ts).
   const turnWrites = groupCommit<SaveTurnInput>({ write: (batch) => deps.sessions.saveTurns(batch), lingerMs: deps.turnWriteLingerMs ?? 0 });
@@ -210,10 +209,10 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
     now,
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
     ...(deps.leaseWaitMs === undefined ? {} : { leaseWaitMs: deps.leaseWaitMs }),
-    heldLeaseMs,
-    held: () => [...live.values()].filter((e) => e.held),
     reload(entry, row) {
       entry.actor.stop();
+      // The stale copy's lease (when it had one) passes to the fresh copy with the round that reloads it.
+      leases.released(entry);
       // A turn still waiting on the stale copy cannot be answered from it; the newer state answers the next message.
       for (const [turnId, resolve] of entry.waiters) resolve({ cancelled: true, sessionId: entry.id, turnId, reason: 'barge_in' });
       entry.waiters.clear();
@@ -321,7 +320,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.waiters.delete(e.turn.id);
       publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
       const messages = turnMessages(entry, e.turn, false);
-      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false), messages })).then(() =>
+      void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: { ...sessionRecord(entry.id, entry.actor, false), owner }, messages })).then(() =>
         announceMessages(entry, messages),
       );
     });
@@ -333,11 +332,17 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const message: MessageRecord = { id: randomUUID(), session_id: entry.id, from: 'customer', text: e.text, source: null, agent_user_id: null, turn_id: e.turnId, outbound_id: null, at: new Date(e.at).toISOString() };
       // Answered once it is stored: the channel acknowledges a message the team will see, or tries it again.
       let failure: Error | null = null;
+      const release = !entry.held;
       void enqueue(entry, () =>
-        deps.sessions.addMessage(message, entry.held ? null : owner).catch((err: unknown) => {
-          failure = err instanceof Error ? err : new Error(String(err));
-          return deps.sessions.releaseLease(entry.id, owner).catch(() => undefined);
-        }),
+        deps.sessions
+          .addMessage(message, release ? owner : null)
+          .catch((err: unknown) => {
+            failure = err instanceof Error ? err : new Error(String(err));
+            return release ? deps.sessions.releaseLease(entry.id, owner).catch(() => undefined) : undefined;
+          })
+          .then(() => {
+            if (release) leases.released(entry);
+          }),
       ).then(() => {
         if (failure) return waiter?.fail?.(failure);
         waiter?.({ cancelled: false, held: true, sessionId: entry.id, turnId: e.turnId, text: '', unsent: '', source: 'fallback', language, handoff: null });
@@ -368,7 +373,12 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
           publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
           const messages = turnMessages(entry, turn, true);
           const waits = turn.handoff?.waiting !== undefined;
-          void enqueue(entry, () => turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held), messages })).then(() => {
+          const release = !entry.held;
+          void enqueue(entry, async () => {
+            await turnWrites.add({ turn: turnRecord(entry.id, turn, 'completed', now()), session: { ...sessionRecord(entry.id, entry.actor, release), owner }, messages });
+            // Given back by that write: no more renewals (inside the write, so a next turn's lease round comes after).
+            if (release) leases.released(entry);
+          }).then(() => {
             announceMessages(entry, messages);
             if (waits) inboxChange(entry, 'handled_by', null);
           });
@@ -384,6 +394,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         }
         entry.waiters.clear();
         live.delete(entry.key);
+        leases.released(entry);
+        entry.held = false;
         void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
       },
     });
@@ -439,6 +451,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       writes: Promise.resolve(),
       completed: null,
       held: false,
+      lease: null,
       stream: null,
       replies: new Map(),
       turnCount: () => actor.getSnapshot().context.turnCount,
@@ -503,7 +516,13 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const midTurn = stream !== null && stream.sent.length > 0;
       const heard = spoken ?? (midTurn ? stream.sent.join(' ') : undefined);
       entry?.actor.send({ type: 'interrupt', ...(heard === undefined ? {} : { spoken: heard }), ...(midTurn ? { midTurn } : {}) });
-      if (entry && !entry.held) void enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+      if (entry && !entry.held) {
+        const current = entry;
+        void enqueue(current, async () => {
+          await deps.sessions.releaseLease(current.id, owner);
+          leases.released(current);
+        });
+      }
     },
 
     /** The conversation is over: final state persisted, actor stopped. */
@@ -514,6 +533,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.held = false;
       await entry.writes;
       await deps.sessions.releaseLease(entry.id, owner);
+      leases.released(entry);
       entry.actor.stop();
       live.delete(entry.key);
     },
@@ -551,7 +571,13 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         reason: applied ? reason : null,
       });
       if (after.revision === before.revision) {
-        if (!entry.held) await enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+        const unchanged = entry;
+        if (!unchanged.held) {
+          await enqueue(unchanged, async () => {
+            await deps.sessions.releaseLease(unchanged.id, owner);
+            leases.released(unchanged);
+          });
+        }
         return outcome(false);
       }
       let written = false;
@@ -569,12 +595,16 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
           before.revision,
           owner,
         );
+        // saveHandler gives this engine's lease back (a held conversation's too: the next turn takes it again).
+        leases.released(current);
+        current.held = false;
       });
       if (!written) {
         // Another process changed who handles it meanwhile: this copy is stale; the next use reloads it.
         current.actor.stop();
         live.delete(current.key);
         await deps.sessions.releaseLease(current.id, owner);
+        leases.released(current);
         const row = await deps.sessions.findById(current.workspaceId, current.id);
         const fresh = await load(target.workspaceId, target.channel, target.externalId, null);
         const h = handlerOf(fresh.actor.getSnapshot());
