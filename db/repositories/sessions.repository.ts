@@ -192,9 +192,10 @@ export function sessionsRepository(db: Db) {
           -- LOCK_IN_ID_ORDER: every statement that updates several sessions locks them in id order first; the lease
           -- renewal and this save used to lock the same rows in different orders and deadlock (docs/reliability.md).
           -- The fence: a session whose lease another engine holds in force is not written (this engine lost it).
-          select s.id from sessions s join v on v.id = s.id
-          where s.lease_owner is null or s.lease_owner = v.owner or s.lease_until < now()
-          order by s.id for update of s
+          select s.id from sessions s
+          where s.id in (select id from v)
+            and (s.lease_owner is null or s.lease_until < now() or exists (select from v where v.id = s.id and v.owner = s.lease_owner))
+          order by s.id for update
         ), turn as (
           insert into session_turns (id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
             knowledge, tool_rounds, handoff, timings, errors, started_at, ended_at)
