@@ -16,9 +16,26 @@ if (!existing?.includes('botlink-test-ca')) {
   process.env.NODE_EXTRA_CA_CERTS = bundle;
 }
 
+/**
+ * With TEST_DATABASE_URL, a representative set of the database suites (channels, webhooks, sessions, sync) runs a
+ * second time through pgbouncer in transaction mode (docs/operations.md, "Several processes on one PostgreSQL"),
+ * on PostgreSQL only (test/helpers/db.ts).
+ */
+const POOLER_SUITES = [
+  'test/channels/whatsapp/worker.conversation.test.ts',
+  'test/channels/webchat/webchat-service.transactions.test.ts',
+  'test/webhooks/delivery-worker.schedule.test.ts',
+  'test/sessions/session-runtime.test.ts',
+  'test/http/sync.test.ts',
+  'test/leases/lease-keeper.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'botlink', include: ['test/**/*.test.ts'] } },
+      ...(process.env.TEST_DATABASE_URL ? [{ extends: true, test: { name: 'pooler', include: POOLER_SUITES, globalSetup: ['test/pooler.global-setup.ts'] } }] : []),
+    ],
     pool: 'forks',
     // Most suites wait on sockets, timers and child processes rather than the CPU: two files at a time on the 2-core CI
     // machine (vitest's default there is one) keeps the suite near 10 minutes instead of 20.

@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import { ConfigError } from './errors.ts';
+import { LEASE_MS, MIN_LEASE_MS } from './leases/durations.ts';
 
 /** Each setting: its JSON Schema over the raw string and the sentence shown when it is wrong. */
 const settings = {
@@ -29,6 +30,7 @@ const settings = {
   BOTLINK_OWNER_EMAIL: { schema: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }, must: 'be the first owner\'s email address, like you@yourshop.example' },
   BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { schema: { type: 'string', pattern: '^https?://' }, must: 'be the http(s) base URL of an OTLP/HTTP collector, like http://localhost:4318' },
+  LEASE_MS: { schema: { type: 'string', pattern: '^[0-9]{1,7}$' }, must: 'be a whole number of milliseconds from 1000 to 600000' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
 } as const;
 
@@ -71,6 +73,12 @@ export interface Config {
   readonly logLevel: string;
   /** OTLP/HTTP collector the turns' spans are exported to (docs/operations.md, "Tracing"); null: tracing off. */
   readonly otlpEndpoint: string | null;
+  /**
+   * The lease of claimed work (a message being answered, a delivery, a session's turn), renewed every third of it;
+   * default LEASE_MS of src/leases/durations.ts (15 s). Tests shorten it; production keeps the default
+   * (docs/reliability.md, "Leases").
+   */
+  readonly leaseMs: number;
 }
 
 const ajv = new Ajv({ allErrors: true });
@@ -99,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = raw.PORT === undefined ? 8080 : Number(raw.PORT);
   if (port > 65535) throw new ConfigError(`PORT must ${settings.PORT.must} (got ${JSON.stringify(raw.PORT)}).`);
   const databaseUrl = raw.DATABASE_URL ?? null;
+  const leaseMs = raw.LEASE_MS === undefined ? LEASE_MS : Number(raw.LEASE_MS);
+  if (leaseMs < MIN_LEASE_MS || leaseMs > 600_000) throw new ConfigError(`LEASE_MS must ${settings.LEASE_MS.must} (got ${JSON.stringify(raw.LEASE_MS)}).`);
   const masterKey = raw.MASTER_KEY === undefined ? null : decodeMasterKey(raw.MASTER_KEY);
   const masterKeyPrevious = raw.MASTER_KEY_PREVIOUS === undefined ? null : decodeMasterKey(raw.MASTER_KEY_PREVIOUS, 'MASTER_KEY_PREVIOUS');
   if (masterKeyPrevious && !masterKey) throw new ConfigError('MASTER_KEY_PREVIOUS needs MASTER_KEY: the new key that replaces it.');
@@ -138,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     logLevel: raw.LOG_LEVEL ?? 'info',
     otlpEndpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    leaseMs,
   });
 }
 

@@ -273,6 +273,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(embedded ? { turnWriteLingerMs: EMBEDDED_TURN_WRITE_LINGER_MS } : {}),
     ...(options.sessions?.idleMs ? { idleMs: options.sessions.idleMs } : {}),
     instanceId: engine,
+    leaseMs: config.leaseMs,
   });
   const admission = startAdmissionMonitor({ embedded, metrics, logger, ...(options.admission ? { limits: options.admission } : {}) });
   // The channels' turns are counted in flight (the service's `runtime` itself stays the one the tests and benches see).
@@ -371,6 +372,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     registry: metrics.registry,
     ...options.whatsapp,
+    worker: { leaseMs: config.leaseMs, ...options.whatsapp?.worker },
   });
   routes.push(...whatsappRoutes(whatsapp));
 
@@ -410,7 +412,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Outgoing webhooks (protocol §6): events → outbox → one delivery actor per endpoint. The worker starts after
   // listen and stops on drain before the outbound client closes.
   const webhookRepository = webhooksRepository(database.db);
-  const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, ...options.webhooks });
+  const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, leaseMs: config.leaseMs, ...options.webhooks });
   const webhooks = createWebhookService({ db: database.db, repository: webhookRepository, secrets, http, worker: webhookWorker });
   routes.push(...webhookRoutes(webhooks));
   let webhookListener: OutboxListener | undefined;

@@ -28,6 +28,11 @@ export interface SaveTurnInput {
     machineVersion: number;
     /** Give the turn's lease back (a session whose lease is held for the whole conversation keeps it). */
     releaseLease: boolean;
+    /**
+     * The engine that ran the turn: nothing of it is written while another engine holds the session's lease in force
+     * (this one lost it, docs/reliability.md "Leases"), so a turn taken over never commits a second answer.
+     */
+    owner: string;
     /** The handler region's projection (migration 0019); ISO times. Absent: the row keeps its own. */
     handledBy?: HandledBy;
     agentUserId?: string | null;
@@ -169,6 +174,7 @@ export function sessionsRepository(db: Db) {
         snapshot: s.snapshot,
         machine_version: s.machineVersion,
         release_lease: s.releaseLease,
+        owner: s.owner,
         handled_by: s.handledBy ?? null,
         agent_user_id: s.agentUserId ?? null,
         waiting_since: s.waitingSince ?? null,
@@ -177,7 +183,20 @@ export function sessionsRepository(db: Db) {
       }));
       const messages = inputs.flatMap((i) => i.messages ?? []);
       await sql`${prepared('save_turns')}
-        with turn as (
+        with v as (
+          select * from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
+            customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
+            machine_version integer, release_lease boolean, handled_by text, agent_user_id uuid, waiting_since timestamptz,
+            handback_at timestamptz, handler_revision integer, owner text)
+        ), locked as (
+          -- LOCK_IN_ID_ORDER: every statement that updates several sessions locks them in id order first; the lease
+          -- renewal and this save used to lock the same rows in different orders and deadlock (docs/reliability.md).
+          -- The fence: a session whose lease another engine holds in force is not written (this engine lost it).
+          select s.id from sessions s
+          where s.id in (select id from v)
+            and (s.lease_owner is null or s.lease_until < now() or exists (select from v where v.id = s.id and v.owner = s.lease_owner))
+          order by s.id for update
+        ), turn as (
           insert into session_turns (id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
             knowledge, tool_rounds, handoff, timings, errors, started_at, ended_at)
           select id, session_id, ordinal, status, language, customer_message, reply, source, botlink,
@@ -185,23 +204,16 @@ export function sessionsRepository(db: Db) {
           from jsonb_to_recordset(${json(turns)}::jsonb) as t(id text, session_id uuid, ordinal integer, status text,
             language text, customer_message text, reply text, source text, botlink jsonb, knowledge jsonb, tool_rounds jsonb,
             handoff jsonb, timings jsonb, errors jsonb, started_at timestamptz, ended_at timestamptz)
+          where t.session_id in (select id from locked)
           on conflict (id) do nothing
         ), message as (
           insert into session_messages (id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at)
           select id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at
           from jsonb_to_recordset(${json(messages)}::jsonb) as m(id uuid, session_id uuid, "from" text, text text, source text,
             agent_user_id uuid, turn_id text, outbound_id uuid, at timestamptz)
+          where m.session_id in (select id from locked)
           order by at
           on conflict do nothing
-        ), v as (
-          select * from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
-            customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
-            machine_version integer, release_lease boolean, handled_by text, agent_user_id uuid, waiting_since timestamptz,
-            handback_at timestamptz, handler_revision integer)
-        ), locked as (
-          -- LOCK_IN_ID_ORDER: every statement that updates several sessions locks them in id order first; the lease
-          -- renewal and this save used to lock the same rows in different orders and deadlock (docs/reliability.md).
-          select s.id from sessions s where s.id in (select id from v) order by s.id for update
         )
         update sessions s set
           state = v.state, status = v.status, language = v.language,

@@ -301,8 +301,26 @@ export function whatsappRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
 
-    /** The message is done (`reply` given: in the same transaction as the reply it queued, claimed by `owner`). */
-    async finishInbound(input: { id: string; owner: string; state: 'done' | 'failed'; outcome: WhatsappInboundOutcome; reply?: NewOutbound; sendLeaseMs: number }): Promise<{ finished: boolean; reply: WhatsappOutboundMessage | null }> {
+    /** Extends the leases `owner` holds on pending messages (the lease keeper's heartbeat); returns the ids still held. */
+    async renewInbound(ids: readonly string[], owner: string, leaseMs: number): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .updateTable('whatsapp_inbound_messages')
+        .set({ claimed_until: interval(leaseMs) })
+        .where('id', '=', sql<string>`any(${sql.val(ids)}::uuid[])`)
+        .where('claimed_by', '=', owner)
+        .where('state', '=', 'pending')
+        .returning('id')
+        .execute();
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /**
+     * The message is done (`reply` given: in the same transaction as the reply it queued, claimed by `owner`). Fenced by
+     * the claim: `owner` must still hold it and, when `attempts` is given, no claim may have started another attempt
+     * since (this engine stalled past its lease and took the message again), so it is answered once.
+     */
+    async finishInbound(input: { id: string; owner: string; attempts?: number; state: 'done' | 'failed'; outcome: WhatsappInboundOutcome; reply?: NewOutbound; sendLeaseMs: number }): Promise<{ finished: boolean; reply: WhatsappOutboundMessage | null }> {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('whatsapp_inbound_messages')
@@ -310,6 +328,7 @@ export function whatsappRepository(db: Db) {
           .where('id', '=', input.id)
           .where('claimed_by', '=', input.owner)
           .where('state', '=', 'pending')
+          .$if(input.attempts !== undefined, (q) => q.where('attempts', '=', input.attempts!))
           .executeTakeFirst();
         if (result.numUpdatedRows === 0n) return { finished: false, reply: null };
         if (!input.reply) return { finished: true, reply: null };
@@ -347,6 +366,20 @@ export function whatsappRepository(db: Db) {
         )
         .returningAll()
         .execute();
+    },
+
+    /** Extends the leases `owner` holds on queued replies (the lease keeper's heartbeat); returns the ids still held. */
+    async renewOutbound(ids: readonly string[], owner: string, leaseMs: number): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .updateTable('whatsapp_outbound_messages')
+        .set({ claimed_until: interval(leaseMs) })
+        .where('id', '=', sql<string>`any(${sql.val(ids)}::uuid[])`)
+        .where('claimed_by', '=', owner)
+        .where('status', '=', 'queued')
+        .returning('id')
+        .execute();
+      return new Set(rows.map((r) => r.id));
     },
 
     async findOutbound(id: string): Promise<WhatsappOutboundMessage | undefined> {

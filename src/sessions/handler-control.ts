@@ -45,7 +45,13 @@ export async function controlSession(
     reason: applied ? reason : null,
   });
   if (after.revision === before.revision) {
-    if (!entry.held) await core.enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+    const unchanged = entry;
+    if (!unchanged.held) {
+      await core.enqueue(unchanged, async () => {
+        await deps.sessions.releaseLease(unchanged.id, owner);
+        core.leases.released(unchanged);
+      });
+    }
     return outcome(false);
   }
   let written = false;
@@ -63,12 +69,16 @@ export async function controlSession(
       before.revision,
       owner,
     );
+    // saveHandler gives this engine's lease back (a held conversation's too: the next turn takes it again).
+    core.leases.released(current);
+    current.held = false;
   });
   if (!written) {
     // Another process changed who handles it meanwhile: this copy is stale; the next use reloads it.
     current.actor.stop();
     core.live.delete(current.key);
     await deps.sessions.releaseLease(current.id, owner);
+    core.leases.released(current);
     const row = await deps.sessions.findById(current.workspaceId, current.id);
     const fresh = await core.load(target.workspaceId, target.channel, target.externalId, null);
     const h = handlerOf(fresh.actor.getSnapshot());

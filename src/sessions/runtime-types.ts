@@ -35,9 +35,9 @@ export interface SessionRuntimeDeps extends Omit<SessionActorDeps, 'now' | 'sess
   /** Names this process in the lease column; default a random id. */
   instanceId?: string;
   idleMs?: number;
+  /** The session lease; default LEASE_MS (src/leases/durations.ts), renewed every third of it while a turn runs. */
   leaseMs?: number;
   leaseWaitMs?: number;
-  heldLeaseMs?: number;
   /**
    * How long a turn's write waits for other sessions' writes to share its statement (db/group-commit.ts `lingerMs`);
    * default 0. The embedded engine sets EMBEDDED_TURN_WRITE_LINGER_MS (src/admission/limits.ts).

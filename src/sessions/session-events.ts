@@ -81,12 +81,18 @@ function onHeld(core: RuntimeCore, entry: Live, e: Extract<SessionEmitted, { typ
   const message: MessageRecord = { id: randomUUID(), session_id: entry.id, from: 'customer', text: e.text, source: null, agent_user_id: null, turn_id: e.turnId, outbound_id: null, at: new Date(e.at).toISOString() };
   // Answered once it is stored: the channel acknowledges a message the team will see, or tries it again.
   let failure: Error | null = null;
+  const release = !entry.held;
   void core
     .enqueue(entry, () =>
-      deps.sessions.addMessage(message, entry.held ? null : owner).catch((err: unknown) => {
-        failure = err instanceof Error ? err : new Error(String(err));
-        return deps.sessions.releaseLease(entry.id, owner).catch(() => undefined);
-      }),
+      deps.sessions
+        .addMessage(message, release ? owner : null)
+        .catch((err: unknown) => {
+          failure = err instanceof Error ? err : new Error(String(err));
+          return release ? deps.sessions.releaseLease(entry.id, owner).catch(() => undefined) : undefined;
+        })
+        .then(() => {
+          if (release) core.leases.released(entry);
+        }),
     )
     .then(() => {
       endTurnSpan(e.turnId, failure ? 'failed' : 'held');
@@ -112,7 +118,7 @@ export function attachSession(core: RuntimeCore, entry: Live): void {
     core.publish(entry.id, { type: 'turn_cancelled', sessionId: entry.id, turnId: e.turn.id, reason: e.reason });
     const messages = turnMessages(entry, e.turn, false);
     void core
-      .enqueue(entry, () => core.turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: sessionRecord(entry.id, entry.actor, false), messages }))
+      .enqueue(entry, () => core.turnWrites.add({ turn: turnRecord(entry.id, e.turn, 'cancelled', now()), session: { ...sessionRecord(entry.id, entry.actor, false), owner }, messages }))
       .then(() => {
         endTurnSpan(e.turn.id, 'cancelled', { 'botlink.reason': e.reason });
         announceMessages(core, entry, messages);
@@ -143,9 +149,14 @@ export function attachSession(core: RuntimeCore, entry: Live): void {
         core.publish(entry.id, { type: 'turn_completed', sessionId: entry.id, turnId: turn.id, timings: turn.timings, botlink: turn.botlink });
         const messages = turnMessages(entry, turn, true);
         const waits = turn.handoff?.waiting !== undefined;
-        const write = { turn: turnRecord(entry.id, turn, 'completed', now()), session: sessionRecord(entry.id, entry.actor, !entry.held), messages };
+        const release = !entry.held;
+        const write = { turn: turnRecord(entry.id, turn, 'completed', now()), session: { ...sessionRecord(entry.id, entry.actor, release), owner }, messages };
         void core
-          .enqueue(entry, () => inSpan('db.turn_write', turn.id, { 'botlink.messages': messages.length }, () => core.turnWrites.add(write)))
+          .enqueue(entry, async () => {
+            await inSpan('db.turn_write', turn.id, { 'botlink.messages': messages.length }, () => core.turnWrites.add(write));
+            // Given back by that write: no more renewals (inside the write, so a next turn's lease round comes after).
+            if (release) core.leases.released(entry);
+          })
           .then(() => {
             endTurnSpan(turn.id, 'completed', { 'botlink.source': turn.reply?.source ?? 'none' });
             announceMessages(core, entry, messages);
@@ -164,6 +175,8 @@ export function attachSession(core: RuntimeCore, entry: Live): void {
       }
       entry.waiters.clear();
       core.live.delete(entry.key);
+      core.leases.released(entry);
+      entry.held = false;
       void core.enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
     },
   });

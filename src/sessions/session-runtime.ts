@@ -28,12 +28,12 @@ import type {
 } from './runtime-types.ts';
 import { provideSessionMachine } from './session-actors.ts';
 import { attachSession } from './session-events.ts';
-import { createSessionLeases, SESSION_HELD_LEASE_MS } from './session-leases.ts';
+import { createSessionLeases } from './session-leases.ts';
 import type { SpokenTurn } from './spoken-turn.ts';
 import { endTurnSpan, inSpan, startTurnSpan } from '../tracing.ts';
 
 export type { Credentials } from './session-actors.ts';
-export { SESSION_HELD_LEASE_MS, SESSION_LEASE_MS, SESSION_LEASE_WAIT_MS } from './session-leases.ts';
+export { SESSION_LEASE_WAIT_MS } from './session-leases.ts';
 export { agentView } from './runtime-types.ts';
 export type {
   ConversationMessage,
@@ -83,10 +83,10 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
     now,
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
     ...(deps.leaseWaitMs === undefined ? {} : { leaseWaitMs: deps.leaseWaitMs }),
-    heldLeaseMs: deps.heldLeaseMs ?? SESSION_HELD_LEASE_MS,
-    held: () => [...live.values()].filter((e) => e.held),
     reload(entry, row) {
       entry.actor.stop();
+      // The stale copy's lease (when it had one) passes to the fresh copy with the round that reloads it.
+      leases.released(entry);
       // A turn still waiting on the stale copy cannot be answered from it; the newer state answers the next message.
       for (const [turnId, resolve] of entry.waiters) resolve({ cancelled: true, sessionId: entry.id, turnId, reason: 'barge_in' });
       entry.waiters.clear();
@@ -134,6 +134,7 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
       writes: Promise.resolve(),
       completed: null,
       held: false,
+      lease: null,
       speech: null,
       replies: new Map(),
       turnCount: () => actor.getSnapshot().context.turnCount,
@@ -264,7 +265,13 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       const entry = live.get(key(workspaceId, channel, externalId));
       const heard = entry?.speech ? entry.speech.heard(spoken) : spoken === undefined ? {} : { spoken };
       entry?.actor.send({ type: 'interrupt', ...heard });
-      if (entry && !entry.held) void core.enqueue(entry, () => deps.sessions.releaseLease(entry.id, owner));
+      if (entry && !entry.held) {
+        const current = entry;
+        void core.enqueue(current, async () => {
+          await deps.sessions.releaseLease(current.id, owner);
+          leases.released(current);
+        });
+      }
     },
 
     /** The conversation is over: final state persisted, actor stopped. */
@@ -275,6 +282,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       entry.held = false;
       await entry.writes;
       await deps.sessions.releaseLease(entry.id, owner);
+      leases.released(entry);
       entry.actor.stop();
       live.delete(entry.key);
     },

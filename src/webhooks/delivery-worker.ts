@@ -17,13 +17,14 @@ import { createActor, fromCallback, fromPromise, type Actor } from 'xstate';
 import type { ClaimedRow, WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import type { ClaimedDelivery, DeliveryCommand, DeliveryReport, RecordInput, RecordOutput, SendOutput } from '../../machines/webhook-delivery-types.ts';
 import { webhookDeliveryMachine } from '../../machines/webhook-delivery.machine.ts';
+import { createLeaseKeeper, type Lease } from '../leases/lease-keeper.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { GuardedClient } from '../net/guarded-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { attemptOutcome, createAttemptSender } from './attempt.ts';
 import { createCapacity } from './capacity.ts';
-import { CLAIM_AHEAD_FACTOR, CLAIM_RETRY_MS, DELIVERY_LEASE_MS, DELIVERY_TIMEOUT_MS, ENDPOINT_CONCURRENCY, MAX_IN_FLIGHT, POLL_INTERVAL_MS } from './limits.ts';
+import { CLAIM_AHEAD_FACTOR, CLAIM_RETRY_MS, DELIVERY_TIMEOUT_MS, ENDPOINT_CONCURRENCY, MAX_IN_FLIGHT, POLL_INTERVAL_MS } from './limits.ts';
 import { onDeliveriesQueued } from './outbox.ts';
 import { createOutcomeRecorder } from './outcome-recorder.ts';
 import { decideAttempt, type Verdict } from './retry-policy.ts';
@@ -55,7 +56,7 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   /** One attempt's deadline; default DELIVERY_TIMEOUT_MS. */
   timeoutMs?: number;
-  /** A claim's lease; default DELIVERY_LEASE_MS. Must be longer than `timeoutMs`. */
+  /** A claim's lease, renewed while the delivery is queued or sent; default LEASE_MS (src/leases/durations.ts). */
   leaseMs?: number;
 }
 
@@ -71,8 +72,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   const pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
-  if (!(leaseMs > timeoutMs)) throw new RangeError('The delivery lease must be longer than the attempt time-out.');
+  // Held from the claim until the outcome is written (or the delivery handed back); the write is fenced by the lease.
+  const leases = createLeaseKeeper({
+    kind: 'webhook_delivery',
+    owner,
+    logger,
+    store: { renew: (ids, o, ms) => repository.renewLeases(ids, o, new Date(now() + ms)) },
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
+  const leaseMs = leases.leaseMs;
+  const held = new Map<string, Lease>();
+  const endLease = (deliveryId: string) => {
+    held.get(deliveryId)?.end();
+    held.delete(deliveryId);
+  };
 
   const actors = new Map<string, EndpointActor>();
   /** Slots taken per endpoint and in all: the global cap; endpoints it cut short are woken when slots free up. */
@@ -115,6 +128,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         claims.add(running);
         try {
           const rows = await running;
+          for (const row of rows) held.set(row.id, leases.hold(row.id));
           capacity.give(input.endpointId, allowed - rows.length);
           return rows.map(toClaimed);
         } catch (err) {
@@ -158,6 +172,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
                 },
                 (error: unknown) => {
                   capacity.give(delivery.endpointId, 1);
+                  endLease(delivery.id); // left to run out: attempted again then
                   report({ type: 'sendFailed', deliveryId: delivery.id, error });
                 },
               );
@@ -169,7 +184,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
                   recorded.push(output);
                   later();
                 },
-                (error: unknown) => report({ type: 'recordFailed', deliveryId: input.delivery.id, error }),
+                (error: unknown) => {
+                  endLease(input.delivery.id); // left to run out: attempted again then
+                  report({ type: 'recordFailed', deliveryId: input.delivery.id, error });
+                },
               );
             }
           }
@@ -191,6 +209,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       observe(d, attempt, verdict, outcome);
       return { deliveryId: d.id, ...outcome };
     } finally {
+      endLease(d.id);
       const waiters = recordedWaiters.get(d.id);
       recordedWaiters.delete(d.id);
       for (const resolve of waiters ?? []) resolve();
@@ -247,6 +266,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     if (output?.lastError) logger.warn({ endpointId, error: output.lastError }, 'webhook delivery actor ended after an error');
     // Claimed but never sent (the actor stopped, or the endpoint was disabled): back to the table at once.
     if (output && output.unsent.length > 0) {
+      for (const id of output.unsent) endLease(id);
       const releasing = repository.releaseLeases(owner, new Date(now()), output.unsent).catch((err: unknown) => {
         logger.warn({ err, endpointId }, 'could not hand back webhook leases; they run out by themselves');
         return 0;
@@ -390,6 +410,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       await polling;
       await Promise.allSettled([...claims, ...releases]);
       await recorder.flush();
+      leases.stop();
+      held.clear();
       try {
         const released = await repository.releaseLeases(owner, new Date(now()));
         if (released > 0) logger.info({ released }, 'webhook deliveries handed back');

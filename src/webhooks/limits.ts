@@ -26,12 +26,7 @@ export const AUTO_DISABLE_AFTER_MS = 5 * DAY;
 
 /** The deadline of one attempt: connect, request and response together (Standard Webhooks recommends 15–30 s). */
 export const DELIVERY_TIMEOUT_MS = 15 * SECOND;
-/**
- * How long a claimed delivery belongs to one worker. Longer than the time-out plus the margin for signing and for
- * writing the outcome, so a live worker never loses a delivery it is still sending; a crashed worker's deliveries are
- * taken over when it runs out.
- */
-export const DELIVERY_LEASE_MS = 60 * SECOND;
+// A claimed delivery is leased for LEASE_MS and renewed while it waits for a slot and is sent (src/leases/durations.ts).
 /** How much of a receiver's answer the delivery log keeps (docs/webhooks.md: a response excerpt of at most 4 KB). */
 export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
 /** How much of an error message the delivery log keeps. */

@@ -5,12 +5,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { listenOverConnection, migrate, openDatabase, type Db, type Listen } from '../../db/database.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
-export const databaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** Only in the `pooler` project. */
+    poolerUrl?: string;
+  }
+}
+
+/**
+ * Provided in the `pooler` project (vitest.config.ts, test/pooler.global-setup.ts): the base URL of pgbouncer in transaction mode in front of
+ * TEST_DATABASE_URL's server. Its suites then run on PostgreSQL only, through the pooler, each block in a database of
+ * its own (a pooler passes no search path), with no named prepared statements and LISTEN over a direct connection, as
+ * `DATABASE_POOLER=transaction` with `DATABASE_DIRECT_URL` runs the service.
+ */
+const poolerUrl = inject('poolerUrl');
+
+export const databaseKinds: DatabaseKind[] = poolerUrl ? ['postgres'] : process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 export interface TestDatabase {
   db: Db;
@@ -30,6 +45,7 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
     return { db: opened.db, kind, close: opened.close, ...(opened.listen ? { listen: opened.listen } : {}) };
   }
   const url = process.env.TEST_DATABASE_URL as string;
+  if (poolerUrl) return openPooledDatabase(url, poolerUrl);
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = await openDatabase({ url, poolSize: 1 });
   await sql`create schema ${sql.id(schema)}`.execute(admin.db);
@@ -44,6 +60,29 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
     async close() {
       await sql`drop schema ${sql.id(schema)} cascade`.execute(opened.db);
       await opened.close();
+    },
+  };
+}
+
+/** A new database on the server, used through the pooler; dropped at close. */
+async function openPooledDatabase(url: string, pooler: string): Promise<TestDatabase> {
+  const name = `p_${randomBytes(6).toString('hex')}`;
+  const admin = await openDatabase({ url, poolSize: 1 });
+  await sql`create database ${sql.id(name)}`.execute(admin.db);
+  await admin.close();
+  const direct = new URL(url);
+  direct.pathname = `/${name}`;
+  const opened = await openDatabase({ url: `${pooler}/${name}`, pooler: 'transaction', directUrl: direct.toString(), poolSize: 4 });
+  await migrate(opened.db, undefined, { inOneTransaction: true });
+  return {
+    db: opened.db,
+    kind: 'postgres',
+    listen: listenOverConnection(direct.toString()),
+    async close() {
+      await opened.close();
+      const again = await openDatabase({ url, poolSize: 1 });
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(again.db);
+      await again.close();
     },
   };
 }

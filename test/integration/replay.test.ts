@@ -83,7 +83,7 @@ async function storeTurns(database: TestDatabase, workspaceId: string): Promise<
           },
           session: {
             id: session.id, state: 'ended', status: 'ended', language, customer: { phone, email: null, name: null }, handoff: null,
-            turnCount: ordinal + 1, snapshot: null, machineVersion: SESSION_MACHINE_VERSION, releaseLease: true,
+            turnCount: ordinal + 1, snapshot: null, machineVersion: SESSION_MACHINE_VERSION, releaseLease: true, owner: 'replay-test',
           },
         },
       ]);

@@ -12,12 +12,11 @@
  *   prompts whose socket died with the process are counted, as are answers spoken before the kill whose turn the
  *   process had not yet written (docs/architecture.md: a turn is written at its end, after its reply).
  *
- * Leases. A dead process's claims are taken over when their leases run out: 15 s for a call's held session lease,
- * 30 s for WhatsApp events and sends, 60 s for per-turn session leases and webhook deliveries, 3 minutes for a
- * WhatsApp message in turn. To keep the suite under a minute, the test lets that time pass in the database between
+ * Leases. A dead process's claims are taken over when their leases run out: 15 s for everything renewed while it runs
+ * (src/leases/durations.ts), 30 s for raw WhatsApp events. To keep the suite under a minute, the test lets that time pass in the database between
  * the kill and the restart: every lease still in force (all of them the dead process's, since no process runs then)
  * is set to have ended a second ago, which is what the clock would have done. Nothing else is touched.
- * CRASH_REAL_LEASES=1 waits for the real leases instead (about four minutes per database).
+ * CRASH_REAL_LEASES=1 waits for the real leases instead.
  *
  * On PostgreSQL (TEST_DATABASE_URL: a database of its own, created and dropped here) and always on PGlite in a
  * temporary DATA_DIR.

@@ -323,7 +323,7 @@ describeEachDatabase('the session runtime', (get) => {
   it('a held lease is renewed while the call lasts; one lost meanwhile is taken per turn again', async () => {
     const repo = sessionsRepository(get().db);
     let acquired = 0;
-    const runtime = makeRuntime({ instanceId: 'engine-renew', heldLeaseMs: 300, sessions: { ...repo, acquireLease: (...args) => (acquired++, repo.acquireLease(...args)) } });
+    const runtime = makeRuntime({ instanceId: 'engine-renew', leaseMs: 300, sessions: { ...repo, acquireLease: (...args) => (acquired++, repo.acquireLease(...args)) } });
     const { sessionId } = await runtime.open({ workspaceId, channel: 'phone', externalId: 'call-renew', hold: true });
     const first = (await repo.findById(workspaceId, sessionId))!.lease_until!.getTime();
     await new Promise((r) => setTimeout(r, 700));

@@ -25,8 +25,6 @@ export const INGEST_MAX_CONCURRENT_WRITES = 4;
 export const WORKER_POLL_MS = 1_000;
 /** Raw events claimed at once. Reading one is a few milliseconds of SQL, no network. */
 export const EVENT_CLAIM_BATCH = 50;
-/** How long a claimed raw event belongs to its process; a crashed process's events are taken over after it. */
-export const EVENT_LEASE_MS = 30_000;
 /** Attempts at reading one raw event before it is given up (a database failure, not a bad payload). */
 export const MAX_EVENT_ATTEMPTS = 5;
 /**
@@ -46,11 +44,8 @@ export const PRUNE_BATCH = 5_000;
 
 /** Customer messages in turn at once in one process (each waits on the bot link for up to 6 s, protocol §8). */
 export const MAX_CONCURRENT_TURNS = 32;
-/**
- * How long a claimed customer message belongs to its process: longer than a turn (the session lease of 60 s that a
- * turn may wait for, plus the turn itself), so a live process is never overtaken; a crashed one is after it.
- */
-export const INBOUND_LEASE_MS = 3 * 60_000;
+// A claimed customer message and a reply being sent are leased for LEASE_MS and renewed while the work runs
+// (src/leases/durations.ts): a live process is never overtaken, a crashed one's work is taken over within 30 s.
 /** Attempts at answering one customer message before it is marked failed (the runtime threw each time). */
 export const MAX_INBOUND_ATTEMPTS = 3;
 
@@ -85,8 +80,6 @@ export const SEND_RETRY_DELAYS_MS: readonly number[] = [1_000, 4_000, 15_000, 40
 export const SEND_RETRY_JITTER = 0.2;
 /** The longest wait Meta's `Retry-After` can ask for before a retry; it may postpone one, never hasten it. */
 export const SEND_MAX_RETRY_AFTER_MS = 60_000;
-/** How long a claimed outgoing message belongs to its process: longer than one send's deadline. */
-export const SEND_LEASE_MS = 30_000;
 /** Messages sent at once by one process. */
 export const MAX_CONCURRENT_SENDS = 16;
 // WhatsApp's own limit on a text message body is MAX_WHATSAPP_TEXT_CHARS (src/ai/limits.ts), where replies are rendered.

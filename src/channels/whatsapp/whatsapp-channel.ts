@@ -31,7 +31,7 @@ export interface WhatsappChannelOptions {
   /** false: webhooks are stored but not processed (benchmarks of the ingest alone); default true. */
   processing?: boolean;
   /** Worker settings (tests use short ones). */
-  worker?: Pick<WhatsappWorkerOptions, 'owner' | 'pollMs' | 'retryDelaysMs' | 'conversationIdleMs' | 'now' | 'random'>;
+  worker?: Pick<WhatsappWorkerOptions, 'owner' | 'leaseMs' | 'pollMs' | 'retryDelaysMs' | 'conversationIdleMs' | 'now' | 'random'>;
 }
 
 export type ReceiveResult = 'stored' | 'unauthorized' | 'not_configured';

@@ -17,6 +17,8 @@ import { randomUUID } from 'node:crypto';
 import type { NewInbound, StatusChange, WhatsappRepository } from '../../../db/repositories/whatsapp.repository.ts';
 import type { WhatsappInboundMessage, WhatsappInboundOutcome, WhatsappOutboundMessage } from '../../../db/schema.ts';
 import { MAX_WHATSAPP_TEXT_CHARS } from '../../ai/limits.ts';
+import { EVENT_LEASE_MS } from '../../leases/durations.ts';
+import { createLeaseKeeper, type Lease } from '../../leases/lease-keeper.ts';
 import type { Logger } from '../../log.ts';
 import { jitteredDelay, parseRetryAfter, retryDelay } from '../../net/retry-schedule.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
@@ -25,16 +27,13 @@ import type { GraphClient } from './graph-client.ts';
 import {
   CONVERSATION_IDLE_MS,
   EVENT_CLAIM_BATCH,
-  EVENT_LEASE_MS,
   EVENT_RETENTION_MS,
-  INBOUND_LEASE_MS,
   MAX_CONCURRENT_SENDS,
   MAX_CONCURRENT_TURNS,
   MAX_EVENT_ATTEMPTS,
   MAX_INBOUND_ATTEMPTS,
   PRUNE_BATCH,
   PRUNE_INTERVAL_MS,
-  SEND_LEASE_MS,
   SEND_MAX_RETRY_AFTER_MS,
   SEND_RETRY_DELAYS_MS,
   SEND_RETRY_JITTER,
@@ -60,6 +59,8 @@ export interface WhatsappWorkerOptions {
   metrics?: WhatsappMetrics;
   /** Names this process in `claimed_by`; default a random id. */
   owner?: string;
+  /** The lease of a message being answered and of a reply being sent; default LEASE_MS (src/leases/durations.ts). */
+  leaseMs?: number;
   /** Backstop poll in ms; default {@link WORKER_POLL_MS}. */
   pollMs?: number;
   /** Waits before each retry of a send; default {@link SEND_RETRY_DELAYS_MS}. */
@@ -86,6 +87,10 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
   const idleMs = options.conversationIdleMs ?? CONVERSATION_IDLE_MS;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
+  // Renewed while the message is answered (or waits in its customer's chain) and while its reply is sent.
+  const inboundLeases = createLeaseKeeper({ kind: 'whatsapp_inbound', owner, logger: log, store: { renew: (ids, o, ms) => repository.renewInbound(ids, o, ms) }, ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
+  const sendLeases = createLeaseKeeper({ kind: 'whatsapp_outbound', owner, logger: log, store: { renew: (ids, o, ms) => repository.renewOutbound(ids, o, ms) }, ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
+  const sendLeaseMs = sendLeases.leaseMs;
 
   let running = false;
   let draining: Promise<void> | null = null;
@@ -139,12 +144,13 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       for (const event of events) await readEvent(event);
 
       if (turns < MAX_CONCURRENT_TURNS) {
-        for (const row of await repository.claimInbound(owner, INBOUND_LEASE_MS, MAX_CONCURRENT_TURNS - turns)) answerInOrder(row);
+        const claimed = await inboundLeases.claim((o, ms) => repository.claimInbound(o, ms, MAX_CONCURRENT_TURNS - turns));
+        for (const { row, lease } of claimed) answerInOrder(row, lease);
       }
       if (sends < MAX_CONCURRENT_SENDS) {
-        for (const row of await repository.claimOutbound(owner, SEND_LEASE_MS, MAX_CONCURRENT_SENDS - sends)) {
+        for (const { row, lease } of await sendLeases.claim((o, ms) => repository.claimOutbound(o, ms, MAX_CONCURRENT_SENDS - sends))) {
           sends++;
-          track(deliver(row).finally(() => {
+          track(deliver(row, lease).finally(() => {
             sends--;
             wake();
           }));
@@ -254,11 +260,13 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
 
   // ── Stage 2: a customer message is answered ─────────────────────────────────────────────────────────────────
 
-  function answerInOrder(row: WhatsappInboundMessage): void {
+  function answerInOrder(row: WhatsappInboundMessage, lease: Lease): void {
     turns++;
     const key = `${row.workspace_id}\u0000${row.wa_id}`;
     const previous = chains.get(key) ?? Promise.resolve();
-    const next = previous.then(() => answer(row)).finally(() => {
+    // Ended however the answer ends: finished (the lease given back with it) or left to run out and be tried again.
+    const next = previous.then(() => answer(row, lease)).finally(() => {
+      lease.end();
       turns--;
       if (chains.get(key) === next) chains.delete(key);
       wake();
@@ -267,14 +275,15 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
     track(next);
   }
 
-  async function answer(row: WhatsappInboundMessage): Promise<void> {
+  async function answer(row: WhatsappInboundMessage, lease: Lease): Promise<void> {
     const messageLog = log.child({ workspaceId: row.workspace_id, inboundId: row.id });
     try {
+      if (lease.lost) return; // taken over while it waited in its customer's chain
       // Acknowledged means stored, so the message is kept; a disabled workspace does not answer it (nor later).
       if (options.serving && !(await options.serving(row.workspace_id))) {
         messageLog.info('a WhatsApp message for a disabled workspace: stored, not answered');
         metrics?.messages.inc({ outcome: 'workspace_disabled' });
-        await repository.finishInbound({ id: row.id, owner, state: 'done', outcome: 'workspace_disabled', sendLeaseMs: SEND_LEASE_MS });
+        await repository.finishInbound({ id: row.id, owner, state: 'done', outcome: 'workspace_disabled', sendLeaseMs });
         return;
       }
       const conversation = row.session_external_id ?? (await repository.touchConversation({
@@ -332,22 +341,28 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           }
           messageLog.error({ err, attempts: attempt }, 'a WhatsApp message could not be answered; given up');
           metrics?.messages.inc({ outcome: 'failed' });
-          await repository.finishInbound({ id: row.id, owner, state: 'failed', outcome: 'failed', sendLeaseMs: SEND_LEASE_MS });
+          await repository.finishInbound({ id: row.id, owner, attempts: attempt, state: 'failed', outcome: 'failed', sendLeaseMs });
           return;
         }
-        // Kept claimed: tried again when the lease runs out (INBOUND_LEASE_MS), here or in another process.
+        // Kept claimed, no longer renewed: tried again when the lease runs out, here or in another process.
         messageLog.warn({ err, attempts: attempt }, 'a WhatsApp message could not be answered; it will be tried again');
         return;
       }
 
       metrics?.messages.inc({ outcome });
       messageLog.debug({ type: row.type, outcome }, 'WhatsApp message handled');
+      if (lease.lost) {
+        // Another engine took the message over while this one stalled: it answers; this answer is not written.
+        messageLog.warn({ outcome }, 'a WhatsApp message was taken over while it was answered here; this answer is dropped');
+        return;
+      }
       const finished = await repository.finishInbound({
         id: row.id,
         owner,
+        attempts: attempt,
         state: 'done',
         outcome,
-        sendLeaseMs: SEND_LEASE_MS,
+        sendLeaseMs,
         ...(reply
           ? {
               reply: {
@@ -363,7 +378,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           : {}),
       });
       // The first attempt is made in the customer's chain, so their answers leave in order.
-      if (finished.reply) await deliver(finished.reply);
+      if (finished.reply) await deliver(finished.reply, sendLeases.hold(finished.reply.id));
     } catch (err) {
       messageLog.warn({ err }, 'WhatsApp message handling failed; it will be tried again when its lease runs out');
     }
@@ -371,7 +386,15 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
 
   // ── Stage 3: a reply is sent ────────────────────────────────────────────────────────────────────────────────
 
-  async function deliver(row: WhatsappOutboundMessage): Promise<void> {
+  async function deliver(row: WhatsappOutboundMessage, lease: Lease): Promise<void> {
+    try {
+      await send(row, lease);
+    } finally {
+      lease.end();
+    }
+  }
+
+  async function send(row: WhatsappOutboundMessage, lease: Lease): Promise<void> {
     const sendLog = log.child({ workspaceId: row.workspace_id, outboundId: row.id });
     const attempt = row.attempts + 1;
     try {
@@ -386,7 +409,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         accessToken: credentials.accessToken,
         to: row.wa_id,
         body: row.body,
-        signal: stopSends.signal,
+        // Stopping, or the lease lost (another engine sends it now): this request is cancelled.
+        signal: AbortSignal.any([stopSends.signal, lease.signal]),
       });
       if (outcome.ok) {
         metrics?.sends.inc({ result: 'accepted' });
@@ -396,7 +420,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       }
       const failure = { httpStatus: outcome.httpStatus, code: outcome.code, detail: outcome.detail };
       if (outcome.reason === 'aborted') {
-        // Stopping: the next process (or this one after a restart) sends it when the lease runs out.
+        // Stopping (the next process, or this one after a restart, sends it when the lease runs out), or taken over.
         return;
       }
       const scheduled = outcome.retryable ? jitteredDelay(retryDelays, attempt - 1, SEND_RETRY_JITTER, random()) : null;
@@ -463,6 +487,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
       clearTimeout(timer);
       stopSends.abort(new Error('The WhatsApp worker is stopping.'));
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 100).unref())]);
+      inboundLeases.stop();
+      sendLeases.stop();
     },
   };
 }

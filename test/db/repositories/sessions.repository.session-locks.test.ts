@@ -29,7 +29,7 @@ describeEachDatabase('session row locks', (get) => {
 
     const turnEnd = (sessionId: string): SaveTurnInput => ({
       turn: { id: randomUUID(), session_id: sessionId, ordinal: 1, status: 'completed', language: 'en', customer_message: 'Where is my order?', reply: 'Tomorrow.', source: 'integrator', botlink: null, knowledge: null, tool_rounds: [], handoff: null, timings: {}, errors: [], started_at: new Date(), ended_at: new Date() },
-      session: { id: sessionId, state: 'idle', status: 'active', language: 'en', customer: { phone: null, email: null, name: null }, handoff: null, turnCount: 1, snapshot: {}, machineVersion: 1, releaseLease: false },
+      session: { id: sessionId, state: 'idle', status: 'active', language: 'en', customer: { phone: null, email: null, name: null }, handoff: null, turnCount: 1, snapshot: {}, machineVersion: 1, releaseLease: false, owner },
     }) as SaveTurnInput;
     const failures: string[] = [];
     let renewals = 0;
