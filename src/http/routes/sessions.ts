@@ -32,6 +32,11 @@ const sessionSummary = {
       description: 'The user holding the conversation while handled_by is agent.',
     },
     waiting_since: { type: ['string', 'null'], format: 'date-time' },
+    last_message: {
+      type: ['object', 'null'],
+      description: 'In the list: the last chat message, or the last thing the customer said (a preview, as in GET /v1/inbox).',
+      properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: ['string', 'null'] }, at: { type: 'string', format: 'date-time' } },
+    },
     turn_count: { type: 'integer' },
     updated_at: { type: 'string' },
   },
@@ -111,6 +116,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
               handled_by: r.handled_by,
               agent: agentOf(r.agent_user_id, r.agent_email),
               waiting_since: r.waiting_since ? iso(r.waiting_since) : null,
+              last_message: lastMessage(r.last_message),
               turn_count: r.turn_count,
               created_at: iso(r.created_at),
               updated_at: iso(r.updated_at),
@@ -293,6 +299,13 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+/** The list's preview, stored as JSON text by the query (db/repositories/sessions.repository.ts). */
+function lastMessage(json: string | null): { from: string; text: string | null; at: string } | null {
+  if (json === null) return null;
+  const m = JSON.parse(json) as { from: string; text: string | null; at: string };
+  return { from: m.from, text: m.text, at: iso(m.at) };
 }
 
 function iso(value: Date | string): string {
