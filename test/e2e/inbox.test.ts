@@ -133,6 +133,20 @@ describe('the team answers customers from the dashboard', () => {
 
     beforeAll(async () => {
       ({ context, page } = await open());
+      // The browser's notifications, recorded instead of shown (a headless browser shows none): permission is asked
+      // for only when the button is pressed.
+      await context.addInitScript(`(() => {
+        const shown = [];
+        class RecordedNotification {
+          static permission = 'default';
+          static asked = 0;
+          static async requestPermission() { RecordedNotification.asked++; RecordedNotification.permission = 'granted'; return 'granted'; }
+          constructor(title, options) { shown.push({ title, body: options && options.body }); }
+          addEventListener() {}
+        }
+        window.Notification = RecordedNotification;
+        window.shownNotifications = shown;
+      })();`);
       await signIn(page, h.workspace.agent);
     });
     afterAll(async () => {
@@ -225,6 +239,17 @@ describe('the team answers customers from the dashboard', () => {
       await customerWrites(waId, 'And when does it arrive?');
       await until(() => h.channelRequests().length > asked);
       expect(problems.get(page)).toEqual([]);
+    });
+
+    it('notifies, once allowed with the button (never asked on load), when the next customer starts waiting', async () => {
+      expect(await page.evaluate('Notification.asked')).toBe(0);
+      await inboxLink(page).click();
+      await page.getByRole('button', { name: 'Notify me when a customer waits' }).click();
+      await page.getByText('Done: this browser notifies you when a customer starts waiting.').waitFor();
+      expect(await page.evaluate('Notification.asked')).toBe(1);
+      await customerWrites('31620003333', DAMAGED);
+      await expect.poll(() => page.evaluate('window.shownNotifications'), { timeout: 10_000 }).toEqual([{ title: 'A customer is waiting', body: expect.stringContaining('Sorry to hear that.') }]);
+      await page.getByTestId('inbox-row').filter({ hasText: '+31620003333' }).waitFor();
     });
   });
 
