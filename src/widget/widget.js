@@ -441,6 +441,7 @@ button:disabled { opacity: .6; cursor: default; }
     state.lastMessageId = null;
     state.pendingReplies = [];
     save();
+    refreshActions();
   }
 
   /** A bot reply from an answer: shown now, and remembered so that the poll does not show it again. @param {string} text */
@@ -467,9 +468,11 @@ button:disabled { opacity: .6; cursor: default; }
           answer = await newMessages(conversationId, state.visitorToken);
         } catch (err) {
           const code = err instanceof ChatError ? err.status : 0;
-          // 404: ended, or not this visitor's; 400: the last message shown is not known (start from the beginning).
+          // 404: ended, or not this visitor's; 400: the last message shown is not known (start from the beginning);
+          // 401 and 403: this page may not use the chat now (the next message says why, and polls again).
           if (code === 404 && state.conversationId === conversationId) forget();
           else if (code === 400) state.lastMessageId = null;
+          else if (code === 401 || code === 403) return;
           else await new Promise((resolve) => setTimeout(resolve, POLL_RETRY_MS));
           continue;
         }
@@ -514,6 +517,7 @@ button:disabled { opacity: .6; cursor: default; }
         const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/messages`, { message: text, ...pageLanguage() });
         // null: a newer message of this visitor replaced this turn, and its request carries the answer.
         if (typeof answered.reply === 'string') addReply(answered.reply);
+        void poll();
       }
     } catch (err) {
       // Not sent: the words go back into the box, to send again.
