@@ -40,6 +40,8 @@ export function renderInboxConversation(main, ctx) {
   let shownMessages = '';
   let shownActions = '';
   let reloading = Promise.resolve();
+  /** The language model's summary (GET /v1/sessions/{id}/summary), read once when the page opens; null without one. */
+  let aiSummary = /** @type {string | null} */ (null);
   /** The signed-in user's id: known from the sign-in, or learnt (a token sign-in says no more than the role). */
   let myId = ctx.session.userId ?? null;
 
@@ -79,7 +81,7 @@ export function renderInboxConversation(main, ctx) {
     if (fingerprint !== shownMessages) {
       const before = shownMessages ? JSON.parse(shownMessages).length : messages.length;
       shownMessages = fingerprint;
-      replace(summary, h('h2', { id: 'so-far' }, 'So far'), summaryOf(s, messages));
+      replace(summary, h('h2', { id: 'so-far' }, 'So far'), summaryOf(s, messages, aiSummary));
       replace(transcript, messages.length === 0 ? h('li', { class: 'empty' }, 'No message yet.') : messages.map((m) => message(m, () => retry(m))));
       const newest = messages.at(-1);
       if (messages.length > before && newest?.from === 'customer') announce.textContent = `The customer wrote: ${newest.text ?? ''}`;
@@ -205,6 +207,13 @@ export function renderInboxConversation(main, ctx) {
   }, 1_000);
   queueReload();
   void follow();
+  // Written by the language model when one is set: it may take seconds, so the page does not wait for it.
+  api('GET', `/v1/sessions/${encodeURIComponent(id)}/summary`, { signal: abort.signal }).then((answer) => {
+    if (abort.signal.aborted || answer?.source !== 'ai' || typeof answer.text !== 'string') return;
+    aiSummary = answer.text;
+    shownMessages = '';
+    if (s) show();
+  }, () => undefined);
   return () => {
     abort.abort();
     clearInterval(ticking);
@@ -272,10 +281,11 @@ function windowClosed(s, messages) {
 }
 
 /**
- * A few lines for whoever takes over: why a person is here, and the last turns in a sentence each.
- * @param {any} s @param {Message[]} messages
+ * A few lines for whoever takes over: the language model's summary when there is one, why a person is here, and the
+ * last turns in a sentence each.
+ * @param {any} s @param {Message[]} messages @param {string | null} aiSummary
  */
-function summaryOf(s, messages) {
+function summaryOf(s, messages, aiSummary) {
   const lines = [];
   const kind = s.handoff?.kind;
   if (s.handled_by === 'waiting') lines.push(kind === 'human' ? 'A person was asked for.' : 'The customer asked for a person.');
@@ -284,6 +294,7 @@ function summaryOf(s, messages) {
   lines.push(`${customerCount} ${customerCount === 1 ? 'message' : 'messages'} from the customer since ${when(s.created_at)}.`);
   const recent = messages.slice(-SUMMARY_MESSAGES);
   return [
+    aiSummary ? h('p', { 'data-testid': 'ai-summary' }, h('strong', {}, 'Summary by the AI: '), aiSummary) : null,
     h('ul', { class: 'plain' }, lines.map((l) => h('li', {}, l))),
     recent.length ? h('p', { class: 'label' }, 'The last turns:') : null,
     recent.length ? h('ul', { class: 'plain summary-turns' }, recent.map((m) => h('li', {}, h('strong', {}, `${fromWords(m)}: `), clip(m.text ?? '(no words: a button)')))) : null,

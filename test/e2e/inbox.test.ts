@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace } from '../helpers/service.ts';
 import { fixture, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from '../channels/whatsapp/fixtures/harness.ts';
@@ -20,6 +21,8 @@ import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from '../ch
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DAMAGED = 'My parcel arrived damaged, the box was open';
+/** What the language model writes when it is asked for a summary. */
+const AI_SUMMARY = 'The parcel arrived damaged and the customer wants a replacement; nothing was promised yet.';
 
 interface AxeViolation {
   id: string;
@@ -35,14 +38,24 @@ describe('the team answers customers from the dashboard', () => {
   let database: TestDatabase;
   let h: Harness;
   let browser: Browser;
+  let llm: TestHttpsServer;
   let widgetKey = '';
   /** Every error any page wrote to its console, and every answer of 400 or more, per page. */
   const problems = new Map<Page, string[]>();
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    [database, browser] = await Promise.all([openTestDatabase('pglite'), launchBrowser()]);
-    h = await startHarness(database, { answer: (r) => (r.message.includes('damaged') ? { reply: 'Sorry to hear that.', handoff: 'human' } : undefined) });
+    [database, browser, llm] = await Promise.all([openTestDatabase('pglite'), launchBrowser(), startHttpsServer()]);
+    // An OpenAI-compatible model: it writes the summary for the team, and answers the website chat's questions.
+    llm.handle((_req, res, body) => {
+      const system = String((JSON.parse(body.toString('utf8')) as { messages: { content: string }[] }).messages[0]?.content ?? '');
+      const content = system.includes('Summarise the conversation') ? AI_SUMMARY : 'We have tents for four people: the Trail 4.';
+      sendJson(res, 200, { choices: [{ index: 0, message: { role: 'assistant', content } }] });
+    });
+    h = await startHarness(database, {
+      answer: (r) => (r.message.includes('damaged') ? { reply: 'Sorry to hear that.', handoff: 'human' } : undefined),
+      env: { LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' },
+    });
     // The demo page is the service's own: its origin is allowed like a shop's (docs/webchat.md, "The demo page").
     expect((await h.service.api('PUT', '/v1/webchat', { token: h.workspace.owner, body: { allowed_origins: [h.service.url] } })).status).toBe(200);
     widgetKey = (await h.service.api('GET', '/v1/keys/widget', { token: h.workspace.owner })).body.key as string;
@@ -50,6 +63,7 @@ describe('the team answers customers from the dashboard', () => {
   afterAll(async () => {
     await browser?.close();
     await h?.close();
+    await llm?.close();
     await database?.close();
   });
 
@@ -180,6 +194,8 @@ describe('the team answers customers from the dashboard', () => {
       await page.getByRole('heading', { name: 'Conversation', level: 1 }).waitFor();
       expect(new URL(page.url()).pathname).toBe(`/dashboard/inbox/${sessionId}`);
       await page.getByRole('region', { name: 'So far' }).getByText(`Customer: ${DAMAGED}`).waitFor();
+      // The language model's summary (GET /v1/sessions/{id}/summary) beside the last turns.
+      await page.getByTestId('ai-summary').filter({ hasText: `Summary by the AI: ${AI_SUMMARY}` }).waitFor();
       await page.getByRole('list', { name: 'Messages' }).getByText(DAMAGED).waitFor();
       expect(await page.getByTestId('holder').textContent()).toBe('Waiting for a person');
       expect(await page.getByRole('list', { name: 'Messages' }).textContent()).toContain('Bot, answer from your system');

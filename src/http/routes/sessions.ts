@@ -11,6 +11,9 @@ import { MAX_LIST_LIMIT } from '../../limits.ts';
 import { pageQuery, readPage } from '../pagination.ts';
 import { displayName } from '../../accounts/display-name.ts';
 import { messageStatus } from '../../inbox/inbox-service.ts';
+import { summarise, type SummaryLine } from '../../inbox/summary.ts';
+import type { Ai } from '../../ai/index.ts';
+import type { Logger } from '../../log.ts';
 import { serveEventStream } from '../event-stream.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
@@ -50,6 +53,9 @@ export interface SessionRoutesDeps {
   streams: StreamGuard;
   /** The team switch and whether a handoff would connect now (the switch and the team hours). */
   team: (workspaceId: string) => Promise<{ available: boolean; availableNow: boolean }>;
+  /** The language model's plain completion, for the summary (absent: no LLM_BASE_URL). */
+  complete?: Ai['complete'] | undefined;
+  logger: Logger;
 }
 
 export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
@@ -186,6 +192,42 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
             })),
           },
         };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/sessions/{id}/summary',
+      tag: 'sessions',
+      summary: 'A short summary for whoever takes the conversation over: `text` written by the language model when one is set (source `ai`), and always the last turns as they were (`last_turns`; without a model, or when it fails, they are the summary: source `last_turns`).',
+      access: 'member',
+      responses: {
+        200: {
+          description: 'The summary.',
+          schema: {
+            type: 'object',
+            required: ['source', 'text', 'last_turns'],
+            properties: {
+              source: { enum: ['ai', 'last_turns'] },
+              text: { type: ['string', 'null'] },
+              last_turns: { type: 'array', items: { type: 'object', properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: 'string' } } } },
+            },
+          },
+        },
+        404: { description: 'No such session.' },
+      },
+      async handler({ params, principal }) {
+        const row = await load(principal.workspaceId, params.id);
+        const messages = (await sessions.messages(row.id, null, 10_000)) ?? [];
+        // The chat channels' messages; a phone call (or a conversation from before messages were kept) its turns.
+        const lines: SummaryLine[] = messages.length > 0
+          ? messages.map((m) => ({ from: m.from, text: m.text }))
+          : (await sessions.turns(row.id)).flatMap((t) => [
+              ...(t.customer_message ? [{ from: 'customer' as const, text: t.customer_message }] : []),
+              ...(t.reply ? [{ from: 'bot' as const, text: t.reply }] : []),
+            ]);
+        // The model's own deadline (LLM_TIMEOUT_MS) bounds the wait.
+        return { status: 200, body: await summarise(lines, row.language, { complete: deps.complete, logger: deps.logger }) };
       },
     }),
 
