@@ -56,7 +56,7 @@ export default tseslint.config(
     files: ['src/widget/**/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', location: 'readonly', console: 'readonly', fetch: 'readonly', URL: 'readonly', CSSStyleSheet: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', console: 'readonly', fetch: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', CSSStyleSheet: 'readonly' },
     },
     rules: { 'no-console': ['error', { allow: ['warn'] }] },
   },

@@ -333,6 +333,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       runtime,
       streams,
       team: async (workspaceId) => ({ available: (await phoneRepo.teamState(workspaceId))?.switchOn ?? false, availableNow: await teamAvailable(workspaceId) }),
+      complete: ai.complete,
+      logger,
     }),
   );
 

@@ -344,6 +344,13 @@ export function sessionsRepository(db: Db) {
         .leftJoin('users as u', 'u.id', 's.agent_user_id')
         .select(['s.id', 's.channel', 's.external_id', 's.status', 's.state', 's.language', 's.customer_phone', 's.customer_email', 's.customer_name', 's.handoff', 's.turn_count', 's.created_at', 's.updated_at'])
         .select(['s.handled_by', 's.agent_user_id', 'u.email as agent_email', 's.waiting_since'])
+        // The preview in the list: the last chat message, or (phone, and turns before messages were kept) the last
+        // thing the customer said; the same rule as the inbox's rows.
+        .select(
+          sql<string | null>`coalesce(
+            (select json_build_object('from', m."from", 'text', m.text, 'at', m.at)::text from session_messages m where m.session_id = s.id order by m.seq desc limit 1),
+            (select json_build_object('from', 'customer', 'text', t.customer_message, 'at', t.started_at)::text from session_turns t where t.session_id = s.id order by t.started_at desc limit 1))`.as('last_message'),
+        )
         .where('s.workspace_id', '=', workspaceId);
       if (filter.channel) query = query.where('s.channel', '=', filter.channel as 'phone');
       if (filter.status) query = query.where('s.status', '=', filter.status as 'active');

@@ -19,6 +19,21 @@ export function workspaceSettingsRepository(db: Db) {
       return db.selectFrom('workspaces').select(['id', 'name', 'time_zone', 'webchat_idle_minutes']).where('id', '=', workspaceId).executeTakeFirst();
     },
 
+    /**
+     * Whether the integration, a sync key and the WhatsApp number exist, so the dashboard knows before it asks:
+     * GET /v1/integration, GET /v1/keys/sync and GET /v1/whatsapp answer 404 when absent, which a browser logs as an error.
+     */
+    async configured(workspaceId: string): Promise<{ integration: boolean; sync_key: boolean; whatsapp: boolean }> {
+      const row = await db
+        .selectNoFrom((eb) => [
+          eb.exists(eb.selectFrom('integrations').select('workspace_id').where('workspace_id', '=', workspaceId)).as('integration'),
+          eb.exists(eb.selectFrom('api_keys').select('id').where('workspace_id', '=', workspaceId).where('kind', '=', 'sync').where('revoked_at', 'is', null)).as('sync_key'),
+          eb.exists(eb.selectFrom('whatsapp_accounts').select('workspace_id').where('workspace_id', '=', workspaceId)).as('whatsapp'),
+        ])
+        .executeTakeFirstOrThrow();
+      return { integration: Boolean(row.integration), sync_key: Boolean(row.sync_key), whatsapp: Boolean(row.whatsapp) };
+    },
+
     async update(
       workspaceId: string,
       change: { name?: string; time_zone?: string | null; webchat_idle_minutes?: number },

@@ -55,6 +55,8 @@ export interface AiDeps {
 /** The AI port plus `close()`, which releases the LLM connections at shutdown (a no-op for the embedded answerer). */
 export interface Ai extends AiPort {
   close(): Promise<void>;
+  /** A plain completion with the LLM (OpenAiAdapter.complete); absent without one (the embedded answerer writes none). */
+  complete?: OpenAiAdapter['complete'];
 }
 
 /** The embedded answerer when `llm` is null (no LLM_BASE_URL); otherwise the LLM with the embedded one as fallback. */
@@ -80,5 +82,5 @@ export function createAi(llm: Config['llm'], deps: AiDeps = {}): Ai {
       'The LLM failed; the embedded answerer answered instead',
     );
   });
-  return { name: ai.name, step: (input) => ai.step(input), close: () => adapter.close() };
+  return { name: ai.name, step: (input) => ai.step(input), close: () => adapter.close(), complete: (messages, signal) => adapter.complete(messages, signal) };
 }

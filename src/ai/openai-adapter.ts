@@ -310,6 +310,34 @@ export class OpenAiAdapter implements AiPort {
     }
   }
 
+  /**
+   * A plain completion with our own instructions and no tools (the summary of a conversation for the team, not an
+   * answer to a customer): the text the model wrote. Errors as for `step`.
+   */
+  async complete(messages: { role: 'system' | 'user'; content: string }[], callerSignal?: AbortSignal): Promise<string> {
+    const body = JSON.stringify({ model: this.#model, temperature: this.#temperature, messages });
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (this.#apiKey !== null) headers.authorization = `Bearer ${this.#apiKey}`;
+    const deadline = startDeadline(this.#timeoutMs, callerSignal);
+    const { signal } = deadline;
+    let status: number;
+    let raw: { body: Buffer; truncated: boolean };
+    try {
+      const response = await requestUntil(this.#agent, { origin: this.#url.origin, path: `${this.#url.pathname}${this.#url.search}`, method: 'POST', headers, body }, signal);
+      status = response.statusCode;
+      raw = await readCapped(response.body, this.#maxBytes, signal);
+    } catch (err) {
+      if (deadline.timedOut()) throw new AiError('timeout', `The LLM did not answer within ${this.#timeoutMs} ms.`, { cause: err });
+      if (signal.aborted) throw new AiError('aborted', 'The LLM request was cancelled.', { cause: err });
+      throw new AiError('connection', `The LLM at ${this.#url.host} could not be reached: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    if (status < 200 || status > 299) throw new AiError('status', `The LLM answered HTTP ${status}${errorExcerpt(raw.body)}.`, { httpStatus: status });
+    if (raw.truncated) throw new AiError('too_large', `The LLM response exceeded ${this.#maxBytes} bytes.`, { httpStatus: status });
+    const step = readChatCompletion(raw.body, { toolsOffered: false, round: 0 });
+    if (step.kind !== 'answer' || step.text.trim() === '') throw new AiError('empty', 'The LLM wrote nothing.', { httpStatus: status });
+    return step.text.trim();
+  }
+
   /** Closes the connections once the requests in flight are done (each ends by its own deadline). */
   async close(): Promise<void> {
     await this.#agent.close();

@@ -6,7 +6,7 @@
  */
 
 /** @typedef {'owner' | 'admin' | 'agent' | 'manager'} Role  'manager': an owner or admin signed in with a token. */
-/** @typedef {{ token: string, role: Role, email?: string, workspace?: string }} Session */
+/** @typedef {{ token: string, role: Role, email?: string, userId?: string, workspace?: string }} Session */
 
 const STORAGE_KEY = 'botlink.dashboard.session';
 
@@ -42,6 +42,8 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.details = details;
+    /** The user who holds a conversation (409 `taken`). @type {any} */
+    this.holder = undefined;
   }
 }
 
@@ -112,6 +114,7 @@ function failure(res, data, options) {
     if (retry) message += ` Try again in ${retry} seconds.`;
   }
   const err = new ApiError(res.status, typeof error?.code === 'string' ? error.code : `http_${res.status}`, message, error?.details);
+  if (error?.holder && typeof error.holder === 'object') err.holder = error.holder;
   if (res.status === 401 && !options.signIn && !options.token) onUnauthorized(message);
   return err;
 }
@@ -148,4 +151,14 @@ export async function readEvents(path, onEvent, signal) {
       }
     }
   }
+}
+
+/**
+ * What GET /v1/workspace says is set up (`configured`): GET /v1/integration, GET /v1/keys/sync and GET /v1/whatsapp
+ * answer 404 when absent, which the browser logs as an error, so screens ask for them only when they exist.
+ * @returns {Promise<{ integration: boolean, sync_key: boolean, whatsapp: boolean }>}
+ */
+export async function configured() {
+  const set = (await api('GET', '/v1/workspace'))?.configured;
+  return { integration: set?.integration === true, sync_key: set?.sync_key === true, whatsapp: set?.whatsapp === true };
 }

@@ -2,12 +2,16 @@
 /**
  * The dashboard: a small router over the History API. Every screen is a function that fills <main> and returns what
  * stops its polling or live stream when the user leaves. Owners and admins see every screen; agents see
- * Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway).
+ * Inbox, Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway). While signed in,
+ * the inbox's stream (inbox-live.js) keeps the number of waiting customers in the navigation and the tab's title.
  */
 import { api, clearSession, currentSession, isManager, whenUnauthorized } from './api.js';
 import { renderChannels } from './channels.js';
 import { renderConversation, renderConversations } from './conversations.js';
 import { h, replace } from './dom.js';
+import { renderInbox } from './inbox.js';
+import { renderInboxConversation } from './inbox-conversation.js';
+import { setTitle, startInboxLive, stopInboxLive, waitingCount } from './inbox-live.js';
 import { renderIntegration } from './integration.js';
 import { renderKnowledge } from './knowledge.js';
 import { renderInvite, renderSignIn } from './signin.js';
@@ -28,6 +32,7 @@ export const BASE = '/dashboard';
 
 /** @type {{ path: string, title: string, managers: boolean, render: Screen }[]} */
 const SCREENS = [
+  { path: 'inbox', title: 'Inbox', managers: false, render: (main, ctx) => (ctx.params[0] ? renderInboxConversation(main, ctx) : renderInbox(main, ctx)) },
   { path: 'conversations', title: 'Conversations', managers: false, render: (main, ctx) => (ctx.params[0] ? renderConversation(main, ctx) : renderConversations(main, ctx)) },
   { path: 'team', title: 'Team', managers: false, render: renderTeam },
   { path: 'integration', title: 'Integration', managers: true, render: renderIntegration },
@@ -56,22 +61,25 @@ function show() {
   const [screenPath = '', ...params] = location.pathname.slice(BASE.length).split('/').filter(Boolean);
   const session = currentSession();
   if (screenPath === 'invite') {
+    stopInboxLive();
     replace(top);
     renderInvite(main, { navigate, signedIn });
   } else if (!session) {
+    stopInboxLive();
     replace(top);
-    document.title = 'Sign in · Botlink';
+    setTitle('Sign in · Botlink');
     renderSignIn(main, { navigate, signedIn });
   } else {
+    startInboxLive();
     const screen = SCREENS.find((s) => s.path === (screenPath || 'conversations'));
     const allowed = screen && (!screen.managers || isManager(session));
     header(session, allowed ? screen.path : '');
     if (!screen || !allowed) {
-      document.title = 'Not found · Botlink';
+      setTitle('Not found · Botlink');
       // An agent at a settings address sees no trace of the settings, only the way back.
       replace(main, h('h1', {}, 'Nothing here'), h('p', {}, 'This page does not exist or is not open to you. ', h('a', { href: `${BASE}/conversations`, 'data-link': true }, 'Go to Conversations'), '.'));
     } else {
-      document.title = `${screen.title} · Botlink`;
+      setTitle(`${screen.title} · Botlink`);
       leave = screen.render(main, { session, navigate, params }) ?? undefined;
     }
   }
@@ -82,8 +90,14 @@ function show() {
 
 /** @param {import('./api.js').Session} session @param {string} active */
 function header(session, active) {
+  const n = waitingCount();
   const links = SCREENS.filter((s) => !s.managers || isManager(session)).map((s) =>
-    h('li', {}, h('a', { href: `${BASE}/${s.path}`, 'data-link': true, 'aria-current': s.path === active ? 'page' : null }, s.title)),
+    h('li', {}, h('a', { href: `${BASE}/${s.path}`, 'data-link': true, 'aria-current': s.path === active ? 'page' : null }, s.title,
+      // The number waiting: seen as a badge, heard as words (inbox-live.js keeps both current).
+      s.path === 'inbox' ? [
+        h('span', { class: 'count', 'data-waiting-count': true, 'aria-hidden': 'true', hidden: n === 0 }, n > 0 ? String(n) : ''),
+        h('span', { class: 'sr-only', 'data-waiting-words': true }, n > 0 ? ` (${n} waiting)` : ''),
+      ] : null)),
   );
   const signOut = h('button', { type: 'button', class: 'quiet', onclick: () => void doSignOut(signOut) }, 'Sign out');
   replace(
@@ -108,6 +122,7 @@ async function doSignOut(button) {
     // Signed out here whatever the service said: a token it refuses is no sign-in either.
   }
   clearSession();
+  stopInboxLive();
   navigate(BASE);
 }
 
@@ -118,6 +133,7 @@ function signedIn() {
 
 whenUnauthorized((message) => {
   clearSession();
+  stopInboxLive();
   leave?.();
   leave = undefined;
   replace(top);

@@ -5,7 +5,7 @@
  * them, what to paste into Twilio, whether calls can come in yet) and WhatsApp (what to paste into Meta). Each card
  * draws itself again from the answer of its save, so what is shown is what was stored.
  */
-import { ApiError, api } from './api.js';
+import { ApiError, api, configured } from './api.js';
 import { busy, clearFieldErrors, copyable, errorBox, field, h, loading, replace, showFieldErrors, when } from './dom.js';
 
 /** @param {HTMLElement} main */
@@ -30,7 +30,9 @@ export function renderChannels(main) {
     ([p, workspace]) => !stopped && replace(phone, phoneCard(p, workspace?.time_zone ?? null)),
     (err) => failed(phone, err),
   );
-  Promise.all([api('GET', '/v1/whatsapp').catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err))), setup]).then(
+  // GET /v1/whatsapp answers 404 until a number is saved: asked only when GET /v1/workspace says one is.
+  const saved = configured().then((set) => (set.whatsapp ? api('GET', '/v1/whatsapp') : null));
+  Promise.all([saved.catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err))), setup]).then(
     ([w, s]) => !stopped && replace(whatsapp, whatsappCard(w, s)),
     (err) => failed(whatsapp, err),
   );

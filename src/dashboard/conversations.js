@@ -5,12 +5,12 @@
  */
 import { ApiError, api, readEvents } from './api.js';
 import { errorBox, field, h, loading, replace, when } from './dom.js';
+import { CHANNELS, customerName, fromWords, holderWords } from './words.js';
 
 const LIST_POLL_MS = 3_000;
 /** The API gives at most 200 sessions an answer; the list grows by 50 at a time up to that. */
 const PAGE = 50;
 const MAX_SHOWN = 200;
-const CHANNELS = { phone: 'Phone', whatsapp: 'WhatsApp', webchat: 'Website chat' };
 const SOURCES = { integrator: 'Your system', ai: 'AI', knowledge_base: 'Knowledge base', fallback: 'Fallback' };
 
 /** @param {Record<string, string>} names @param {unknown} key */
@@ -101,14 +101,23 @@ function empty(ctx, filtered) {
 
 /** @param {any} s a session summary */
 function row(s) {
-  const who = s.customer?.name || s.customer?.phone || s.customer?.email || 'Unknown customer';
+  const last = s.last_message;
   return h('li', {},
     h('a', { href: `/dashboard/conversations/${encodeURIComponent(s.id)}`, 'data-link': true, class: 'session' },
-      h('span', { class: 'who' }, who),
+      h('span', { class: 'who' }, customerName(s.customer)),
       h('span', { class: `badge ${s.status === 'active' ? 'live' : ''}` }, s.status === 'active' ? 'Active' : 'Ended'),
       h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'}`),
-      s.handoff ? h('span', { class: 'badge warn' }, `Handoff: ${s.handoff.kind ?? s.handoff.reason ?? 'yes'}`) : null,
-      h('span', { class: 'meta' }, when(s.updated_at))));
+      s.channel !== 'phone' && s.handled_by !== 'bot' ? h('span', { class: `badge ${s.handled_by === 'waiting' ? 'warn' : 'live'}` }, holderWords(s)) : null,
+      s.handoff ? h('span', { class: 'badge warn' }, handoffWords(s.handoff)) : null,
+      h('span', { class: 'meta' }, when(s.updated_at)),
+      last ? h('span', { class: 'preview' }, `${fromWords(last)}: ${last.text ?? '(no words: a button)'}`) : null));
+}
+
+/** A handoff in words. @param {any} handoff */
+function handoffWords(handoff) {
+  if (handoff?.kind === 'forward') return 'Forwarded to the team';
+  if (handoff?.kind === 'human') return handoff.connected === false ? 'Asked for a person (not connected)' : 'Asked for a person';
+  return 'Handed to the team';
 }
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */
@@ -131,7 +140,8 @@ export function renderConversation(main, ctx) {
       const s = await api('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal: abort.signal });
       if (abort.signal.aborted) return;
       error.clear();
-      replace(header, summary(s));
+      replace(header, summary(s), s.channel === 'phone' ? null
+        : h('p', {}, h('a', { href: `/dashboard/inbox/${encodeURIComponent(s.id)}`, 'data-link': true }, 'Open in the Inbox'), ' to take it over and answer the customer.'));
       replace(turns, s.turns.length === 0 && pending.size === 0 ? h('li', { class: 'empty' }, 'No turns yet: the customer has not written or spoken.') : s.turns.map(turn));
       for (const [turnId, el] of pending) if (!s.turns.some((/** @type {any} */ t) => t.id === turnId)) turns.append(el);
     } catch (err) {
@@ -200,7 +210,7 @@ function summary(s) {
   return h('dl', { class: 'facts' },
     fact('Channel', named(CHANNELS, s.channel)),
     fact('Status', s.status === 'active' ? 'Active' : s.channel === 'webchat' ? 'Ended: no new message for a while' : 'Ended'),
-    fact('Engine state (for developers)', s.state),
+    fact('Handled by', holderWords(s)),
     fact('Customer', [c.name, c.phone, c.email].filter(Boolean).join(' · ') || 'Unknown'),
     fact('Language', s.language ?? '—'),
     fact('Started', when(s.created_at)),

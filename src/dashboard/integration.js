@@ -3,7 +3,7 @@
  * Integration: the endpoint of the integrator's system, how it is doing (its health, read again every
  * HEALTH_POLL_MS while the page is open), its key (own or generated, shown once), and the test buttons.
  */
-import { ApiError, api } from './api.js';
+import { ApiError, api, configured } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, shownOnce, when } from './dom.js';
 
 /** How often the endpoint's health is read again while the page is open, ms. */
@@ -74,13 +74,19 @@ export function renderIntegration(main) {
   let stopped = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
-  api('GET', '/v1/integration').then((i) => {
+  /** Whether an integration is saved: GET /v1/integration answers 404 without one, so it is not asked then. */
+  let saved = false;
+  configured().then(async (set) => {
+    saved = set.integration;
+    const i = saved ? await api('GET', '/v1/integration') : null;
     if (stopped) return;
     showCurrent(i);
-    health.show(i.health);
-  }, (err) => {
+    health.show(i?.health ?? null);
+  }).catch((err) => {
     if (stopped) return;
     if (err instanceof ApiError && err.status === 404) {
+      // Removed between the two reads.
+      saved = false;
       showCurrent(null);
       health.show(null);
     } else {
@@ -91,6 +97,7 @@ export function renderIntegration(main) {
 
   // Only the health is read again: the form keeps whatever the owner is typing.
   async function refreshHealth() {
+    if (!saved) return;
     try {
       const i = await api('GET', '/v1/integration');
       if (!stopped) health.show(i.health);
@@ -117,6 +124,7 @@ export function renderIntegration(main) {
       try {
         const answer = await api('PUT', '/v1/integration', { body: { endpoint_url: url.value.trim(), ...(ownKey.value ? { key: ownKey.value } : {}) } });
         ownKey.value = '';
+        saved = true;
         showCurrent(answer);
         showKey(answer);
         await refreshHealth();

@@ -5,7 +5,7 @@
  * by hand, and manage the sync key and the widget snippet; everyone sees the hand-made entries and what the shop's or
  * CMS's plugin synced (read-only here: the plugin changes it).
  */
-import { ApiError, api, isManager } from './api.js';
+import { ApiError, api, configured, isManager } from './api.js';
 import { busy, copyText, errorBox, field, h, loading, replace, shownOnce, uid, when } from './dom.js';
 
 /** The languages the form offers; the search stems English and Dutch, the others are matched word for word. */
@@ -364,7 +364,8 @@ export function renderKnowledge(main, ctx) {
         h('label', { for: 'snippet' }, 'Embed snippet'), code,
         h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => void copyText(snippet, code, status) }, 'Copy the snippet'), status));
     }, (err) => !stopped && replace(widget, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err))));
-    api('GET', '/v1/keys/sync').then(
+    // GET /v1/keys/sync answers 404 without a key: asked only when GET /v1/workspace says one exists.
+    configured().then((set) => (set.sync_key ? api('GET', '/v1/keys/sync') : Promise.reject(new ApiError(404, 'not_found', 'No sync key yet.')))).then(
       (info) => !stopped && replace(sync, h('p', {}, `A sync key ending in ${String(info.key_hint)} exists since ${when(info.created_at)}.`)),
       (err) => !stopped && replace(sync, err instanceof ApiError && err.status === 404 ? h('p', { class: 'empty' }, 'No sync key yet. Make one for your plugins.') : h('p', { class: 'error', role: 'alert' }, err.message)),
     );

@@ -1,6 +1,6 @@
 // @ts-check
 /** Signing in: email and password, a token, or setting a password through an invite link (#<invite token>). */
-import { ApiError, api, saveSession } from './api.js';
+import { api, saveSession } from './api.js';
 import { busy, errorBox, field, h, replace } from './dom.js';
 
 /** The server's password rule (src/limits.ts; the browser tests check the form against it): code points, not only whitespace. */
@@ -16,7 +16,7 @@ const MAX_PASSWORD_CHARS = 200;
 
 /** @param {any} answer {token, user:{email, role}, workspace:{name}} @param {SignInContext} ctx */
 function accept(answer, ctx) {
-  saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, workspace: answer.workspace?.name });
+  saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, userId: answer.user?.id, workspace: answer.workspace?.name });
   ctx.signedIn();
 }
 
@@ -71,19 +71,15 @@ export function renderSignIn(main, ctx) {
 }
 
 /**
- * A token says nothing of its user, so the role is asked of the API: the user list answers owners and admins only.
+ * A token says nothing of its user, so who it is (role, email, id) is asked of the API: GET /v1/workspace answers
+ * every role with its `user`, so no refused request is needed to tell an agent from an owner.
  * @param {string} token
  */
 async function signInWithToken(token) {
-  await api('GET', '/v1/sessions?limit=1', { token });
-  let role = /** @type {import('./api.js').Role} */ ('manager');
-  try {
-    await api('GET', '/v1/users', { token });
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 403) throw err;
-    role = 'agent';
-  }
-  saveSession({ token, role });
+  const workspace = await api('GET', '/v1/workspace', { token });
+  const user = workspace?.user;
+  const role = /** @type {import('./api.js').Role} */ (['owner', 'admin', 'agent'].includes(user?.role) ? user.role : 'manager');
+  saveSession({ token, role, ...(typeof user?.email === 'string' ? { email: user.email } : {}), ...(typeof user?.id === 'string' ? { userId: user.id } : {}), ...(typeof workspace?.name === 'string' ? { workspace: workspace.name } : {}) });
 }
 
 /** @param {HTMLElement} main @param {SignInContext} ctx */
@@ -121,7 +117,7 @@ export function renderInvite(main, ctx) {
     void busy(button, async () => {
       try {
         const answer = await api('POST', '/v1/auth/password', { body: { invite, password: password.value }, signIn: true });
-        saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, workspace: answer.workspace?.name });
+        saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, userId: answer.user?.id, workspace: answer.workspace?.name });
         ctx.navigate('/dashboard/conversations');
       } catch (err) {
         error.show(err);

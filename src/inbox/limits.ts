@@ -20,3 +20,8 @@ export const MAX_INBOX_CONVERSATIONS = 200;
 export const MAX_HANDBACK_AFTER_MINUTES = 1_440;
 /** How often the sweep looks for waiting conversations whose hand-back deadline passed (ms). */
 export const HANDBACK_SWEEP_MS = 5_000;
+/** The summary for whoever takes a conversation over: the last turns shown as they were. */
+export const SUMMARY_LAST_TURNS = 4;
+/** The messages the language model reads to write the summary (the latest), and at most this many characters of them. */
+export const SUMMARY_INPUT_MESSAGES = 30;
+export const SUMMARY_MAX_INPUT_CHARS = 12_000;

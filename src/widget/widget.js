@@ -1,5 +1,5 @@
 // @ts-check
-// Over 400 lines: a dependency-free script a shop embeds with one tag, served as one file.
+// Over 500 lines: a dependency-free script a shop embeds with one tag, served as one file (no build step splits it).
 /**
  * The website chat widget (docs/webchat.md, "The widget"): plain browser JavaScript, served as is by GET /widget.js
  * (src/http/pages/widget.ts) and embedded by a shop as
@@ -10,8 +10,10 @@
  *   stylesheet (adoptedStyleSheets), which a page's Content-Security-Policy does not block as it blocks <style>.
  * - Text from anywhere (replies, the visitor's words, error messages) is only ever set with textContent: no HTML
  *   parsing anywhere in this file.
- * - The conversation id and the transcript are kept in sessionStorage (this tab, until it is closed), so the
- *   conversation survives page loads on the shop's site.
+ * - The conversation id, the visitor token and the transcript are kept in localStorage (this browser, on the shop's
+ *   site), so the conversation survives page loads, and a visitor who comes back later finds the team's replies.
+ * - The team's replies arrive by a long poll (GET …/messages?after=…&wait=…, with the visitor token) while a
+ *   conversation exists.
  */
 (function botlinkWidget() {
   'use strict';
@@ -37,27 +39,39 @@
   /** The API's limits (docs/webchat.md, Limits). */
   const MAX_MESSAGE_CHARS = 2000;
   const MAX_PAGE_URL_CHARS = 2048;
+  /** The long poll's wait (the API allows up to 25 s), and the pause after a failed poll. */
+  const POLL_WAIT_SECONDS = 25;
+  const POLL_RETRY_MS = 5000;
+  /** Bot replies shown from an answer and not yet seen in the poll (so that the poll does not show them twice). */
+  const MAX_PENDING_REPLIES = 20;
   /** The API's pattern for `language` (src/http/routes/webchat.ts). */
   const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
 
   /**
-   * @typedef {'visitor' | 'bot' | 'notice'} Author
-   * @typedef {{ from: Author, text: string }} Entry
-   * @typedef {{ conversationId: string | null, transcript: Entry[], open: boolean, leadSent: boolean }} Stored
+   * @typedef {'visitor' | 'bot' | 'agent' | 'notice'} Author
+   * @typedef {{ from: Author, text: string, name?: string }} Entry
+   * @typedef {{ conversationId: string | null, visitorToken: string | null, lastMessageId: string | null, pendingReplies: string[],
+   *   transcript: Entry[], open: boolean, leadSent: boolean }} Stored
    */
 
   /** @returns {Stored} */
   function load() {
-    const empty = { conversationId: null, transcript: [], open: false, leadSent: false };
+    const empty = { conversationId: null, visitorToken: null, lastMessageId: null, pendingReplies: [], transcript: [], open: false, leadSent: false };
     try {
-      const raw = window.sessionStorage.getItem(STORAGE_KEY);
+      const raw = window.localStorage.getItem(STORAGE_KEY);
       if (!raw) return empty;
       const value = JSON.parse(raw);
       const transcript = Array.isArray(value.transcript)
-        ? value.transcript.filter((/** @type {any} */ e) => e && typeof e.text === 'string' && ['visitor', 'bot', 'notice'].includes(e.from))
+        ? value.transcript
+          .filter((/** @type {any} */ e) => e && typeof e.text === 'string' && ['visitor', 'bot', 'agent', 'notice'].includes(e.from))
+          .map((/** @type {any} */ e) => ({ from: e.from, text: e.text, ...(typeof e.name === 'string' ? { name: e.name } : {}) }))
         : [];
+      const text = (/** @type {unknown} */ v) => (typeof v === 'string' ? v : null);
       return {
-        conversationId: typeof value.conversationId === 'string' ? value.conversationId : null,
+        conversationId: text(value.conversationId),
+        visitorToken: text(value.visitorToken),
+        lastMessageId: text(value.lastMessageId),
+        pendingReplies: Array.isArray(value.pendingReplies) ? value.pendingReplies.filter((/** @type {unknown} */ r) => typeof r === 'string') : [],
         transcript,
         open: value.open === true,
         leadSent: value.leadSent === true,
@@ -73,7 +87,8 @@
   function save() {
     try {
       state.transcript = state.transcript.slice(-MAX_STORED_ENTRIES);
-      window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify(state));
+      state.pendingReplies = state.pendingReplies.slice(-MAX_PENDING_REPLIES);
+      window.localStorage.setItem(STORAGE_KEY, JSON.stringify(state));
     } catch {
       // Without storage the conversation lasts for this page only.
     }
@@ -126,6 +141,8 @@ button { cursor: pointer; }
 .msg { max-width: 85%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .msg.visitor { align-self: flex-end; background: #0b5394; color: #ffffff; }
 .msg.bot { align-self: flex-start; background: #f2f4f7; color: #1f2328; }
+.msg.agent { align-self: flex-start; background: #e6f4ea; color: #0d3b1e; border: 1px solid #8cc59c; }
+.msg .name { display: block; font-size: 13px; font-weight: 600; }
 .msg.notice { align-self: stretch; max-width: none; background: #fff8c5; color: #3b2300; border: 1px solid #d4a72c; font-size: 14px; }
 .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .status { min-height: 1.45em; margin: 0; padding: 0 12px; font-size: 13px; color: #57606a; }
@@ -182,8 +199,10 @@ button:disabled { opacity: .6; cursor: default; }
   const closeButton = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '×');
   header.append(title, closeButton);
 
-  // role=log is a polite live region: screen readers announce each new message.
-  const log = el('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages' });
+  // role=log is a polite live region: screen readers announce each new message. Its messages are plain blocks: a
+  // list's items would sit outside any list, since the role replaces the list's own. It scrolls, so it takes the
+  // focus (tabindex 0) for keyboard users to scroll it.
+  const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages', tabindex: '0' });
   const status = el('p', { class: 'status', role: 'status' });
 
   const actions = el('div', { class: 'actions' });
@@ -227,12 +246,18 @@ button:disabled { opacity: .6; cursor: default; }
 
   /**
    * @param {Entry} entry
-   * @returns {HTMLLIElement}
+   * @returns {HTMLDivElement}
    */
   function render(entry) {
-    const label = entry.from === 'visitor' ? 'You' : entry.from === 'bot' ? 'Shop' : 'Notice';
-    const item = el('li', { class: `msg ${entry.from}` });
-    item.append(el('span', { class: 'sr-only' }, `${label}: `), document.createTextNode(entry.text));
+    const item = el('div', { class: `msg ${entry.from}` });
+    if (entry.from === 'agent') {
+      // A colleague's reply carries their name, seen and heard.
+      item.append(el('span', { class: 'name' }, entry.name ? `${entry.name}, from the team` : 'From the team'), el('span', { class: 'sr-only' }, ': '));
+    } else {
+      const label = entry.from === 'visitor' ? 'You' : entry.from === 'bot' ? 'Shop' : 'Notice';
+      item.append(el('span', { class: 'sr-only' }, `${label}: `));
+    }
+    item.append(document.createTextNode(entry.text));
     log.append(item);
     log.scrollTop = log.scrollHeight;
     return item;
@@ -241,11 +266,12 @@ button:disabled { opacity: .6; cursor: default; }
   /**
    * @param {Author} from
    * @param {string} text
-   * @param {{ keep?: boolean }} [options] notices of a passing problem are shown but not stored
+   * @param {{ keep?: boolean, name?: string }} [options] notices of a passing problem are shown but not stored
    * @returns {() => void} takes the entry back (a message that could not be sent)
    */
   function add(from, text, options = {}) {
-    const entry = { from, text };
+    /** @type {Entry} */
+    const entry = { from, text, ...(options.name ? { name: options.name } : {}) };
     if (options.keep !== false) {
       state.transcript.push(entry);
       save();
@@ -310,6 +336,31 @@ button:disabled { opacity: .6; cursor: default; }
   }
 
   /**
+   * GET the conversation's messages after the last one shown, waiting up to POLL_WAIT_SECONDS for a newer one.
+   * @param {string} conversationId
+   * @param {string} visitorToken
+   * @returns {Promise<{ messages: { id: string, from: string, text: string, agent_name?: string }[], handled_by: string }>}
+   */
+  async function newMessages(conversationId, visitorToken) {
+    const query = new URLSearchParams({ wait: String(POLL_WAIT_SECONDS) });
+    if (state.lastMessageId) query.set('after', state.lastMessageId);
+    let res;
+    try {
+      res = await fetch(`${apiBase}/conversations/${encodeURIComponent(conversationId)}/messages?${query}`, {
+        headers: { 'X-Widget-Key': widgetKey, 'X-Visitor-Token': visitorToken },
+        credentials: 'omit',
+        mode: 'cors',
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ChatError('', 0);
+    }
+    const answer = await res.json().catch(() => null);
+    if (!res.ok || !answer || !Array.isArray(answer.messages)) throw new ChatError('', res.status);
+    return answer;
+  }
+
+  /**
    * A readable sentence for a failed request.
    * @param {number} status
    * @param {string | null} retryAfter seconds
@@ -355,9 +406,18 @@ button:disabled { opacity: .6; cursor: default; }
   }
 
   let busy = false;
+  /** @type {(() => void)[]} */
+  let whenIdle = [];
+  /** Resolves when no message of the visitor is on its way (its answer is shown first, then what the poll brought). */
+  const idle = () => (busy ? new Promise((resolve) => whenIdle.push(() => resolve(undefined))) : Promise.resolve());
   /** @param {boolean} value */
   function setBusy(value) {
     busy = value;
+    if (!value) {
+      const waiting = whenIdle;
+      whenIdle = [];
+      for (const wake of waiting) wake();
+    }
     sendButton.disabled = value;
     escalateButton.disabled = value;
     leadSubmit.disabled = value;
@@ -368,11 +428,74 @@ button:disabled { opacity: .6; cursor: default; }
   function showError(err) {
     const text = err instanceof ChatError ? err.message : 'Something went wrong. Please try again.';
     if (err instanceof ChatError && err.status === 404) {
-      state.conversationId = null;
-      save();
+      forget();
       refreshActions();
     }
     add('notice', text, { keep: false });
+  }
+
+  /** The conversation ended (or is unknown): the next message starts a new one. The transcript stays. */
+  function forget() {
+    state.conversationId = null;
+    state.visitorToken = null;
+    state.lastMessageId = null;
+    state.pendingReplies = [];
+    save();
+    refreshActions();
+  }
+
+  /** A bot reply from an answer: shown now, and remembered so that the poll does not show it again. @param {string} text */
+  function addReply(text) {
+    add('bot', text);
+    state.pendingReplies.push(text);
+    save();
+  }
+
+  let polling = false;
+  /**
+   * The team's replies (and the bot's sentences nobody asked for, like a hand-back's) while a conversation exists: a
+   * long poll, one request at a time, after the last message shown. The visitor's own messages and the replies already
+   * shown from an answer are skipped.
+   */
+  async function poll() {
+    if (polling) return;
+    polling = true;
+    try {
+      while (state.conversationId !== null && state.visitorToken !== null) {
+        const conversationId = state.conversationId;
+        let answer;
+        try {
+          answer = await newMessages(conversationId, state.visitorToken);
+        } catch (err) {
+          const code = err instanceof ChatError ? err.status : 0;
+          // 404: ended, or not this visitor's; 400: the last message shown is not known (start from the beginning);
+          // 401 and 403: this page may not use the chat now (the next message says why, and polls again).
+          if (code === 404 && state.conversationId === conversationId) forget();
+          else if (code === 400) state.lastMessageId = null;
+          else if (code === 401 || code === 403) return;
+          else await new Promise((resolve) => setTimeout(resolve, POLL_RETRY_MS));
+          continue;
+        }
+        await idle();
+        if (state.conversationId !== conversationId) continue;
+        for (const m of answer.messages) {
+          if (typeof m.text !== 'string') continue;
+          if (m.from === 'agent') add('agent', m.text, typeof m.agent_name === 'string' ? { name: m.agent_name } : {});
+          else if (m.from === 'bot') {
+            const shown = state.pendingReplies.indexOf(m.text);
+            if (shown >= 0) state.pendingReplies.splice(shown, 1);
+            else add('bot', m.text);
+          }
+        }
+        const last = answer.messages[answer.messages.length - 1];
+        if (last) {
+          state.lastMessageId = last.id;
+          save();
+        }
+      }
+    } finally {
+      polling = false;
+    }
   }
 
   /** @param {string} text */
@@ -383,13 +506,18 @@ button:disabled { opacity: .6; cursor: default; }
       if (state.conversationId === null) {
         const started = await post('/conversations', { visitor_message: text, page_url: pageUrl(), ...pageLanguage() });
         state.conversationId = started.conversation_id;
+        state.visitorToken = typeof started.visitor_token === 'string' ? started.visitor_token : null;
+        state.lastMessageId = null;
+        state.pendingReplies = [];
         save();
         refreshActions();
-        if (typeof started.reply === 'string') add('bot', started.reply);
+        if (typeof started.reply === 'string') addReply(started.reply);
+        void poll();
       } else {
         const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/messages`, { message: text, ...pageLanguage() });
         // null: a newer message of this visitor replaced this turn, and its request carries the answer.
-        if (typeof answered.reply === 'string') add('bot', answered.reply);
+        if (typeof answered.reply === 'string') addReply(answered.reply);
+        void poll();
       }
     } catch (err) {
       // Not sent: the words go back into the box, to send again.
@@ -406,7 +534,7 @@ button:disabled { opacity: .6; cursor: default; }
     setBusy(true);
     try {
       const answered = await post(`/conversations/${encodeURIComponent(state.conversationId)}/escalate`, {});
-      if (typeof answered.reply === 'string') add('bot', answered.reply);
+      if (typeof answered.reply === 'string') addReply(answered.reply);
       // The team follows up through the contact details, so offer the form next (docs/webchat.md).
       if (!state.leadSent) openLeadForm();
     } catch (err) {
@@ -533,6 +661,8 @@ button:disabled { opacity: .6; cursor: default; }
     document.body.append(host);
     // A conversation that was open on the previous page stays open, without taking the focus from the new page.
     if (state.open) open({ focus: false });
+    // Replies the team wrote while the visitor was away, and the ones to come.
+    void poll();
   }
   // An async script may run before the body exists.
   if (document.body) mount();

@@ -243,7 +243,7 @@ describe('the knowledge editor in Chromium', () => {
       const before = requested.length;
       const { context, page } = await open(ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team', 'Knowledge']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Inbox', 'Conversations', 'Team', 'Knowledge']);
       await page.getByText('Can I pay by invoice?', { exact: true }).waitFor();
       expect(await page.getByRole('button', { name: /^(Save|Try|Edit|Delete)/ }).count()).toBe(0);
       expect(await page.getByLabel('Embed snippet').count()).toBe(0);

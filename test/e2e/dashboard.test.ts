@@ -390,12 +390,12 @@ describe('the dashboard web app', () => {
   });
 
   describe('an agent', () => {
-    it('sees Conversations, Team and Knowledge only; a settings address shows nothing of them', async () => {
+    it('sees Inbox, Conversations, Team and Knowledge only; a settings address shows nothing of them', async () => {
       const { context, page } = await open();
       const before = requested.length;
       await signInWithToken(page, ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team', 'Knowledge']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Inbox', 'Conversations', 'Team', 'Knowledge']);
       await shot(page, 'agent');
       // Agents turn the team switch: they start and stop taking calls.
       await menu(page, 'Team').click();

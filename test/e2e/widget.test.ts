@@ -22,7 +22,7 @@ interface PageElement {
   shadowRoot: { activeElement: PageElement | null; querySelectorAll(selector: string): { length: number } } | null;
 }
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): { length: number } };
-declare const window: { sessionStorage: { length: number; key(i: number): string | null; getItem(key: string): string | null }; pwned?: boolean };
+declare const window: { localStorage: { length: number; key(i: number): string | null; getItem(key: string): string | null }; pwned?: boolean };
 declare function getComputedStyle(element: PageElement): { outlineStyle: string; backgroundColor: string; fontFamily: string };
 
 const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
@@ -140,7 +140,7 @@ describe('the widget on the demo shop page', () => {
     expect(await page.getByRole('log').getAttribute('aria-live')).toBe('polite');
     expect(await page.locator('.msg.visitor').allTextContents()).toEqual(['You: How fast do you ship my order?']);
     conversationId = await page.evaluate(() => {
-      const storage = window.sessionStorage;
+      const storage = window.localStorage;
       for (let i = 0; i < storage.length; i++) {
         const key = storage.key(i) ?? '';
         if (key.startsWith('botlink-chat:')) return JSON.parse(storage.getItem(key) ?? '{}').conversationId as string;

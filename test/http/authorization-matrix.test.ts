@@ -149,6 +149,7 @@ const expected: Record<string, Expected> = {
   'GET /v1/sessions': { guard: 'member' },
   'GET /v1/sessions/{id}': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/sessions/{id}/events': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  'GET /v1/sessions/{id}/summary': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   // The team's side: every role works the inbox; its setting is for owners and admins.
   'GET /v1/inbox': { guard: 'member' },
   'GET /v1/inbox/events': { guard: 'member' },

@@ -37,6 +37,24 @@ describeEachDatabase('an owner without a developer', (get) => {
     await integrator?.close();
   });
 
+  describe('GET /v1/workspace', () => {
+    it('says whether the integration and a sync key exist, so the dashboard need not ask for what answers 404', async () => {
+      const fresh = await seedWorkspace(service, `Fresh${Date.now()}`);
+      const before = await service.api('GET', '/v1/workspace', { token: fresh.agent });
+      expect(before.status).toBe(200);
+      expect(before.body.configured).toEqual({ integration: false, sync_key: false, whatsapp: false });
+      // Who asks: a token sign-in learns its user's role here, without a refused request.
+      expect(before.body.user).toEqual({ id: fresh.agentId, email: expect.stringMatching(/^agent@/), role: 'agent' });
+      expect((await service.api('GET', '/v1/integration', { token: fresh.owner })).status).toBe(404);
+
+      integratorKey = '';
+      expect((await service.api('PUT', '/v1/integration', { token: fresh.owner, body: { endpoint_url: `${integrator.origin}/channel` } })).status).toBe(200);
+      expect((await service.api('POST', '/v1/keys/sync', { token: fresh.owner })).status).toBe(201);
+      const after = await service.api('GET', '/v1/workspace', { token: fresh.owner });
+      expect(after.body.configured).toEqual({ integration: true, sync_key: true, whatsapp: false });
+    });
+  });
+
   describe('PATCH /v1/workspace', () => {
     it('renames the workspace and sets its time zone for an owner, and every role reads it', async () => {
       const res = await service.api('PATCH', '/v1/workspace', { token: ws.owner, body: { name: '  Trail & Tent  ', time_zone: 'Europe/London' } });

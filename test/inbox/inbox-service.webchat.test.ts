@@ -44,6 +44,27 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
     await b.stop();
   });
 
+  it("a long poll from the service's own page (a browser sends no Origin on a same-origin GET) counts as the service's origin", async () => {
+    const chat = await startChat('Do you have gift cards?');
+    const path = `/v1/webchat/conversations/${chat.conversationId}/messages`;
+    const sameOrigin = () => a.api('GET', path, { headers: { 'x-widget-key': widgetKey, 'x-visitor-token': chat.token, 'sec-fetch-site': 'same-origin' } });
+    // Not allowed yet: the service's own origin is an origin like any other.
+    expect((await sameOrigin()).status).toBe(403);
+    expect((await a.api('GET', path, { headers: { 'x-widget-key': widgetKey, 'x-visitor-token': chat.token } })).status).toBe(403);
+    expect((await api(a, 'PUT', '/v1/webchat', ws.owner, { allowed_origins: [SHOP, a.url] })).status).toBe(200);
+    try {
+      const allowed = await sameOrigin();
+      expect(allowed.status).toBe(200);
+      expect(allowed.body.messages.map((m: { from: string }) => m.from)).toEqual(['customer', 'bot']);
+      // Without the browser's word that it is the same origin, still refused; and a POST always needs its Origin.
+      expect((await a.api('GET', path, { headers: { 'x-widget-key': widgetKey, 'x-visitor-token': chat.token } })).status).toBe(403);
+      const post = await a.api('POST', `/v1/webchat/conversations/${chat.conversationId}/messages`, { headers: { 'x-widget-key': widgetKey, 'sec-fetch-site': 'same-origin' }, body: { message: 'Hello?' } });
+      expect(post.status).toBe(403);
+    } finally {
+      expect((await api(a, 'PUT', '/v1/webchat', ws.owner, { allowed_origins: [SHOP] })).status).toBe(200);
+    }
+  });
+
   it('answers a visitor token once, and the messages need it: missing or another conversation\'s is 404', async () => {
     const one = await startChat();
     const two = await startChat('Is shipping free?');

@@ -11,7 +11,8 @@
  *   Access-Control-Allow-Origin, so the page cannot even read it.
  * - An allowed origin is echoed in Access-Control-Allow-Origin (never `*`); no credentials are involved, the key is a
  *   header and we set no cookies. A request without Origin is refused too (403): the widget is a web page's, and a
- *   browser always sends Origin on these requests.
+ *   browser always sends Origin on these requests, except on a GET to its own origin (the long poll from the demo page,
+ *   which this service serves): that one says `Sec-Fetch-Site: same-origin`, and counts as the service's own origin.
  * - The origin list is not a secret boundary (the widget key is public by design, and a script can send any Origin it
  *   likes): it keeps other web sites from embedding a workspace's widget key in their pages. What keeps one client from
  *   spending everyone's budget is the budget itself: per visitor, not per shop (docs/webchat.md, "Rate limit"). Every
@@ -84,7 +85,7 @@ export function createWidgetGate(deps: WidgetGateDeps) {
     if (!workspaceId) throw new AppError('unauthorized', `The widget key in ${WIDGET_KEY_HEADER} is unknown.`);
 
     const settings = await deps.access(workspaceId);
-    const origin = req.get('origin');
+    const origin = req.get('origin') ?? sameOrigin(req);
     if (origin === undefined) {
       refused?.inc({ reason: 'origin' });
       throw new AppError('forbidden', "Website chat answers web pages only: the request needs the Origin of a page the workspace allowed (the dashboard's Channels screen, Website chat).");
@@ -158,4 +159,16 @@ function conversationOf(req: Request): string | undefined {
 /** A web chat request that runs a turn: POST /conversations (the first message) or POST /conversations/{id}/messages. */
 function runsTurn(req: Request): boolean {
   return req.method === 'POST' && /^\/conversations(?:\/[^/]+\/messages)?\/?$/.test(req.path);
+}
+
+/**
+ * A browser sends no Origin on a GET to the page's own origin; it says `Sec-Fetch-Site: same-origin` instead. Such a
+ * request (the widget's long poll on the demo page, served by this service) is judged as coming from this service's
+ * origin, which the workspace must have allowed like any other. A script may forge either header: the origin list is
+ * no secret boundary (see above), and the visitor token guards the messages.
+ */
+function sameOrigin(req: Request): string | undefined {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || req.get('sec-fetch-site') !== 'same-origin') return undefined;
+  const host = req.get('host');
+  return host ? `${req.protocol}://${host}` : undefined;
 }

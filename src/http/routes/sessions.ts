@@ -11,6 +11,9 @@ import { MAX_LIST_LIMIT } from '../../limits.ts';
 import { pageQuery, readPage } from '../pagination.ts';
 import { displayName } from '../../accounts/display-name.ts';
 import { messageStatus } from '../../inbox/inbox-service.ts';
+import { summarise, type SummaryLine } from '../../inbox/summary.ts';
+import type { Ai } from '../../ai/index.ts';
+import type { Logger } from '../../log.ts';
 import { serveEventStream } from '../event-stream.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
@@ -32,6 +35,11 @@ const sessionSummary = {
       description: 'The user holding the conversation while handled_by is agent.',
     },
     waiting_since: { type: ['string', 'null'], format: 'date-time' },
+    last_message: {
+      type: ['object', 'null'],
+      description: 'In the list: the last chat message, or the last thing the customer said (a preview, as in GET /v1/inbox).',
+      properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: ['string', 'null'] }, at: { type: 'string', format: 'date-time' } },
+    },
     turn_count: { type: 'integer' },
     updated_at: { type: 'string' },
   },
@@ -45,6 +53,9 @@ export interface SessionRoutesDeps {
   streams: StreamGuard;
   /** The team switch and whether a handoff would connect now (the switch and the team hours). */
   team: (workspaceId: string) => Promise<{ available: boolean; availableNow: boolean }>;
+  /** The language model's plain completion, for the summary (absent: no LLM_BASE_URL). */
+  complete?: Ai['complete'] | undefined;
+  logger: Logger;
 }
 
 export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
@@ -111,6 +122,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
               handled_by: r.handled_by,
               agent: agentOf(r.agent_user_id, r.agent_email),
               waiting_since: r.waiting_since ? iso(r.waiting_since) : null,
+              last_message: lastMessage(r.last_message),
               turn_count: r.turn_count,
               created_at: iso(r.created_at),
               updated_at: iso(r.updated_at),
@@ -180,6 +192,42 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
             })),
           },
         };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/sessions/{id}/summary',
+      tag: 'sessions',
+      summary: 'A short summary for whoever takes the conversation over: `text` written by the language model when one is set (source `ai`), and always the last turns as they were (`last_turns`; without a model, or when it fails, they are the summary: source `last_turns`).',
+      access: 'member',
+      responses: {
+        200: {
+          description: 'The summary.',
+          schema: {
+            type: 'object',
+            required: ['source', 'text', 'last_turns'],
+            properties: {
+              source: { enum: ['ai', 'last_turns'] },
+              text: { type: ['string', 'null'] },
+              last_turns: { type: 'array', items: { type: 'object', properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: 'string' } } } },
+            },
+          },
+        },
+        404: { description: 'No such session.' },
+      },
+      async handler({ params, principal }) {
+        const row = await load(principal.workspaceId, params.id);
+        const messages = (await sessions.messages(row.id, null, 10_000)) ?? [];
+        // The chat channels' messages; a phone call (or a conversation from before messages were kept) its turns.
+        const lines: SummaryLine[] = messages.length > 0
+          ? messages.map((m) => ({ from: m.from, text: m.text }))
+          : (await sessions.turns(row.id)).flatMap((t) => [
+              ...(t.customer_message ? [{ from: 'customer' as const, text: t.customer_message }] : []),
+              ...(t.reply ? [{ from: 'bot' as const, text: t.reply }] : []),
+            ]);
+        // The model's own deadline (LLM_TIMEOUT_MS) bounds the wait.
+        return { status: 200, body: await summarise(lines, row.language, { complete: deps.complete, logger: deps.logger }) };
       },
     }),
 
@@ -293,6 +341,13 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+/** The list's preview, stored as JSON text by the query (db/repositories/sessions.repository.ts). */
+function lastMessage(json: string | null): { from: string; text: string | null; at: string } | null {
+  if (json === null) return null;
+  const m = JSON.parse(json) as { from: string; text: string | null; at: string };
+  return { from: m.from, text: m.text, at: iso(m.at) };
 }
 
 function iso(value: Date | string): string {

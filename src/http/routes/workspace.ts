@@ -26,6 +26,16 @@ const workspaceSchema: JsonSchema = {
     name: { type: 'string' },
     time_zone: { type: ['string', 'null'], description: 'IANA time zone, like Europe/London; null: not chosen yet.' },
     webchat_idle_minutes: { type: 'integer', description: `A web chat with no message for this many minutes ends (default ${WEBCHAT_IDLE_MINUTES.default}).` },
+    configured: {
+      type: 'object',
+      description: 'GET only: whether the integration (GET /v1/integration), a sync key (GET /v1/keys/sync) and the WhatsApp number (GET /v1/whatsapp) exist, so a client need not ask for what is not there (those answer 404 then).',
+      properties: { integration: { type: 'boolean' }, sync_key: { type: 'boolean' }, whatsapp: { type: 'boolean' } },
+    },
+    user: {
+      type: 'object',
+      description: 'GET only: the signed-in user (a token says nothing of its user otherwise; the dashboard\'s token sign-in reads its role here).',
+      properties: { id: { type: 'string', format: 'uuid' }, email: { type: 'string' }, role: { enum: ['owner', 'admin', 'agent'] } },
+    },
   },
 };
 
@@ -63,11 +73,12 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps): RouteDefinition[] {
       method: 'get',
       path: '/v1/workspace',
       tag: 'workspace',
-      summary: 'The workspace: its name, time zone and how long a quiet web chat stays open.',
+      summary: 'The workspace: its name, time zone, how long a quiet web chat stays open, whether the integration, a sync key and WhatsApp are set (configured), and who is asking (user).',
       access: 'member',
       responses: { 200: { description: 'The workspace.', schema: workspaceSchema } },
-      async handler({ workspaceId }) {
-        return { status: 200, body: await current(workspaceId) };
+      async handler({ workspaceId, principal }) {
+        const [row, configured] = await Promise.all([current(workspaceId), settings.configured(workspaceId)]);
+        return { status: 200, body: { ...row, configured, user: { id: principal.userId, email: principal.email, role: principal.role } } };
       },
     }),
 
