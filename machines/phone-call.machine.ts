@@ -65,6 +65,8 @@ export interface PhoneCallContext {
 
 type SetupEvent = Extract<PhoneCallEvent, { type: 'setup' }>;
 
+const provided = (name: string) => () => Promise.reject(new Error(`The phone channel provides the ${name} actor.`));
+
 export const phoneCallMachine = setup({
   types: {
     context: {} as PhoneCallContext,
@@ -72,11 +74,11 @@ export const phoneCallMachine = setup({
   },
   actors: {
     /** Admission control: whether the engine takes one more call (counted until the socket closes). */
-    admit: fromPromise<boolean>(async () => true),
+    admit: fromPromise<boolean>(provided('admit')),
     /** The workspace answering `to` and the call's session, opened and held; null: no workspace answers the number. */
-    openCall: fromPromise<OpenedCall | null, CallSetup>(async () => null),
+    openCall: fromPromise<OpenedCall | null, CallSetup>(provided('openCall')),
     /** The call is over: its session ends. */
-    endSession: fromPromise<void, OpenedCall>(async () => undefined),
+    endSession: fromPromise<void, OpenedCall>(provided('endSession')),
   },
   actions: {
     /** The setup frame arrived (the channel binds its log to the call). */
