@@ -62,7 +62,7 @@ function steps(db: Kysely<Database>, workspaceId: string, cutoff: Date) {
           .where('w.workspace_id', '=', workspaceId)
           .where('w.created_at', '<', cutoff)
           .where(({ not, exists, selectFrom }) =>
-            not(exists(selectFrom('sessions as s').select('s.id').where('s.workspace_id', '=', workspaceId).where('s.channel', '=', 'webchat').whereRef('s.external_id', '=', 'w.id'))),
+            not(exists(selectFrom('sessions as s').select('s.id').where('s.workspace_id', '=', workspaceId).where('s.channel', '=', 'webchat').where(sql<boolean>`s.external_id = w.id::text`))),
           )
           .limit(limit),
       ),
