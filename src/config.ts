@@ -29,6 +29,7 @@ const settings = {
   BOTLINK_OWNER_EMAIL: { schema: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }, must: 'be the first owner\'s email address, like you@yourshop.example' },
   BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
+  LOG_CUSTOMER_DATA: { schema: { enum: ['on', 'off'] }, must: 'be on or off (on logs what customers say, their numbers and emails at debug level, for debugging only)' },
 } as const;
 
 type SettingName = keyof typeof settings;
@@ -68,6 +69,8 @@ export interface Config {
   /** OUTBOUND_ALLOW: CIDRs or host names exempt from the public-address rule (development and tests only). */
   readonly outboundAllow: readonly string[];
   readonly logLevel: string;
+  /** LOG_CUSTOMER_DATA=on: customers' words, numbers and emails reach debug lines (docs/privacy.md, "Logs"); default off. */
+  readonly logCustomerData: boolean;
 }
 
 const ajv = new Ajv({ allErrors: true });
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       (raw.OUTBOUND_ALLOW ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     ),
     logLevel: raw.LOG_LEVEL ?? 'info',
+    logCustomerData: raw.LOG_CUSTOMER_DATA === 'on',
   });
 }
 

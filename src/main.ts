@@ -15,7 +15,7 @@ try {
 }
 
 // In a terminal the logs are lines a person reads; piped (a container, a collector) they stay pino's JSON.
-const logger = createLogger(config.logLevel, process.stdout.isTTY ? terminalDestination() : undefined);
+const logger = createLogger(config.logLevel, process.stdout.isTTY ? terminalDestination() : undefined, { customerData: config.logCustomerData });
 try {
   const service = await startService({ config, logger });
   // The embedded database is the out-of-the-box setup; with DATABASE_URL the operator uses the CLI or admin API.
