@@ -83,7 +83,7 @@ const rules: Record<string, Rule> = {
 function summary(call: AuditedCall): string {
   const by = Object.keys((call.body as object | undefined) ?? {}).join(', ');
   const counts = read(call.answer, 'found') as Record<string, number> | undefined;
-  return `by ${by}: ${Object.entries(counts ?? {}).map(([k, n]) => `${n} ${k}`).join(', ')}`;
+  return `by ${by}: ${Object.entries(counts ?? {}).map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`).join(', ')}`;
 }
 
 export type AuditRule = Rule;
