@@ -52,6 +52,23 @@ describeEachDatabase('the audit log', (get) => {
       ['token_created', () => api('POST', '/v1/tokens', ws.owner, {})],
       ['retention_changed', () => api('PUT', '/v1/workspace/retention', ws.owner, { days: 90 })],
       ['user_invited', () => api('POST', '/v1/users', ws.owner, { email: 'new.agent@example.org', role: 'agent' })],
+      ['workspace_changed', () => api('PATCH', '/v1/workspace', ws.owner, { name: 'Audited' })],
+      ['account_email_changed', () => api('PATCH', '/v1/account', ws.admin, { email: `admin.${Date.now()}@audit.example` })],
+      ['team_availability_changed', () => api('PUT', '/v1/team', ws.agent, { available: true })],
+      ['inbox_settings_changed', () => api('PUT', '/v1/inbox/settings', ws.admin, { handback_after_minutes: null })],
+      ['invite_link_made', () => api('POST', `/v1/users/${ws.agentId}/invite`, ws.owner)],
+      [
+        'token_revoked',
+        async () => {
+          const made = await api('POST', '/v1/tokens', ws.agent, {});
+          const listed = await api('GET', '/v1/tokens', ws.agent);
+          const id = (listed.body.tokens as { id: string; current: boolean }[]).find((t) => !t.current)!.id;
+          secrets.push(made.body.token as string);
+          return { before: 1, ...(await api('DELETE', `/v1/tokens/${id}`, ws.agent)) };
+        },
+      ],
+      ['whatsapp_removed', () => api('DELETE', '/v1/whatsapp', ws.owner)],
+      ['integration_removed', () => api('DELETE', '/v1/integration', ws.owner)],
       ['customer_exported', () => api('POST', '/v1/privacy/export', ws.owner, { email: 'nobody@example.org' })],
       ['customer_erased', () => api('POST', '/v1/privacy/erase', ws.owner, { phone: '+31 6 1234 5678' })],
       [
@@ -71,12 +88,14 @@ describeEachDatabase('the audit log', (get) => {
       const before = (await entries()).length;
       const res = await call();
       expect(res.status, action).toBeLessThan(300);
+      // A step that first made something audited itself (a token, to revoke it) says how many entries that made.
+      const extra = (res as { before?: number }).before ?? 0;
       for (const field of ['key', 'secret', 'token', 'invite_url']) {
         const value = (res.body as Record<string, unknown> | undefined)?.[field];
         if (typeof value === 'string') secrets.push(value);
       }
       const after = await entries();
-      expect(after.length, action).toBe(before + 1);
+      expect(after.length, action).toBe(before + 1 + extra);
       expect(after[0]!.action).toBe(action);
       expect(after[0]!.ip).toMatch(/127\.0\.0\.1/);
       expect(after[0]!.user_email).toMatch(/@/);

@@ -180,3 +180,26 @@ describeEachDatabase('retention', (get) => {
     });
   });
 });
+
+describe('the retention migration', () => {
+  it('leaves workspaces made before it keeping everything, and new ones keep 365 days', async () => {
+    const { Migrator } = await import('kysely/migration');
+    const { migrations } = await import('../../db/migrations/index.ts');
+    const { openDatabase } = await import('../../db/database.ts');
+    const opened = await openDatabase({});
+    try {
+      const migrator = new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('0020-accounts-under-attack')).error).toBeUndefined();
+      const before = randomUUID();
+      await opened.db.insertInto('workspaces').values({ id: before, name: 'Older' }).execute();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const after = randomUUID();
+      await opened.db.insertInto('workspaces').values({ id: after, name: 'Newer' }).execute();
+      const rows = await opened.db.selectFrom('workspaces').select(['id', 'retention_days']).execute();
+      expect(rows.find((r) => r.id === before)!.retention_days).toBeNull();
+      expect(rows.find((r) => r.id === after)!.retention_days).toBe(365);
+    } finally {
+      await opened.close();
+    }
+  });
+});
