@@ -60,7 +60,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
       summary: `The audit log, newest first: sign-ins, users, tokens, the integration, webhooks, channel settings, exports, erasures, retention changes and take-overs, with who, when and from which address (never a secret's value). Query: before (the next_before of the previous page), limit (≤ ${AUDIT_PAGE.max}).`,
       access: 'manager',
       query: {
-        before: { type: 'string', pattern: '^[0-9]{1,19}$', description: 'The next_before of the previous page.' },
+        before: { type: 'string', pattern: '^[0-9]{1,18}$', description: 'The next_before of the previous page.' },
         limit: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE.max, description: `Default ${AUDIT_PAGE.default}.` },
       },
       responses: {
@@ -96,7 +96,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
         if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE.max) {
           throw new AppError('validation_failed', `limit must be a whole number from 1 to ${AUDIT_PAGE.max}.`, [{ field: 'limit', message: 'out of range' }]);
         }
-        if (q.before !== undefined && !/^[0-9]{1,19}$/.test(q.before)) {
+        if (q.before !== undefined && !/^[0-9]{1,18}$/.test(q.before)) {
           throw new AppError('validation_failed', 'before must be the next_before of a previous page.', [{ field: 'before', message: 'not a cursor' }]);
         }
         return { status: 200, body: await audit.list(workspaceId, { limit, ...(q.before ? { before: q.before } : {}) }) };
