@@ -20,12 +20,12 @@ const FLOORS = [
   ['src/(sessions|accounts|webhooks|integration)/'],
   // admission of new work, the team's side
   ['src/(admission|inbox)/'],
-  // the channels
-  ['src/channels/'],
+  // the channels, and customers' data across them
+  ['src/channels/', 'src/privacy/'],
   // HTTP
   ['src/http/'],
   // putting it together: the service, the entry points, the operator's command line
-  ['src/(service|main|bootstrap|cli|tracing-setup)\\.ts$', 'src/cli/'],
+  ['src/(service|main|bootstrap|cli|tracing-setup|privacy-setup)\\.ts$', 'src/cli/'],
 ];
 const floorPath = (floor) => `^(${floor.join('|')})`;
 const arrowsUp = FLOORS.slice(0, -1).map((floor, i) => ({

@@ -20,6 +20,8 @@ export interface WorkspacesTable {
   webchat_idle_minutes: Generated<number>;
   /** A waiting conversation nobody took goes back to the bot after this many minutes; null: never (migration 0019). */
   handback_after_minutes: number | null;
+  /** Conversation content is kept this many days (1..3650); null: until erased (migration 0023; docs/privacy.md). */
+  retention_days: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type Role = 'owner' | 'admin' | 'agent';
@@ -566,4 +568,29 @@ export interface LiveWatchesTable {
 export interface Database {
   live_events: LiveEventsTable;
   live_watches: LiveWatchesTable;
+}
+
+// Privacy (migration 0023; src/privacy, docs/privacy.md): the audit log and the jobs one engine at a time runs.
+export interface AuditLogTable {
+  id: Generated<string>;
+  workspace_id: string;
+  at: Timestamp;
+  user_id: string | null;
+  /** The acting user's email as it was then. */
+  user_email: string | null;
+  ip: string | null;
+  action: string;
+  target: string | null;
+}
+
+export interface JobClaimsTable {
+  name: string;
+  holder: string | null;
+  claimed_until: Timestamp;
+  last_run_at: Timestamp | null;
+}
+
+export interface Database {
+  audit_log: AuditLogTable;
+  job_claims: JobClaimsTable;
 }

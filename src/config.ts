@@ -32,6 +32,7 @@ const settings = {
   OTEL_EXPORTER_OTLP_ENDPOINT: { schema: { type: 'string', pattern: '^https?://' }, must: 'be the http(s) base URL of an OTLP/HTTP collector, like http://localhost:4318' },
   LEASE_MS: { schema: { type: 'string', pattern: '^[0-9]{1,7}$' }, must: 'be a whole number of milliseconds from 1000 to 600000' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
+  LOG_CUSTOMER_DATA: { schema: { enum: ['on', 'off'] }, must: 'be on or off (on logs what customers say, their numbers and emails at debug level, for debugging only)' },
 } as const;
 
 type SettingName = keyof typeof settings;
@@ -79,6 +80,8 @@ export interface Config {
    * (docs/reliability.md, "Leases").
    */
   readonly leaseMs: number;
+  /** LOG_CUSTOMER_DATA=on: customers' words, numbers and emails reach debug lines (docs/privacy.md, "Logs"); default off. */
+  readonly logCustomerData: boolean;
 }
 
 const ajv = new Ajv({ allErrors: true });
@@ -149,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: raw.LOG_LEVEL ?? 'info',
     otlpEndpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     leaseMs,
+    logCustomerData: raw.LOG_CUSTOMER_DATA === 'on',
   });
 }
 

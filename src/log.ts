@@ -30,6 +30,32 @@ export const redactPaths = [
 ];
 
 /**
+ * What customers say and who they are (README, Settings: `LOG_CUSTOMER_DATA`; docs/privacy.md, "Logs"): message text,
+ * phone numbers, emails and names. No line at info or above carries them by design; these fields, where a line at any
+ * level has them, are redacted too unless LOG_CUSTOMER_DATA is on (for debugging, with LOG_LEVEL=debug).
+ */
+export const CUSTOMER_FIELDS = [
+  'text',
+  'voicePrompt',
+  'customerMessage',
+  'customer_message',
+  'reply',
+  'phone',
+  'email',
+  'customerPhone',
+  'customer_phone',
+  'customer_email',
+  'customer_name',
+  'waId',
+  'wa_id',
+  'visitor_name',
+  'visitor_email',
+  'visitor_phone',
+  'profile_name',
+];
+const customerPaths = CUSTOMER_FIELDS.flatMap((field) => [field, `*.${field}`]);
+
+/**
  * A database error's `detail` (and `where`, `hint`, `internalQuery`) quotes the row's values: "Key (email)=(…) already
  * exists" would put a customer's or a user's address in the log. The code, the constraint and the table stay.
  */
@@ -42,11 +68,10 @@ export function serializeError(err: unknown): unknown {
   return serialized;
 }
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino(
-    { level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { service: 'botlink' }, serializers: { err: serializeError } },
-    destination,
-  );
+/** `customerData`: LOG_CUSTOMER_DATA, for debugging only; off (the default) redacts {@link CUSTOMER_FIELDS}. */
+export function createLogger(level: string, destination?: DestinationStream, options: { customerData?: boolean } = {}): Logger {
+  const paths = options.customerData ? redactPaths : [...redactPaths, ...customerPaths];
+  return pino({ level, redact: { paths, censor: '[redacted]' }, base: { service: 'botlink' }, serializers: { err: serializeError } }, destination);
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };

@@ -16,7 +16,7 @@ try {
 }
 
 // In a terminal the logs are lines a person reads; piped (a container, a collector) they stay pino's JSON.
-const logger = createLogger(config.logLevel, process.stdout.isTTY ? terminalDestination() : undefined);
+const logger = createLogger(config.logLevel, process.stdout.isTTY ? terminalDestination() : undefined, { customerData: config.logCustomerData });
 try {
   // Before the service, so every span of every turn goes to the collector (docs/operations.md, "Tracing").
   const tracing = await startTracing(config.otlpEndpoint ?? undefined);

@@ -89,6 +89,8 @@ import { workspaceSettingsRepository } from '../db/repositories/workspace-settin
 // Outgoing webhooks (src/webhooks): settings, the outbox's delivery worker, LISTEN on real PostgreSQL.
 import { webhooksRepository } from '../db/repositories/webhooks.repository.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
+// Customers' data under control (src/privacy, docs/privacy.md): the audit log, retention, export and erasure.
+import { createPrivacy, type Privacy } from './privacy-setup.ts';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
 import { listenForDeliveries, type OutboxListener } from './webhooks/outbox-listener.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.ts';
@@ -131,6 +133,8 @@ export interface ServiceOptions {
   streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerUser' | 'maxPerWorkspace'>;
   /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */
   signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
+  /** Retention: how often the purge is tried (ms; default PURGE_INTERVAL_MS); 0 leaves it to `retention.purge()`. */
+  retention?: { intervalMs?: number };
 }
 
 export interface RunningService {
@@ -151,6 +155,8 @@ export interface RunningService {
   webhooks: { service: WebhookService; worker: DeliveryWorker };
   /** Ends the web chats quiet for longer than their workspace's idle period now (the sweep does it every 30 s). */
   endIdleWebchats(): Promise<number>;
+  /** The audit log and retention (src/privacy): tests read the one and run the other's purge. */
+  privacy: Pick<Privacy, 'audit' | 'retention'>;
   /** The route table the app mounts and /openapi.json describes (test/http/authorization-matrix.test.ts walks it). */
   routes: readonly RouteDefinition[];
   stop(): Promise<void>;
@@ -417,10 +423,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, leaseMs: config.leaseMs, ...options.webhooks });
   const webhooks = createWebhookService({ db: database.db, repository: webhookRepository, secrets, http, worker: webhookWorker });
   routes.push(...webhookRoutes(webhooks));
+  // Customers' data under control (docs/privacy.md): one engine at a time purges past the retention periods.
+  const endConversation = (s: { workspaceId: string; channel: 'phone' | 'whatsapp' | 'webchat'; externalId: string }) => runtime.end(s.workspaceId, s.channel, s.externalId);
+  const privacy = createPrivacy({ db: database.db, logger, registry: metrics.registry, engine, endConversation, ...options.retention });
+  routes.push(...privacy.routes);
+  const stopPurge = privacy.start();
   let webhookListener: OutboxListener | undefined;
 
   const pages = [dashboardPages(), widgetPages({ publicUrl: config.publicUrl })];
-  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages });
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages, audit: privacy.audit });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
   // Phone: GET /v1/phone/ws upgrades on this server (ws in noServer mode).
   const phone = createPhoneChannel({
@@ -471,6 +482,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     inbox,
     webhooks: { service: webhooks, worker: webhookWorker },
     endIdleWebchats,
+    privacy,
     routes,
     stop() {
       stopping ??= (async () => {
@@ -485,6 +497,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // Conversations finish their turn and are written before the connections they use go away.
         clearInterval(sweep);
         clearInterval(handbackSweep);
+        stopPurge();
         // WhatsApp: no new claims; messages in turn finish before the runtime stops (the rest waits in the database).
         await whatsapp.stop(drainMs);
         // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).

@@ -20,11 +20,18 @@ describe('configuration', () => {
     [{ PUBLIC_URL: 'botlink.example.com' }, /^PUBLIC_URL must be/],
     [{ ADMIN_TOKEN: 'tooshort' }, /^ADMIN_TOKEN must be at least 32 characters/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+    [{ LOG_CUSTOMER_DATA: 'yes' }, /^LOG_CUSTOMER_DATA must be on or off/],
     [{ WHATSAPP_GRAPH_URL: 'http://graph' }, /^WHATSAPP_GRAPH_URL must be an https URL/],
     [{ LLM_MODEL: 'x' }, /^LLM_BASE_URL must be set/],
   ])('stops on %j with one sentence naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('keeps customers\' data out of the logs unless LOG_CUSTOMER_DATA is on', () => {
+    expect(loadConfig({}).logCustomerData).toBe(false);
+    expect(loadConfig({ LOG_CUSTOMER_DATA: 'on' }).logCustomerData).toBe(true);
+    expect(loadConfig({ LOG_CUSTOMER_DATA: 'off' }).logCustomerData).toBe(false);
   });
 
   it('never echoes a secret in its error', () => {

@@ -14,6 +14,7 @@ import { renderInboxConversation } from './inbox-conversation.js';
 import { setTitle, startInboxLive, stopInboxLive, waitingCount } from './inbox-live.js';
 import { renderIntegration } from './integration.js';
 import { renderKnowledge } from './knowledge.js';
+import { renderPrivacy } from './privacy.js';
 import { renderInvite, renderSignIn } from './signin.js';
 import { renderTeam } from './team.js';
 import { renderUsers } from './users.js';
@@ -41,6 +42,7 @@ const SCREENS = [
   { path: 'webhooks', title: 'Webhooks', managers: true, render: renderWebhooks },
   { path: 'users', title: 'Users', managers: true, render: renderUsers },
   { path: 'workspace', title: 'Workspace', managers: true, render: renderWorkspace },
+  { path: 'privacy', title: 'Privacy', managers: true, render: renderPrivacy },
 ];
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));

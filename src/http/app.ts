@@ -22,6 +22,9 @@ import { TWILIO_MAX_FORM_BYTES, TWILIO_WEBHOOK_PREFIX } from '../channels/phone/
 // WhatsApp (src/channels/whatsapp).
 import { WHATSAPP_MAX_WEBHOOK_BYTES, WHATSAPP_WEBHOOK_PATH } from '../channels/whatsapp/limits.ts';
 import { isUuid } from '../ids.ts';
+// The audit log (src/privacy): audited calls are recorded after they succeed.
+import type { Audit } from '../privacy/audit.ts';
+import { auditRecordOf, auditRuleOf, recordFailedSignIn } from '../privacy/audited-routes.ts';
 
 export interface AppDeps {
   routes: readonly RouteDefinition[];
@@ -38,6 +41,8 @@ export interface AppDeps {
    * operations, so not in /openapi.json; mounted after the API routes, each router sets its own headers (CSP).
    */
   pages?: readonly express.Router[];
+  /** The audit log (docs/privacy.md); absent: nothing is recorded. */
+  audit?: Audit;
 }
 
 /** What the HTTP layer needs of the sync and widget keys (src/auth/api-keys.ts). */
@@ -126,6 +131,7 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
   // The operator's and the dashboard's routes; Meta's verify handshake keeps its own answers (403, as Meta expects).
   const validateQuery = definition.query && definition.access !== 'public' ? compileQueryValidator(definition.query) : null;
   const metricRoute = definition.path;
+  const auditRule = deps.audit ? auditRuleOf(definition.method, definition.path) : undefined;
 
   router[definition.method](expressPath, async (req: Request, res: Response, next: NextFunction) => {
     const params = cleanJson({ ...req.params } as Record<string, string>);
@@ -148,7 +154,18 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     await readBody(req, res, json);
     const raw = req.body === undefined && bodyOptional ? {} : req.body;
     const body = validate ? validate(raw) : undefined;
-    const result = await definition.handler({ req, res, body, params, principal: principal as Principal, workspaceId });
+    const call = { params, body, answer: undefined as unknown, principal, workspaceId, ip: req.ip ?? null };
+    let result;
+    try {
+      result = await definition.handler({ req, res, body, params, principal: principal as Principal, workspaceId });
+    } catch (err) {
+      if (deps.audit) await recordFailedSignIn(deps.audit, definition.method, definition.path, call, err);
+      throw err;
+    }
+    if (auditRule && deps.audit && result.status < 400) {
+      const entry = auditRecordOf(auditRule, { ...call, answer: result.body });
+      if (entry) await deps.audit.recordQuietly(entry);
+    }
     if (res.headersSent) return;
     res.status(result.status);
     for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);

@@ -229,6 +229,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       // A newer message's spoken turn replaces a barged-in turn's: pieces of the old answer are no longer spoken.
       entry.speech = message.speech ?? null;
       publish(entry.id, { type: 'turn_started', sessionId: entry.id, turnId, message: message.text, at: new Date(now()).toISOString() });
+      // Customers' words reach a log line only here, at debug, and only with LOG_CUSTOMER_DATA=on (src/log.ts).
+      deps.logger.debug({ sessionId: entry.id, turnId, text: message.text, customerPhone: message.customerPhone ?? null }, 'customer message');
       entry.actor.send({ type: 'message', turnId, text: message.text, at: now(), ...(message.language ? { language: message.language } : {}), ...(message.handoff ? { handoff: message.handoff } : {}) });
       return result;
     },

@@ -34,6 +34,8 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Log lines at `warn` (40) or above, parsed; and the last lines of stderr. */
   warnings: LogLine[];
+  /** Every log line, parsed, at whatever level LOG_LEVEL lets through (the customer-data log test reads them all). */
+  lines: LogLine[];
   stderr(): string;
   /** SIGKILL: the process dies at once, whatever it was doing. */
   kill(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   const warnings: LogLine[] = [];
+  const logLines: LogLine[] = [];
   let stderr = '';
   let pending = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -71,6 +74,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
       if (!line.startsWith('{')) continue;
       try {
         const parsed = JSON.parse(line) as LogLine;
+        logLines.push(parsed);
         if (parsed.level >= 40) warnings.push(parsed);
       } catch {
         // a line that is not pino's JSON (the first start's banner) is not a log line
@@ -102,6 +106,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     pid: child.pid!,
     exited,
     warnings,
+    lines: logLines,
     stderr: () => stderr,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

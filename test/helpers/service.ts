@@ -51,7 +51,7 @@ export async function startTestServiceOn(env: Record<string, string> = {}, optio
   });
   const service = await startService({
     config,
-    logger: createLogger(config.logLevel),
+    logger: createLogger(config.logLevel, undefined, { customerData: config.logCustomerData }),
     drainMs: 1_000,
     ...options,
   });

@@ -189,6 +189,12 @@ const expected: Record<string, Expected> = {
   'PATCH /v1/workspace': { guard: 'owner', body: { name: 'Acme' } },
   'PATCH /v1/account': { guard: 'member', body: () => ({ email: `${unique('me')}@acme.example` }) },
   'GET /v1/channels/setup': { guard: 'manager' },
+  // Customers' data under control (docs/privacy.md): the audit log for owners and admins, the rest for owners.
+  'GET /v1/audit': { guard: 'manager' },
+  'GET /v1/workspace/retention': { guard: 'owner' },
+  'PUT /v1/workspace/retention': { guard: 'owner', body: { days: null } },
+  'POST /v1/privacy/export': { guard: 'owner', body: { email: 'nobody@example.org' } },
+  'POST /v1/privacy/erase': { guard: 'owner', body: { email: 'nobody@example.org' } },
   'GET /v1/phone': { guard: 'manager' },
   'POST /v1/phone/twilio/voice': { guard: 'twilio-signature' },
   'POST /v1/phone/twilio/action': { guard: 'twilio-signature' },

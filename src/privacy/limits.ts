@@ -1,0 +1,16 @@
+/** Privacy limits and defaults (docs/privacy.md). */
+
+/** Audit entries are kept this long, whatever the workspace keeps of conversations (docs/privacy.md, "Audit log"). */
+export const AUDIT_RETENTION_DAYS = 730;
+/** GET /v1/audit: entries per page, default and most. */
+export const AUDIT_PAGE = { default: 50, max: 200 } as const;
+/** Retention a workspace may choose, in days; null keeps conversations until they are erased. */
+export const RETENTION_DAYS = { min: 1, max: 3650, defaultForNew: 365 } as const;
+/** The purge deletes at most this many rows per statement, so no statement holds locks for long. */
+export const PURGE_BATCH = 500;
+/** How often an engine tries to claim the purge, in ms; one engine runs it at a time (docs/privacy.md). */
+export const PURGE_INTERVAL_MS = 10 * 60_000;
+/** The purge's claim lasts this long, so a crashed engine's claim lapses. */
+export const PURGE_CLAIM_MS = 10 * 60_000;
+/** One export answers at most this many conversations of one customer (older ones are said to be left out). */
+export const EXPORT_MAX_CONVERSATIONS = 1000;
