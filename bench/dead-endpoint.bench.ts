@@ -14,7 +14,7 @@
  *
  * Processes (sharing the machine's cores): the service as `npm start` runs it (`node src/main.ts`, LOG_LEVEL info,
  * PGlite in a temporary DATA_DIR, or a fresh database on BENCH_DATABASE_URL's PostgreSQL, dropped afterwards); the
- * callers (bench/dead-endpoint-callers.ts, ConversationRelay over WebSockets); and this process, which plays the
+ * callers (bench/processes/dead-endpoint-callers.ts, ConversationRelay over WebSockets); and this process, which plays the
  * integrator (loopback HTTPS with the test CA, 50 ms, switched between healthy and hanging at set times) and the AI
  * (an OpenAI-compatible server on loopback HTTPS, 50 ms). The AI is a scripted LLM rather than the embedded answerer
  * because every answer must be matched to its prompt by id: the LLM repeats the prompt's reference (and quotes the
@@ -37,7 +37,7 @@ import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { startCallersProcess, type CallersProcess, type CallersScript } from './lib/callers-process.ts';
 import { caBundle, https } from './lib/https-peer.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
-import type { DeadEndpointCallersConfig, DeadEndpointCallersMessage, DeadEndpointCallersResults, PromptRecord } from './dead-endpoint-callers.ts';
+import type { DeadEndpointCallersConfig, DeadEndpointCallersMessage, DeadEndpointCallersResults, PromptRecord } from './processes/dead-endpoint-callers.ts';
 
 export const name = 'dead-endpoint';
 export const title = 'An integrator endpoint that goes dead mid-call';
@@ -256,7 +256,7 @@ async function turnsByRef(base: string, owner: string): Promise<Map<string, Turn
   return byRef;
 }
 
-const DEAD_ENDPOINT_CALLERS: CallersScript = { url: new URL('./dead-endpoint-callers.ts', import.meta.url), configVariable: 'DEAD_ENDPOINT_CALLERS_CONFIG' };
+const DEAD_ENDPOINT_CALLERS: CallersScript = { url: new URL('./processes/dead-endpoint-callers.ts', import.meta.url), configVariable: 'DEAD_ENDPOINT_CALLERS_CONFIG' };
 const startCallers = (config: DeadEndpointCallersConfig) =>
   startCallersProcess<DeadEndpointCallersMessage>(config, DEAD_ENDPOINT_CALLERS);
 

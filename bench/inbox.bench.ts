@@ -4,7 +4,7 @@
  * inbox at a fixed rate. Targets (on PostgreSQL): GET /v1/inbox p99 ≤ 50 ms, and an agent's reply to the Graph API
  * receiving its send p99 ≤ 100 ms.
  *
- * Processes: the engine (bench/lib/engine-process.ts) and the load generator (bench/processes/inbox-agents.ts: the
+ * Processes: the engine (bench/processes/engine-process.ts) and the load generator (bench/processes/inbox-agents.ts: the
  * integrator, the Graph fake, the customers and the agents), and this one, which sets up, seeds and adds up.
  *
  * Seeding: INBOX_BENCH_CUSTOMERS (1,000) customers write through the real pipeline (a signed Meta webhook, a turn, the
@@ -25,7 +25,7 @@ import { migrate, openDatabase, type Db } from '../db/database.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 import { envNumber, progress } from './lib/benchmark.ts';
 import { nextMessage } from './lib/child-message.ts';
-import { startEngineProcess, type EngineProcess, type EngineReport } from './lib/engine-process.ts';
+import { startEngineProcess, type EngineProcess, type EngineReport } from './processes/engine-process.ts';
 import { round, summarize } from './lib/stats.ts';
 import type { AgentsResults } from './processes/inbox-agents.ts';
 

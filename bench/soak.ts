@@ -11,8 +11,8 @@
  *   npm run soak -- --calls 200               fewer phone calls (default 1000, a prompt every 2 s each)
  *   DATABASE_URL=postgres://…/soak npm run soak   on that PostgreSQL database (else PGlite in a temporary DATA_DIR)
  *
- * Processes (they share the machine's cores): the service, with a small probe loaded into it (bench/soak-probe.ts)
- * that reports its memory and event loop over IPC; the phone callers (bench/phone-callers.ts, as in the phone-calls
+ * Processes (they share the machine's cores): the service, with a small probe loaded into it (bench/processes/soak-probe.ts)
+ * that reports its memory and event loop over IPC; the phone callers (bench/processes/phone-callers.ts, as in the phone-calls
  * benchmark); and this process, which plays everyone else: the integrator (echoing each message after 50 ms, so an
  * answer names its question), Meta (signed webhooks, and the Graph API the replies go to), the website visitors and
  * the webhook receiver (verifying every delivery with the official `standardwebhooks` library).
@@ -37,8 +37,8 @@ import { textTable } from './lib/benchmark.ts';
 import { caBundle, https } from './lib/https-peer.ts';
 import { machineInfo, runConditions } from './lib/report.ts';
 import { round, summarize } from './lib/stats.ts';
-import type { CallersResults } from './phone-callers.ts';
-import type { ProbeMessage, ProbeSample, ProbeSummary } from './soak-probe.ts';
+import type { CallersResults } from './processes/phone-callers.ts';
+import type { ProbeMessage, ProbeSample, ProbeSummary } from './processes/soak-probe.ts';
 import { startCallersProcess, type CallersProcess } from './lib/callers-process.ts';
 
 // ── Options ──────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -406,7 +406,7 @@ async function main(): Promise<number> {
   const service = await startServiceProcess({
     port,
     ipc: true,
-    execArgv: ['--expose-gc', `--import=${new URL('./soak-probe.ts', import.meta.url).href}`],
+    execArgv: ['--expose-gc', `--import=${new URL('./processes/soak-probe.ts', import.meta.url).href}`],
     env: {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       DATA_DIR: dataDir,
