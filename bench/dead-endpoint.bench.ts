@@ -31,7 +31,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../db/database.ts';
 import { PHONE_CHANNEL_TIMEOUT_MS } from '../src/limits.ts';
 import { verifyChannelRequest } from '../src/receiver/index.ts';
-import { api, freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../harness/service-process.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { startCallersProcess, type CallersProcess, type CallersScript } from './lib/callers-process.ts';

@@ -12,10 +12,11 @@
  * ← agents {conversations}; → taken; ← run {warmupSeconds, seconds}; → measuring (after the warm-up); → finished
  * {…}. It exits when the parent goes away.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
 import { https } from '../lib/https-peer.ts';
+import { metaSignature, metaTextMessage } from '../lib/meta-webhook.ts';
 
 export interface SetupMessage {
   type: 'setup';
@@ -108,16 +109,8 @@ async function must(method: string, path: string, token: string | null, body?: u
 async function customerWrites(appSecret: string, n: number): Promise<void> {
   const waId = `316${String(n).padStart(8, '0')}`;
   const text = n % 10 === 0 ? `Order ${n}: ${HANDOFF_WORDS}?` : `Where is my order ${n}?`;
-  const body = JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: {
-      messaging_product: 'whatsapp',
-      metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
-      contacts: [{ profile: { name: `Customer ${n}` }, wa_id: waId }],
-      messages: [{ from: waId, id: `wamid.IN${randomBytes(8).toString('hex')}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
-    } }] }],
-  });
-  const signature = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+  const body = metaTextMessage({ phoneNumberId: PHONE_NUMBER_ID, waId, messageId: `wamid.IN${randomBytes(8).toString('hex')}`, text, name: `Customer ${n}` });
+  const signature = metaSignature(appSecret, body);
   const res = await request(`${engine}/v1/whatsapp/webhook`, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`webhook of customer ${n}: ${res.statusCode}`);
