@@ -1,6 +1,6 @@
 // Over 400 lines: one benchmark script a reader follows top to bottom (peers, phases, matching answers, the report).
 /**
- * An integrator's endpoint that goes dead mid-run (issue: endpoint health): phone calls at a steady rate while the
+ * An integrator's endpoint that goes dead mid-run: phone calls at a steady rate while the
  * endpoint is healthy, then hangs (accepts connections and requests, never answers), then answers again. Measured per
  * prompt, from sending the prompt frame to the answer's last frame: p50/p99 before, during (after the breaker
  * tripped) and after the outage; the turns that paid the full 3.5 s deadline before it tripped; how long the breaker

@@ -1,5 +1,5 @@
 /**
- * The embedded default under load (issue 16, item 2): the service as `npm start` runs it without DATABASE_URL (PGlite
+ * The embedded default under load: the service as `npm start` runs it without DATABASE_URL (PGlite
  * on disk in DATA_DIR) in a process of its own (bench/processes/embedded-engine.ts), phone callers in another
  * (bench/processes/phone-callers.ts), the integrator in a third (50 ms, echoing each prompt's reference so every answer is matched to its
  * prompt by id).
@@ -30,7 +30,7 @@ export const title = 'The embedded default (PGlite on disk): capacity and overlo
 const INTEGRATOR_MS = 50;
 const INTERVAL_MS = 2_000;
 const NUMBER = '+31201234567';
-/** The capacity's definition (issue 16): the highest rate with p99 overhead at most this, nothing unanswered. */
+/** The capacity's definition: the highest rate with p99 overhead at most this, nothing unanswered. */
 const CAPACITY_P99_MS = 50;
 
 interface Step {

@@ -1,6 +1,6 @@
 // Over 400 lines: the receiver process, the two measurements (throughput, then latency) for two systems, and the result.
 /**
- * Outgoing webhooks from a durable queue to a loopback HTTPS receiver (issues 5 and 16), on real PostgreSQL: Botlink's
+ * Outgoing webhooks from a durable queue to a loopback HTTPS receiver, on real PostgreSQL: Botlink's
  * outbox and delivery worker beside graphile-worker 0.18 doing the same work per event, in the same run, on the same
  * database, receiver and concurrency.
  *
@@ -49,7 +49,7 @@ import type { DelivererCommand, DelivererConfig, DelivererKind, DelivererMessage
 export const name = 'webhook-delivery';
 export const title = 'Webhook delivery: Botlink beside graphile-worker';
 
-/** Commit-to-receipt p99 at the steady rate (issue 16). */
+/** Commit-to-receipt p99 at the steady rate. */
 const TARGET_LATENCY_P99_MS = 20;
 const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
 

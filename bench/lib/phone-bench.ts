@@ -15,7 +15,8 @@
  * 50 ms: the overhead of WebSocket, runtime, database and bot link together, split into the session runtime's share
  * (`runtime.handleMessage` in the engine, minus the 50 ms) and the phone channel's (the rest), matched by the same id.
  *
- * Database: BENCH_DATABASE_URL's PostgreSQL (a fresh schema, dropped afterwards), or PGlite in memory (one engine).
+ * Database: BENCH_DATABASE_URL's PostgreSQL (a fresh schema, dropped afterwards; with `pooler`, a fresh database behind
+ * pgbouncer); without it the benchmark refuses to run: the embedded default is bench/embedded-capacity.bench.ts's.
  * PHONE_BENCH_CPU_PROFILE_DIR: the engines run under `--cpu-prof` and write their profiles there. PHONE_BENCH_ENGINE_FLAGS:
  * more Node flags for the engines, space-separated (`--trace-gc`).
  */
@@ -61,7 +62,13 @@ export async function runPhoneBench({ name, engines: engineCount, watchers: watc
     database: url ? 'postgres' : 'pglite',
     poolSizePerEngine: 16,
   };
-  if (engineCount > 1 && !url) throw new Error(`${name}: ${engineCount} engines need one PostgreSQL (set BENCH_DATABASE_URL)`);
+  if (!url) {
+    throw new Error(
+      `${name} runs on PostgreSQL: set BENCH_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test). Without it, it would run PGlite in memory ` +
+        'without the admission control npm start has, a mode nobody deploys; the embedded default (PGlite on disk, admission control on) is measured by ' +
+        'the embedded-capacity benchmark (npm run bench -- embedded-capacity).',
+    );
+  }
   const { calls, seconds, intervalMs, warmupSeconds } = parameters;
   const rate = (calls * 1000) / intervalMs;
   const cpuProfileDir = process.env.PHONE_BENCH_CPU_PROFILE_DIR;

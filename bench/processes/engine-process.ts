@@ -161,7 +161,7 @@ async function main(): Promise<void> {
   };
 
   // A 1 ms timer: each sample is the time between two of its ticks, so an idle loop reads about 1 ms (with the 10 ms
-  // resolution of the benchmarks before issue 16, every figure carried 10 ms of timer period).
+  // resolution, every figure would carry 10 ms of timer period).
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   let cpuAt = process.cpuUsage();
   let startedAt = performance.now();
