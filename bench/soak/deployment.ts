@@ -108,7 +108,8 @@ async function startEngine(name: string, port: number, env: Record<string, strin
 function haproxyConfig(port: number, engines: { name: string; port: number }[]): string {
   return [
     'global',
-    '  maxconn 20000',
+    // Two descriptors per proxied connection; the machine's open-file limit allows this many.
+    '  maxconn 8000',
     'defaults',
     '  mode http',
     '  timeout connect 2s',
