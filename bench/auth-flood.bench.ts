@@ -1,5 +1,5 @@
 /**
- * An unauthenticated flood (issue 11, defect 4): 1 MB nested JSON bodies without a token, 16 connections, against
+ * An unauthenticated flood: 1 MB nested JSON bodies without a token, 16 connections, against
  * `POST /v1/users`, while `/healthz` is timed once every 20 ms. Before the fix bodies were parsed before
  * authentication (~25 ms of event loop each) and `/healthz` went to p50 458 ms; now the 401 comes before the body is
  * read. The service runs as `node src/main.ts` on the embedded database, the flood in a process of its own, and the

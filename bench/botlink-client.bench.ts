@@ -8,7 +8,7 @@
  * interprets the answer (JSON, Ajv schema). Every Bot Link outcome must be an answer; any that is not fails the run.
  *
  * Rounds alternate between the two loops (ABBA order, so neither always runs first) after a warm-up of each.
- * Throughput is the median round's; latency percentiles pool every measured round. Targets (issue): Bot Link
+ * Throughput is the median round's; latency percentiles pool every measured round. Targets: Bot Link
  * throughput at least 85 % of plain, and at most 0.5 ms added p99.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Over 400 lines: one benchmark script a reader follows top to bottom (peers, phases, matching answers, the report).
 /**
- * An integrator's endpoint that goes dead mid-run (issue: endpoint health): phone calls at a steady rate while the
+ * An integrator's endpoint that goes dead mid-run: phone calls at a steady rate while the
  * endpoint is healthy, then hangs (accepts connections and requests, never answers), then answers again. Measured per
  * prompt, from sending the prompt frame to the answer's last frame: p50/p99 before, during (after the breaker
  * tripped) and after the outage; the turns that paid the full 3.5 s deadline before it tripped; how long the breaker
@@ -14,7 +14,7 @@
  *
  * Processes (sharing the machine's cores): the service as `npm start` runs it (`node src/main.ts`, LOG_LEVEL info,
  * PGlite in a temporary DATA_DIR, or a fresh database on BENCH_DATABASE_URL's PostgreSQL, dropped afterwards); the
- * callers (bench/dead-endpoint-callers.ts, ConversationRelay over WebSockets); and this process, which plays the
+ * callers (bench/processes/dead-endpoint-callers.ts, ConversationRelay over WebSockets); and this process, which plays the
  * integrator (loopback HTTPS with the test CA, 50 ms, switched between healthy and hanging at set times) and the AI
  * (an OpenAI-compatible server on loopback HTTPS, 50 ms). The AI is a scripted LLM rather than the embedded answerer
  * because every answer must be matched to its prompt by id: the LLM repeats the prompt's reference (and quotes the
@@ -31,13 +31,13 @@ import { sql } from 'kysely';
 import { openDatabase } from '../db/database.ts';
 import { PHONE_CHANNEL_TIMEOUT_MS } from '../src/limits.ts';
 import { verifyChannelRequest } from '../src/receiver/index.ts';
-import { api, freePort, startServiceProcess, type ServiceProcess } from '../test/helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../harness/service-process.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { startCallersProcess, type CallersProcess, type CallersScript } from './lib/callers-process.ts';
 import { caBundle, https } from './lib/https-peer.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
-import type { DeadEndpointCallersConfig, DeadEndpointCallersMessage, DeadEndpointCallersResults, PromptRecord } from './dead-endpoint-callers.ts';
+import type { DeadEndpointCallersConfig, DeadEndpointCallersMessage, DeadEndpointCallersResults, PromptRecord } from './processes/dead-endpoint-callers.ts';
 
 export const name = 'dead-endpoint';
 export const title = 'An integrator endpoint that goes dead mid-call';
@@ -256,7 +256,7 @@ async function turnsByRef(base: string, owner: string): Promise<Map<string, Turn
   return byRef;
 }
 
-const DEAD_ENDPOINT_CALLERS: CallersScript = { url: new URL('./dead-endpoint-callers.ts', import.meta.url), configVariable: 'DEAD_ENDPOINT_CALLERS_CONFIG' };
+const DEAD_ENDPOINT_CALLERS: CallersScript = { url: new URL('./processes/dead-endpoint-callers.ts', import.meta.url), configVariable: 'DEAD_ENDPOINT_CALLERS_CONFIG' };
 const startCallers = (config: DeadEndpointCallersConfig) =>
   startCallersProcess<DeadEndpointCallersMessage>(config, DEAD_ENDPOINT_CALLERS);
 

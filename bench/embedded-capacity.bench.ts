@@ -1,7 +1,7 @@
 /**
- * The embedded default under load (issue 16, item 2): the service as `npm start` runs it without DATABASE_URL (PGlite
- * on disk in DATA_DIR) in a process of its own (bench/embedded-engine.ts), phone callers in another
- * (bench/phone-callers.ts), the integrator in a third (50 ms, echoing each prompt's reference so every answer is matched to its
+ * The embedded default under load: the service as `npm start` runs it without DATABASE_URL (PGlite
+ * on disk in DATA_DIR) in a process of its own (bench/processes/embedded-engine.ts), phone callers in another
+ * (bench/processes/phone-callers.ts), the integrator in a third (50 ms, echoing each prompt's reference so every answer is matched to its
  * prompt by id).
  *
  * 1. Ramp: short steps of rising turn rates (each call speaks every 2 s, so N turns/s is 2N calls), each with a
@@ -20,8 +20,8 @@ import { envNumber, progress, type Metric, type RunResult } from './lib/benchmar
 import { startCallersProcess } from './lib/callers-process.ts';
 import { startIntegratorProcess, type IntegratorProcess } from './lib/integrator-process.ts';
 import { round, summarize } from './lib/stats.ts';
-import type { EngineConfig, EngineMessage, EngineStats } from './embedded-engine.ts';
-import type { CallersResults } from './phone-callers.ts';
+import type { EngineConfig, EngineMessage, EngineStats } from './processes/embedded-engine.ts';
+import type { CallersResults } from './processes/phone-callers.ts';
 import { nextMessage } from './lib/child-message.ts';
 
 export const name = 'embedded-capacity';
@@ -30,7 +30,7 @@ export const title = 'The embedded default (PGlite on disk): capacity and overlo
 const INTEGRATOR_MS = 50;
 const INTERVAL_MS = 2_000;
 const NUMBER = '+31201234567';
-/** The capacity's definition (issue 16): the highest rate with p99 overhead at most this, nothing unanswered. */
+/** The capacity's definition: the highest rate with p99 overhead at most this, nothing unanswered. */
 const CAPACITY_P99_MS = 50;
 
 interface Step {
@@ -148,7 +148,7 @@ interface Engine {
 /** A fresh engine (fresh DATA_DIR) in a process of its own; `unbounded`: admission control off. */
 async function startEngine(integratorOrigin: string, unbounded: boolean): Promise<Engine> {
   const config: EngineConfig = { integratorOrigin, number: NUMBER, unbounded };
-  const child = fork(new URL('./embedded-engine.ts', import.meta.url), [], {
+  const child = fork(new URL('./processes/embedded-engine.ts', import.meta.url), [], {
     execPath: process.execPath,
     // EMBEDDED_ENGINE_ARGS: flags for the engine only (`--cpu-prof --cpu-prof-dir=…` to profile it).
     execArgv: (process.env.EMBEDDED_ENGINE_ARGS ?? '').split(' ').filter(Boolean),

@@ -1,13 +1,13 @@
 /**
  * How well the built-in AI answers from the knowledge base (docs/performance.md, "Knowledge answers"): the evaluation
- * of test/knowledge/eval (six pages of a small shop in English and Dutch, 120 questions worded the way customers write
+ * of harness/knowledge-eval (six pages of a small shop in English and Dutch, 120 questions worded the way customers write
  * and 26 the pages do not answer), on PGlite as `npm start` runs it. Deterministic: every run gives the same figures
  * (`npm run eval` runs it once). Also reported: where the confidence threshold sits between the highest score of an
  * unanswerable question and the lowest of an answered one, which is how it was calibrated.
  */
 import { migrate, openDatabase } from '../db/database.ts';
 import { KNOWLEDGE_CONFIDENCE_THRESHOLD } from '../src/knowledge/limits.ts';
-import { evaluateKnowledge } from '../test/knowledge/eval/evaluate.ts';
+import { evaluateKnowledge } from '../harness/knowledge-eval/evaluate.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 
 export const name = 'knowledge-answers';
@@ -53,7 +53,7 @@ export async function run(): Promise<RunResult> {
       invalid: [],
       setup:
         `${report.answerable} answerable and ${report.unanswerable} unanswerable customer questions (half English, half Dutch; other words than the pages, typos, ` +
-        `no capitals) against six pages of a small shop in both languages (test/knowledge/eval/shop.ts), synced through the knowledge service into PGlite; ` +
+        `no capitals) against six pages of a small shop in both languages (harness/knowledge-eval/shop.ts), synced through the knowledge service into PGlite; ` +
         'each question searched in its language and answered by the embedded answerer from the passages found, as a turn without a language model does. ' +
         'Answered: the reply holds the words that carry the answer. Page given to a model: the right page among the passages a model would get.',
       parameters: { answerable: report.answerable, unanswerable: report.unanswerable, threshold: KNOWLEDGE_CONFIDENCE_THRESHOLD },

@@ -1,5 +1,5 @@
 /**
- * The knowledge search over 100,000 pages on PostgreSQL (issue 16 item 5: reported, no target): the knowledge-search
+ * The knowledge search over 100,000 pages on PostgreSQL, reported with no target: the knowledge-search
  * benchmark with one round of its own, kept apart because syncing 100,000 pages takes minutes per run.
  * KNOWLEDGE_BENCH_ROUNDS overrides the round as it does there.
  */

@@ -1,5 +1,5 @@
 /**
- * The knowledge search (issue 16 item 5): search latency over 10,000 and 100,000 synced pages, on PostgreSQL and on
+ * The knowledge search: search latency over 10,000 and 100,000 synced pages, on PostgreSQL and on
  * PGlite, the embedded database `npm start` uses.
  *
  * For each database and size: a fresh database (PostgreSQL: a schema of its own on BENCH_DATABASE_URL, dropped

@@ -1,8 +1,8 @@
 /**
- * The phone channel at scale (issues 4 and 16): PHONE_BENCH_CALLS (1 000) concurrent ConversationRelay calls against
+ * The phone channel at scale: PHONE_BENCH_CALLS (1 000) concurrent ConversationRelay calls against
  * one engine process, a prompt every 2 s per call (500 turns/s), each answered by a loopback HTTPS integrator in 50 ms.
  * PHONE_BENCH_ENGINES (1) runs more engines on one PostgreSQL (bench/phone-scale-out.bench.ts runs two). Targets
- * (issue 16, on PostgreSQL): overhead beyond the integrator p50 ≤ 3 ms, p99 ≤ 25 ms, the engine's event-loop delay
+ * (on PostgreSQL): overhead beyond the integrator p50 ≤ 3 ms, p99 ≤ 25 ms, the engine's event-loop delay
  * p99 ≤ 20 ms, no prompt unanswered. How it runs and what it measures: bench/lib/phone-bench.ts.
  */
 import { envNumber } from './lib/benchmark.ts';

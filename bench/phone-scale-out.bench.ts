@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 16, item 8): the phone-calls benchmark with two engine processes on one PostgreSQL
+ * Scale-out: the phone-calls benchmark with two engine processes on one PostgreSQL
  * (BENCH_DATABASE_URL, required), the callers split between them (call i on engine i mod 2, each call staying on its
  * engine, as a call's socket pins it to one process). Reports the same figures as phone-calls plus the per-session
  * lease overhead: the lease statements per turn, their round-trip time per turn, and their share of the engines'

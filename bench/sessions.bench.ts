@@ -1,5 +1,5 @@
 /**
- * The conversation engine at scale (issue: conversation engine benchmarks), on real PostgreSQL:
+ * The conversation engine at scale, on real PostgreSQL:
  *
  * 1. SESSIONS_BENCH_COUNT (10 000) live sessions, each with one WhatsApp turn answered by a loopback integrator that
  *    takes 50 ms (a child process): heap per idle live session (target ≤ 16 KB), measured with forced GCs.

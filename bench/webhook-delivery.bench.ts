@@ -1,11 +1,11 @@
 // Over 400 lines: the receiver process, the two measurements (throughput, then latency) for two systems, and the result.
 /**
- * Outgoing webhooks from a durable queue to a loopback HTTPS receiver (issues 5 and 16), on real PostgreSQL: Botlink's
+ * Outgoing webhooks from a durable queue to a loopback HTTPS receiver, on real PostgreSQL: Botlink's
  * outbox and delivery worker beside graphile-worker 0.18 doing the same work per event, in the same run, on the same
  * database, receiver and concurrency.
  *
  * Processes: this one (the producer and the judge), the receiver, and one delivering process per system
- * (bench/webhook-deliverer.ts), so that the CPU per delivery of each is its own process's CPU, measured alike.
+ * (bench/processes/webhook-deliverer.ts), so that the CPU per delivery of each is its own process's CPU, measured alike.
  *
  * Per event, both systems: a durable record committed by the producer (Botlink: recordEvent, the outbox row and its
  * delivery; graphile-worker: `add_job` with the URL and the payload), in transactions of 100 for the throughput rounds
@@ -44,12 +44,12 @@ import { createWebhookService } from '../src/webhooks/webhook-service.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 import { envNumber, progress as progressOf } from './lib/benchmark.ts';
 import { LatencyRecorder, median, round, summarize } from './lib/stats.ts';
-import type { DelivererCommand, DelivererConfig, DelivererKind, DelivererMessage, GraphileDeliveryJob } from './webhook-deliverer.ts';
+import type { DelivererCommand, DelivererConfig, DelivererKind, DelivererMessage, GraphileDeliveryJob } from './processes/webhook-deliverer.ts';
 
 export const name = 'webhook-delivery';
 export const title = 'Webhook delivery: Botlink beside graphile-worker';
 
-/** Commit-to-receipt p99 at the steady rate (issue 16). */
+/** Commit-to-receipt p99 at the steady rate. */
 const TARGET_LATENCY_P99_MS = 20;
 const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
 
@@ -142,7 +142,7 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 // The delivering processes.
 
 async function startDeliverer(config: DelivererConfig) {
-  const child = fork(new URL('./webhook-deliverer.ts', import.meta.url), [], {
+  const child = fork(new URL('./processes/webhook-deliverer.ts', import.meta.url), [], {
     execPath: process.execPath,
     // WEBHOOK_BENCH_PROFILE=botlink,graphile: a CPU profile of those delivering processes (node --cpu-prof).
     execArgv: (process.env.WEBHOOK_BENCH_PROFILE ?? '').split(',').includes(config.kind) ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEBHOOK_BENCH_PROFILE_DIR ?? 'bench/results/profiles'}`] : [],

@@ -9,7 +9,7 @@
  * the app secret. After the run, the number of stored rows must equal the number of 200s, or the run is invalid.
  *
  * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); the benchmark creates a schema
- * of its own and drops it afterwards. Target (issue): at least 2,000 acknowledged events per second.
+ * of its own and drops it afterwards. Target: at least 2,000 acknowledged events per second.
  */
 import { fork } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';

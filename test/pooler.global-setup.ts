@@ -3,7 +3,7 @@
  * TEST_DATABASE_URL's server for the whole run; its base URL is provided to the suites (test/helpers/db.ts).
  */
 import type { TestProject } from 'vitest/node';
-import { startPgbouncer } from './helpers/pgbouncer.ts';
+import { startPgbouncer } from '../harness/pgbouncer.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const upstream = new URL(process.env.TEST_DATABASE_URL as string);

@@ -1,7 +1,7 @@
-/** Starts a load generator (bench/phone-callers.ts by default) in a process of its own and talks to it over IPC. */
+/** Starts a load generator (bench/processes/phone-callers.ts by default) in a process of its own and talks to it over IPC. */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import type { CallersConfig, CallersMessage } from '../phone-callers.ts';
+import type { CallersConfig, CallersMessage } from '../processes/phone-callers.ts';
 import { nextMessage } from './child-message.ts';
 
 /** Which script to run and the variable its configuration travels in (JSON). */
@@ -10,7 +10,7 @@ export interface CallersScript {
   configVariable: string;
 }
 
-export const PHONE_CALLERS: CallersScript = { url: new URL('../phone-callers.ts', import.meta.url), configVariable: 'PHONE_CALLERS_CONFIG' };
+export const PHONE_CALLERS: CallersScript = { url: new URL('../processes/phone-callers.ts', import.meta.url), configVariable: 'PHONE_CALLERS_CONFIG' };
 
 /** `config` is the script's own configuration (CallersConfig for the phone callers); `Message` what it sends back. */
 export function startCallersProcess<Message extends { type: string } = CallersMessage>(config: CallersConfig | object, script: CallersScript = PHONE_CALLERS) {

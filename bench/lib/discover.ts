@@ -3,7 +3,7 @@
  * `export const name = '…'` and `export const title = '…'`. Importing a module would load everything it imports
  * (the service, the database) into the runner's own process, whose figures must not matter.
  *
- * A module without a `title` still has the shape of before issue 16 (`run()` returns the old one-run result): the
+ * A module without a `title` still has the older shape (`run()` returns the old one-run result): the
  * runner lists it as not converted yet and skips it.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface FoundBenchmark {
   name: string;
-  /** Null for a module still in the format of before issue 16. */
+  /** Null for a module still in the older format. */
   title: string | null;
   /** Absolute path of the module. */
   file: string;

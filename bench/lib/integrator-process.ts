@@ -1,4 +1,4 @@
-/** Starts bench/integrator-server.ts in a child process on the same Node binary, and talks to it over IPC. */
+/** Starts bench/processes/integrator-server.ts in a child process on the same Node binary, and talks to it over IPC. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
@@ -21,7 +21,7 @@ type Message =
   | { type: 'cpu'; usage: NodeJS.CpuUsage; tlsHandshakes: number };
 
 export async function startIntegratorProcess(options: { delayMs?: number; echoRef?: boolean } = {}): Promise<IntegratorProcess> {
-  const child: ChildProcess = fork(new URL('../integrator-server.ts', import.meta.url), [], {
+  const child: ChildProcess = fork(new URL('../processes/integrator-server.ts', import.meta.url), [], {
     // The running Node (24, which strips types), not whatever `node` is first on PATH.
     execPath: process.execPath,
     // Not the parent's flags: a --cpu-prof on the benchmark should profile the client only.

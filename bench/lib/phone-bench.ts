@@ -5,9 +5,9 @@
  * PHONE_BENCH_WARMUP_SECONDS (5 s) of warm-up and PHONE_BENCH_SECONDS (30 s) measured. A loopback HTTPS integrator
  * answers each in 50 ms, repeating the prompt's reference.
  *
- * Processes, sharing the machine's cores: each engine (`startService`, bench/lib/engine-process.ts), the callers
- * (bench/phone-callers.ts; with two engines call i goes to engine i mod 2, so each call stays on one engine), the
- * integrator (bench/integrator-server.ts), and this one, which only sets up and adds up.
+ * Processes, sharing the machine's cores: each engine (`startService`, bench/processes/engine-process.ts), the callers
+ * (bench/processes/phone-callers.ts; with two engines call i goes to engine i mod 2, so each call stays on one engine), the
+ * integrator (bench/processes/integrator-server.ts), and this one, which only sets up and adds up.
  *
  * Every answer is matched to its prompt by id (`ref p<call>x<n>`, echoed by the integrator): an unanswered prompt, a
  * second answer, an answer to no known prompt, a call that did not connect or dropped makes the run invalid.
@@ -15,7 +15,8 @@
  * 50 ms: the overhead of WebSocket, runtime, database and bot link together, split into the session runtime's share
  * (`runtime.handleMessage` in the engine, minus the 50 ms) and the phone channel's (the rest), matched by the same id.
  *
- * Database: BENCH_DATABASE_URL's PostgreSQL (a fresh schema, dropped afterwards), or PGlite in memory (one engine).
+ * Database: BENCH_DATABASE_URL's PostgreSQL (a fresh schema, dropped afterwards; with `pooler`, a fresh database behind
+ * pgbouncer); without it the benchmark refuses to run: the embedded default is bench/embedded-capacity.bench.ts's.
  * PHONE_BENCH_CPU_PROFILE_DIR: the engines run under `--cpu-prof` and write their profiles there. PHONE_BENCH_ENGINE_FLAGS:
  * more Node flags for the engines, space-separated (`--trace-gc`).
  */
@@ -23,15 +24,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
-import { migrate, openDatabase } from '../../db/database.ts';
+import { prepareBenchDatabase, type BenchDatabase } from './bench-database.ts';
+import { crossEngineFigures, startWatchers, type Watchers } from './live-watch.ts';
 import type { Metric, RunResult } from './benchmark.ts';
 import { envNumber, progress } from './benchmark.ts';
 import { startCallersProcess, type CallersProcess } from './callers-process.ts';
-import { startEngineProcess, type EngineProcess, type EngineReport } from './engine-process.ts';
+import { startEngineProcess, type EngineProcess, type EngineReport } from '../processes/engine-process.ts';
 import { startIntegratorProcess, type IntegratorStats } from './integrator-process.ts';
 import { round, summarize } from './stats.ts';
-import type { CallersResults } from '../phone-callers.ts';
+import type { CallersResults } from '../processes/phone-callers.ts';
 
 const INTEGRATOR_MS = 50;
 const NUMBER = '+31201234567';
@@ -41,9 +42,13 @@ const LEASE_STATEMENTS = ['session_lease', 'session_lease_renew'];
 export interface PhoneBenchOptions {
   name: string;
   engines: number;
+  /** Dashboard streams on one engine watching calls of another (bench/lib/live-watch.ts); default none. */
+  watchers?: number;
+  /** The engines reach PostgreSQL through pgbouncer in transaction mode, LISTEN over a direct connection. */
+  pooler?: boolean;
 }
 
-export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOptions): Promise<RunResult> {
+export async function runPhoneBench({ name, engines: engineCount, watchers: watcherCount = 0, pooler = false }: PhoneBenchOptions): Promise<RunResult> {
   const url = process.env.BENCH_DATABASE_URL;
   const parameters = {
     calls: envNumber('PHONE_BENCH_CALLS', 1_000, { min: 1 }),
@@ -51,21 +56,29 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     intervalMs: envNumber('PHONE_BENCH_INTERVAL_MS', 2_000, { min: 100 }),
     warmupSeconds: envNumber('PHONE_BENCH_WARMUP_SECONDS', 5, { min: 1 }),
     engines: engineCount,
+    watchers: watcherCount,
+    pooler: pooler ? 'pgbouncer, transaction mode' : 'none',
     integratorMs: INTEGRATOR_MS,
     database: url ? 'postgres' : 'pglite',
     poolSizePerEngine: 16,
   };
-  if (engineCount > 1 && !url) throw new Error(`${name}: ${engineCount} engines need one PostgreSQL (set BENCH_DATABASE_URL)`);
+  if (!url) {
+    throw new Error(
+      `${name} runs on PostgreSQL: set BENCH_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test). Without it, it would run PGlite in memory ` +
+        'without the admission control npm start has, a mode nobody deploys; the embedded default (PGlite on disk, admission control on) is measured by ' +
+        'the embedded-capacity benchmark (npm run bench -- embedded-capacity).',
+    );
+  }
   const { calls, seconds, intervalMs, warmupSeconds } = parameters;
   const rate = (calls * 1000) / intervalMs;
   const cpuProfileDir = process.env.PHONE_BENCH_CPU_PROFILE_DIR;
   const load = { start: round(loadavg()[0]!, 2), end: 0 };
 
-  const schema = `bench_phone_${randomBytes(4).toString('hex')}`;
-  const admin = url ? await openDatabase({ url, poolSize: 1 }) : null;
   const dataDir = mkdtempSync(join(tmpdir(), 'botlink-bench-phone-'));
   const engines: EngineProcess[] = [];
   let callers: CallersProcess | undefined;
+  let watchers: Watchers | undefined;
+  let watched: { metrics: Metric[]; invalid: string[] } | undefined;
   const integrator = await startIntegratorProcess({ delayMs: INTEGRATOR_MS, echoRef: true });
   const invalid: string[] = [];
   let results: CallersResults | undefined;
@@ -75,13 +88,9 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
   let integratorWindow: { cpuMicros: number; tlsHandshakes: number } | undefined;
   let connectErrors: number;
   let dropped: number;
+  let database: BenchDatabase | undefined;
   try {
-    if (admin && url) {
-      await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-      const migrating = await openDatabase({ url, schema, poolSize: 1 });
-      await migrate(migrating.db, schema);
-      await migrating.close();
-    }
+    if (url) database = await prepareBenchDatabase(url, 'bench_phone', { pooler });
     const bridgeToken = `bench-bridge-${randomBytes(16).toString('hex')}`;
     const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
     const env = {
@@ -98,7 +107,7 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
       engines.push(
         await startEngineProcess({
           env,
-          database: url ? { url, schema, poolSize: parameters.poolSizePerEngine } : null,
+          database: database ? database.engine(parameters.poolSizePerEngine) : null,
           instanceId: `bench-engine-${i}`,
           ...(cpuProfileDir ? { cpuProfileDir } : {}),
           nodeFlags: (process.env.PHONE_BENCH_ENGINE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
@@ -120,11 +129,16 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     callers = startCallersProcess({ url: urls[0]!, urls, token: bridgeToken, number: NUMBER, calls, intervalMs, warmupSeconds, seconds, matchIds: true });
     connectErrors = (await callers.next('connected')).connectErrors;
     await new Promise((r) => setTimeout(r, 500)); // the setups are processed (sessions opened)
+    if (watcherCount > 0 && database) {
+      progress(name, `opening ${watcherCount} session streams, each on another engine than its call`);
+      watchers = await startWatchers({ count: watcherCount, engineUrls: engines.map((e) => e.url), owner, db: database.db });
+    }
 
     progress(name, `speaking: ${rate} turns/s (a prompt every ${intervalMs} ms per call), ${warmupSeconds} s warm-up + ${seconds} s`);
     callers.send('start');
     const recordTimer = setTimeout(() => {
       for (const e of engines) e.record();
+      watchers?.record();
       integratorAtRecord = integrator.stats();
     }, warmupSeconds * 1000);
     try {
@@ -134,6 +148,11 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     }
     const integratorAtEnd = integrator.stats();
     reports = await Promise.all(engines.map((e) => e.report()));
+    if (watchers) {
+      // The last turns' events are on their way: the bus reads at least once a second.
+      await new Promise((r) => setTimeout(r, 2_000));
+      watched = crossEngineFigures(watchers, await watchers.report(), results.ids);
+    }
     const [from, to] = await Promise.all([integratorAtRecord ?? integratorAtEnd, integratorAtEnd]);
     integratorWindow = { cpuMicros: to.cpuMicros - from.cpuMicros, tlsHandshakes: to.tlsHandshakes - from.tlsHandshakes };
     load.end = round(loadavg()[0]!, 2);
@@ -143,10 +162,8 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     await callers?.stop();
     for (const e of engines) await e.stop();
     await integrator.stop();
-    if (admin) {
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin.db);
-      await admin.close();
-    }
+    await watchers?.stop();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 
@@ -159,6 +176,8 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
   }
   if (results && results.duplicates > 0) invalid.push(`${results.duplicates} prompts were answered twice.`);
   if (results && results.mismatched > 0) invalid.push(`${results.mismatched} answers carried no reference of an outstanding prompt.`);
+
+  if (watched) invalid.push(...watched.invalid);
 
   // ── Figures ──
   const runtimeMs = new Map<string, number>();
@@ -225,6 +244,7 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
     },
     { key: 'rss_peak_mib', label: `engine RSS peak${engineCount > 1 ? ' (largest engine)' : ''}`, unit: 'MiB', value: Math.max(...reports.map((e) => e.rssMiB.peak), 0) },
   ];
+  if (watched) metrics.push(...watched.metrics);
   if (url) {
     metrics.push(
       { key: 'lease_statements_per_turn', label: 'lease statements per turn (take + held-lease renewal)', unit: '', value: turns > 0 ? round(lease.count / turns, 3) : 0, digits: 3 },
@@ -234,9 +254,11 @@ export async function runPhoneBench({ name, engines: engineCount }: PhoneBenchOp
   }
   const setup =
     `${calls} concurrent calls over WebSocket (bearer auth) to ${engineCount === 1 ? 'one engine process' : `${engineCount} engine processes (each call on one)`} ` +
-    `on ${url ? 'PostgreSQL' : 'PGlite in memory'}, callers and the loopback HTTPS integrator (${INTEGRATOR_MS} ms, handled) in processes of their own; ` +
+    `on ${url ? 'PostgreSQL' : 'PGlite in memory'}${pooler ? ' through pgbouncer in transaction mode (LISTEN over a direct connection)' : ''}, callers and the loopback HTTPS integrator (${INTEGRATOR_MS} ms, handled) in processes of their own; ` +
     `a final prompt every ${intervalMs} ms per call, spread evenly (${rate} turns/s); ${warmupSeconds} s warm-up, then ${seconds} s measured; ` +
-    `every answer matched to its prompt by id. All processes share the machine's cores (load average ${load.start} at start, ${load.end} at end).`;
+    `every answer matched to its prompt by id. ` +
+    (watcherCount > 0 ? `${watcherCount} session streams (GET /v1/sessions/{id}/events, a process of their own) each watch a call on another engine than theirs. ` : '') +
+    `All processes share the machine's cores (load average ${load.start} at start, ${load.end} at end).`;
   return {
     metrics,
     invalid,

@@ -5,6 +5,8 @@ import { jsonb } from '../json.ts';
 
 export interface LiveEventRow {
   id: string;
+  /** The engine that wrote it. */
+  origin: string;
   topic: string;
   key: string;
   payload: unknown;
@@ -27,15 +29,28 @@ export function liveEventsRepository(db: Db) {
       });
     },
 
-    /** Events after `afterId` written by other engines, oldest first. */
+    /**
+     * Events after `afterId`, oldest first: every engine's, so the reader sees which ids are taken, with the payload
+     * of the other engines' only (`origin` is the reader).
+     */
     async after(afterId: string, origin: string, limit: number): Promise<LiveEventRow[]> {
       return db
         .selectFrom('live_events')
-        .select(['id', 'topic', 'key', 'payload'])
+        .select(['id', 'origin', 'topic', 'key', sql<unknown>`case when origin <> ${origin} then payload end`.as('payload')])
         .where('id', '>', afterId)
-        .where('origin', '<>', origin)
         .orderBy('id')
         .limit(limit)
+        .execute();
+    },
+
+    /** The events of these ids that exist now (ids a reader skipped because their transaction had not committed). */
+    async byIds(ids: readonly string[], origin: string): Promise<LiveEventRow[]> {
+      if (ids.length === 0) return [];
+      return db
+        .selectFrom('live_events')
+        .select(['id', 'origin', 'topic', 'key', sql<unknown>`case when origin <> ${origin} then payload end`.as('payload')])
+        .where('id', 'in', ids)
+        .orderBy('id')
         .execute();
     },
 

@@ -7,9 +7,11 @@
  *   `live_events`, in groups, with a NOTIFY at commit. Keys nobody elsewhere watches cost no write: a phone turn with
  *   no dashboard open on another engine writes nothing here.
  * - Every engine reads the events of the others after a NOTIFY, and every LIVE_POLL_MS anyway: the backstop for a
- *   lost LISTEN connection and for a transaction pooler, which cannot hold one. Ids come from a sequence, and a
- *   transaction that took a smaller id may commit after a larger one was read, so a read looks back over the ids of
- *   the last LIVE_LOOKBACK_MS and skips those already delivered.
+ *   lost LISTEN connection and for a transaction pooler, which cannot hold one. A read takes what is newer than the
+ *   last id it saw. Ids come from a sequence, and a transaction that took a smaller id may commit after a larger one
+ *   was read: an id missing below the newest one read is a gap, asked for again by every read for LIVE_LOOKBACK_MS.
+ *   (Reading the whole lookback again on every read, as before, re-read thousands of rows per NOTIFY at the phone
+ *   benchmark's load, and a full batch of old rows kept the newest out of reach for seconds.)
  * - Rows older than LIVE_RETENTION_MS are removed; a watch lives LIVE_WATCH_MS and is renewed while its stream is open.
  */
 import type { Listen } from '../../db/database.ts';
@@ -23,8 +25,10 @@ export type LiveTopic = 'session' | 'inbox';
 export const LIVE_POLL_MS = 1_000;
 /** How long the events written in one group wait for more, ms. */
 export const LIVE_WRITE_LINGER_MS = 10;
-/** Ids read within this long are read again (a smaller id may commit late), ms. */
+/** An id missing below the newest read is asked for again this long (its transaction may commit late), ms. */
 export const LIVE_LOOKBACK_MS = 10_000;
+/** Gaps wider than this (rows purged while an engine was away) are not tracked id by id. */
+const MAX_GAP_IDS = 5_000;
 /** A watch's lifetime; renewed at a third of it while the stream is open, ms. */
 export const LIVE_WATCH_MS = 60_000;
 /** How often an engine reads what the other engines watch, ms. */
@@ -59,10 +63,10 @@ export function createLiveBus(deps: LiveBusDeps) {
   let pending: { topic: string; key: string; payload: unknown }[] = [];
   let writeTimer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();
-  /** Ids delivered lately, with when: read again within the lookback, delivered once. */
-  const delivered = new Map<string, number>();
-  /** Ids at or below this are settled: older than the lookback when read. */
-  let settled = '0';
+  /** The newest id read. */
+  let cursor = 0n;
+  /** Ids below the cursor not seen yet, with when they were first missed. */
+  const gaps = new Map<string, number>();
   let reading: Promise<void> | null = null;
   let readAgain = false;
   const timers: NodeJS.Timeout[] = [];
@@ -101,19 +105,17 @@ export function createLiveBus(deps: LiveBusDeps) {
     reading = (async () => {
       do {
         readAgain = false;
-        const rows = await events.after(settled, engine, READ_BATCH);
+        const [late, rows] = await Promise.all([events.byIds([...gaps.keys()], engine), events.after(String(cursor), engine, READ_BATCH)]);
         const t = now();
+        for (const row of late) gaps.delete(row.id);
         for (const row of rows) {
-          if (delivered.has(row.id)) continue;
-          delivered.set(row.id, t);
-          deliver(row.topic, row.key, row.payload);
+          const id = BigInt(row.id);
+          if (id - cursor > 1n && id - cursor <= BigInt(MAX_GAP_IDS)) for (let missing = cursor + 1n; missing < id; missing++) gaps.set(String(missing), t);
+          cursor = id;
         }
-        // What was first read more than the lookback ago is settled: nothing smaller can still commit.
-        for (const [id, at] of delivered) {
-          if (t - at < LIVE_LOOKBACK_MS) continue;
-          if (BigInt(id) > BigInt(settled)) settled = id;
-          delivered.delete(id);
-        }
+        for (const row of [...late, ...rows]) if (row.origin !== engine) deliver(row.topic, row.key, row.payload);
+        // An id still missing after the lookback was rolled back, or never will be read.
+        for (const [id, at] of gaps) if (t - at >= LIVE_LOOKBACK_MS) gaps.delete(id);
         if (rows.length === READ_BATCH) readAgain = true;
       } while (readAgain && !stopped);
     })()
@@ -190,7 +192,7 @@ export function createLiveBus(deps: LiveBusDeps) {
     },
 
     async start(): Promise<void> {
-      settled = await events.newestId();
+      cursor = BigInt(await events.newestId());
       await refreshWatches().catch(() => {});
       await startListening();
       const every = (ms: number, work: () => Promise<void>, what: string) => {

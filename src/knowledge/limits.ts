@@ -42,7 +42,7 @@ export const RANK_WEIGHTS: readonly [d: number, c: number, b: number, a: number]
 /**
  * A search is confident when its best passage scores at least this. The score is the passage's relevance
  * (src/knowledge/query.ts): the weighted share of the question's word groups it holds, 0..1. Calibrated on the
- * knowledge evaluation (test/knowledge/eval, docs/performance.md, "Knowledge answers"), checked on the search's own
+ * knowledge evaluation (harness/knowledge-eval, docs/performance.md, "Knowledge answers"), checked on the search's own
  * fixtures (test/knowledge/fixtures.ts).
  */
 export const KNOWLEDGE_CONFIDENCE_THRESHOLD = 0.45;

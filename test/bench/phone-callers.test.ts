@@ -1,5 +1,5 @@
 /**
- * The phone benchmarks' callers (bench/phone-callers.ts) match every answer to its prompt by id: a prompt the engine
+ * The phone benchmarks' callers (bench/processes/phone-callers.ts) match every answer to its prompt by id: a prompt the engine
  * never answers, a second answer to one prompt and an answer to no prompt are each counted, so the benchmark can call
  * the run invalid (issue 16). Played against a loopback WebSocket server that answers like the engine, with faults.
  */

@@ -12,7 +12,7 @@ import { openDatabase } from '../../db/database.ts';
 import { fixture, metaSignature, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { ACCESS_TOKEN, APP_SECRET, PHONE_NUMBER_ID, TEST_WORKER, VERIFY_TOKEN, until, wamid } from '../channels/whatsapp/fixtures/harness.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
-import { startPgbouncer, type Pgbouncer } from '../helpers/pgbouncer.ts';
+import { startPgbouncer, type Pgbouncer } from '../../harness/pgbouncer.ts';
 import { BRIDGE_TOKEN, Caller } from '../helpers/phone-caller.ts';
 import { seedWorkspace, startTestServiceOn, type TestService } from '../helpers/service.ts';
 

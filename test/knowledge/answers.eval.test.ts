@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { evaluateKnowledge } from './eval/evaluate.ts';
+import { evaluateKnowledge } from '../../harness/knowledge-eval/evaluate.ts';
 
 describeEachDatabase('the built-in AI answers what the knowledge base says (the evaluation)', (get) => {
   it('answers at least 90 % without a model, gives a model the right page for 97 %, and never answers what the pages do not say', async () => {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/database.ts';
-import { startPgbouncer, type Pgbouncer } from '../helpers/pgbouncer.ts';
+import { startPgbouncer, type Pgbouncer } from '../../harness/pgbouncer.ts';
 import { seedWorkspace, startTestServiceOn, type TestService } from '../helpers/service.ts';
 
 const admin = process.env.TEST_DATABASE_URL;

@@ -1,5 +1,5 @@
 /**
- * The crash suite: the real service (`node src/main.ts`, test/helpers/service-process.ts) is
+ * The crash suite: the real service (`node src/main.ts`, harness/service-process.ts) is
  * killed with SIGKILL while phone calls, WhatsApp deliveries and website chats are under way, started again on the
  * same database and port, and everything the outside world was promised is counted:
  *
@@ -34,7 +34,7 @@ import { openDatabase, type Db } from '../../db/database.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { fixture, metaSignature, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
-import { api, freePort, startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../../harness/service-process.ts';
 import { until } from '../webhooks/receiver.ts';
 
 const postgresUrl = process.env.TEST_DATABASE_URL;

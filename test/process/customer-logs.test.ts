@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/channels/whatsapp/signature.ts';
 import { fixture, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { BRIDGE_TOKEN, Caller, NUMBER } from '../helpers/phone-caller.ts';
-import { api, freePort, startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../../harness/service-process.ts';
 import type { TestService } from '../helpers/service.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-the-customer-logs-test-0123456789';

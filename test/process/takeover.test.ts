@@ -19,7 +19,7 @@ import type { ServerResponse } from 'node:http';
 import { openDatabase } from '../../db/database.ts';
 import { fixture, metaSignature, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
-import { api, freePort, startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { api, freePort, startServiceProcess, type ServiceProcess } from '../../harness/service-process.ts';
 import { startTestServiceOn, type TestService } from '../helpers/service.ts';
 import { until } from '../webhooks/receiver.ts';
 

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
-import { UNBOUNDED } from '../src/admission/admission.ts';
-import { startService } from '../src/service.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { UNBOUNDED } from '../../src/admission/admission.ts';
+import { startService } from '../../src/service.ts';
 
 export interface EngineConfig {
   integratorOrigin: string;
@@ -86,7 +86,7 @@ async function countQueries(): Promise<() => void> {
 async function main(): Promise<void> {
   const printQueries = process.env.EMBEDDED_ENGINE_QUERY_STATS === '1' ? await countQueries() : () => {};
   const config = JSON.parse(process.env.EMBEDDED_ENGINE_CONFIG ?? '{}') as EngineConfig;
-  const testCa = readFileSync(new URL('../test/fixtures/tls/ca.pem', import.meta.url), 'utf8');
+  const testCa = readFileSync(new URL('../../test/fixtures/tls/ca.pem', import.meta.url), 'utf8');
   setDefaultCACertificates([...getCACertificates('default'), testCa]);
   const dataDir = mkdtempSync(join(tmpdir(), 'botlink-bench-embedded-'));
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
+const tlsDir = new URL('../../test/fixtures/tls/', import.meta.url);
 const cert = readFileSync(new URL('server.pem', tlsDir), 'utf8');
 const key = readFileSync(new URL('server-key.pem', tlsDir), 'utf8');
 
@@ -20,7 +20,7 @@ const delayMs = Number(process.env.INTEGRATOR_DELAY_MS ?? 0);
 const reply = Buffer.from(JSON.stringify({ reply: 'Your order ships tomorrow.', handled: true }));
 const replyHeaders = { 'content-type': 'application/json', 'content-length': String(reply.length) };
 /**
- * INTEGRATOR_ECHO_REF=1: the answer repeats the prompt's reference (`ref p<call>x<n>`, bench/phone-callers.ts), so
+ * INTEGRATOR_ECHO_REF=1: the answer repeats the prompt's reference (`ref p<call>x<n>`, bench/processes/phone-callers.ts), so
  * the callers match every answer to its prompt by id.
  */
 const echoRef = process.env.INTEGRATOR_ECHO_REF === '1';

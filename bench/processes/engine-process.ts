@@ -7,7 +7,7 @@
  * `schema`, which the parent created and migrated. Over IPC it measures a window the parent names: `record` starts
  * it (event-loop delay, CPU), `report` ends it and answers with the loop's delay, CPU, RSS and every turn's runtime
  * share (`runtime.handleMessage`'s duration) keyed by the prompt's id, read from the prompt's reference
- * (`ref p<call>x<n>`, bench/phone-callers.ts) so no answer is matched by counting.
+ * (`ref p<call>x<n>`, bench/processes/phone-callers.ts) so no answer is matched by counting.
  *
  * With `cpuProfileDir`, the child runs under `--cpu-prof` and writes its profile there when it stops.
  */
@@ -23,13 +23,17 @@ import { PreparingClient } from '../../db/prepared.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startService } from '../../src/service.ts';
-import { nextMessage } from './child-message.ts';
+import { nextMessage } from '../lib/child-message.ts';
 
 export interface EngineConfig {
   /** The service's settings, as loadConfig reads them from the environment (PORT, MASTER_KEY, …). */
   env: Record<string, string>;
-  /** PostgreSQL; without it PGlite in memory. */
-  database: { url: string; schema: string; poolSize: number } | null;
+  /**
+   * PostgreSQL; without it PGlite in memory. `schema` isolates a run (absent: the database's own); through a
+   * transaction pooler (`pooler`) a run has a database of its own instead, since pgbouncer does not pass the schema
+   * on, and LISTEN goes over `directUrl`.
+   */
+  database: { url: string; schema?: string; poolSize: number; pooler?: 'transaction'; directUrl?: string } | null;
   /** A distinct lease owner per engine on one database. */
   instanceId: string;
   /** Run under `--cpu-prof`, writing the profile into this directory at stop. */
@@ -102,9 +106,7 @@ async function main(): Promise<void> {
   const testCa = readFileSync(new URL('../../test/fixtures/tls/ca.pem', import.meta.url), 'utf8');
   setDefaultCACertificates([...getCACertificates('default'), testCa]);
 
-  const database = config.database
-    ? await openDatabase({ url: config.database.url, schema: config.database.schema, poolSize: config.database.poolSize })
-    : await openDatabase({});
+  const database = config.database ? await openDatabase(config.database) : await openDatabase({});
   if (!config.database) await migrate(database.db);
   const serviceConfig = loadConfig(config.env);
   const service = await startService({
@@ -159,7 +161,7 @@ async function main(): Promise<void> {
   };
 
   // A 1 ms timer: each sample is the time between two of its ticks, so an idle loop reads about 1 ms (with the 10 ms
-  // resolution of the benchmarks before issue 16, every figure carried 10 ms of timer period).
+  // resolution, every figure would carry 10 ms of timer period).
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   let cpuAt = process.cpuUsage();
   let startedAt = performance.now();

@@ -1,6 +1,6 @@
 /**
  * The callers of the dead-endpoint benchmark, in a child process of their own (bench/dead-endpoint.bench.ts forks it):
- * ConversationRelay clients over real WebSockets, playing Twilio's side as bench/phone-callers.ts does, in groups
+ * ConversationRelay clients over real WebSockets, playing Twilio's side as bench/processes/phone-callers.ts does, in groups
  * (one phone number each). Every call speaks a final prompt every `intervalMs` from an evenly spread offset until told
  * to stop.
  *

@@ -7,10 +7,10 @@
  * - wrong: unanswerable questions that got anything but "I don't know".
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../../db/database.ts';
-import { knowledgeRepository } from '../../../db/repositories/knowledge.repository.ts';
-import { composeAnswer } from '../../../src/ai/embedded-answerer.ts';
-import { createKnowledgeService } from '../../../src/knowledge/knowledge-service.ts';
+import type { Db } from '../../db/database.ts';
+import { knowledgeRepository } from '../../db/repositories/knowledge.repository.ts';
+import { composeAnswer } from '../../src/ai/embedded-answerer.ts';
+import { createKnowledgeService } from '../../src/knowledge/knowledge-service.ts';
 import { evalPages, evalQuestions, type EvalQuestion } from './shop.ts';
 
 export interface QuestionOutcome {

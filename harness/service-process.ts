@@ -2,13 +2,13 @@
  * The real service as an operator runs it: `node src/main.ts` in a child process, configured by its environment, on
  * a port chosen beforehand so that a restart after a crash listens where the callers, Meta and the widget already
  * point. Ready when `GET /readyz` answers 200. Used by the crash suite (test/process/crash.test.ts) and the soak
- * (bench/soak.ts).
+ * (bench/soak/), and the dead-endpoint benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../', import.meta.url).pathname;
 
 /** A free TCP port on 127.0.0.1 (listened on and released; nothing else on this machine is expected to take it). */
 export async function freePort(): Promise<number> {

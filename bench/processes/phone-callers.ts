@@ -51,6 +51,13 @@ export interface CallersResults {
    * docs/operations.md). Their callers stop speaking; not counted as dropped, their prompts not as unanswered.
    */
   refused: number;
+  /**
+   * With `matchIds`: prompts outstanding on a call whose socket closed under it (its engine was killed: the soak),
+   * counted here and not as unanswered, since a live call does not outlive its process.
+   */
+  cut: number;
+  /** Each call's engine, when the server names it in the upgrade's `x-botlink-engine` header (the soak's HAProxy). */
+  engineOfCall: Record<number, string>;
   cpuMicros: number;
 }
 
@@ -92,6 +99,10 @@ class Caller {
     const { url, urls, token, number } = this.#config;
     const target = urls && urls.length > 0 ? urls[this.#index % urls.length]! : url;
     this.ws = new WebSocket(target, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+    this.ws.on('upgrade', (res) => {
+      const engine = res.headers['x-botlink-engine'];
+      if (typeof engine === 'string') this.#results.engineOfCall[this.#index] = engine;
+    });
     this.ws.on('message', (data) => this.#onFrame(JSON.parse(String(data)) as { type: string; preemptible?: boolean; token?: string; handoffData?: string }));
     this.ws.on('close', () => {
       if (!this.#stopping && !this.refused) this.dropped = true;
@@ -172,6 +183,10 @@ class Caller {
     if (this.#config.matchIds) {
       for (const [n, prompt] of this.#outstanding) {
         if (!prompt.record) continue;
+        if (this.dropped) {
+          this.#results.cut++;
+          continue;
+        }
         this.#results.unanswered++;
         if (this.#results.unansweredIds.length < 20) this.#results.unansweredIds.push(`${this.#index}:${n}`);
       }
@@ -191,7 +206,7 @@ const GOLDEN_RATIO_FRACTION = (Math.sqrt(5) - 1) / 2;
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.PHONE_CALLERS_CONFIG ?? '{}') as CallersConfig;
-  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, unansweredIds: [], fillers: 0, mismatched: 0, duplicates: 0, refused: 0, cpuMicros: 0 };
+  const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, unansweredIds: [], fillers: 0, mismatched: 0, duplicates: 0, refused: 0, cut: 0, engineOfCall: {}, cpuMicros: 0 };
   const callers = Array.from({ length: config.calls }, (_, i) => new Caller(i, config, results));
   const send = (message: CallersMessage) => process.send!(message);
   const next = (type: string) =>

@@ -8,7 +8,7 @@
  * Written for the evaluation and kept apart from the search's own fixtures (test/knowledge/fixtures.ts), so tuning on
  * one is checked on the other. Never tune on a question by adding its words to a page: change the search.
  */
-import type { SyncUpsertItem } from '../../../src/knowledge/knowledge-service.ts';
+import type { SyncUpsertItem } from '../../src/knowledge/knowledge-service.ts';
 
 export type EvalLanguage = 'en' | 'nl';
 

@@ -1,6 +1,7 @@
 /**
  * Debian's pgbouncer in transaction mode in front of the test PostgreSQL, as a managed "pooled" URL is (.ci/run
- * installs the package). It refuses to run as root, so as root it runs as the `postgres` user.
+ * installs the package), for the tests (test/db/pooler.test.ts) and the benchmarks (bench/live-events.bench.ts, the
+ * soak). It refuses to run as root, so as root it runs as the `postgres` user.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,7 +47,7 @@ async function accepting(port: number, timeoutMs: number): Promise<void> {
 }
 
 /** pgbouncer in transaction mode in front of `upstream` (host:port of PostgreSQL, trust auth), every database. */
-export async function startPgbouncer(upstream: { host: string; port: number; user: string }): Promise<Pgbouncer> {
+export async function startPgbouncer(upstream: { host: string; port: number; user: string }, options: { poolSize?: number } = {}): Promise<Pgbouncer> {
   const dir = mkdtempSync(join(tmpdir(), 'botlink-pgbouncer-'));
   const port = await freePort();
   const ini = join(dir, 'pgbouncer.ini');
@@ -64,7 +65,7 @@ export async function startPgbouncer(upstream: { host: string; port: number; use
       `auth_file = ${join(dir, 'users.txt')}`,
       'pool_mode = transaction',
       'max_client_conn = 500',
-      'default_pool_size = 8',
+      `default_pool_size = ${options.poolSize ?? 8}`,
       // The test schemas are chosen with a startup option, which pgbouncer does not pass on; these tests use a database.
       'ignore_startup_parameters = extra_float_digits,options',
       `logfile = ${join(dir, 'pgbouncer.log')}`,

@@ -17,16 +17,16 @@ import { createSecretKey, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Logger as GraphileLogger, run as runGraphile, runMigrations, type Runner, type Task } from 'graphile-worker';
 import pg from 'pg';
-import { openDatabase } from '../db/database.ts';
-import { webhooksRepository } from '../db/repositories/webhooks.repository.ts';
-import { createLogger } from '../src/log.ts';
-import { GuardedClient } from '../src/net/guarded-client.ts';
-import { createSecretBox } from '../src/secrets/secret-box.ts';
-import { createDeliveryWorker, type DeliveryWorker } from '../src/webhooks/delivery-worker.ts';
-import { DELIVERY_TIMEOUT_MS, RESPONSE_EXCERPT_BYTES, WEBHOOK_USER_AGENT } from '../src/webhooks/limits.ts';
-import { listenForDeliveries, type OutboxListener } from '../src/webhooks/outbox-listener.ts';
-import { encodePayload } from '../src/webhooks/payload-body.ts';
-import { secretKey, webhookHeaders } from '../src/webhooks/signing.ts';
+import { openDatabase } from '../../db/database.ts';
+import { webhooksRepository } from '../../db/repositories/webhooks.repository.ts';
+import { createLogger } from '../../src/log.ts';
+import { GuardedClient } from '../../src/net/guarded-client.ts';
+import { createSecretBox } from '../../src/secrets/secret-box.ts';
+import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
+import { DELIVERY_TIMEOUT_MS, RESPONSE_EXCERPT_BYTES, WEBHOOK_USER_AGENT } from '../../src/webhooks/limits.ts';
+import { listenForDeliveries, type OutboxListener } from '../../src/webhooks/outbox-listener.ts';
+import { encodePayload } from '../../src/webhooks/payload-body.ts';
+import { secretKey, webhookHeaders } from '../../src/webhooks/signing.ts';
 
 export type DelivererKind = 'botlink' | 'graphile' | 'plain';
 
@@ -65,7 +65,7 @@ export interface GraphileDeliveryJob {
   payload: Record<string, unknown>;
 }
 
-const tlsDir = new URL('../test/fixtures/tls/', import.meta.url);
+const tlsDir = new URL('../../test/fixtures/tls/', import.meta.url);
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.DELIVERER_CONFIG ?? '') as DelivererConfig;
