@@ -22,12 +22,14 @@ type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>
 
 /**
  * A CSV field (RFC 4180): quoted when it holds a quote, comma or line break. Customer text that a spreadsheet would
- * read as a formula (=, +, -, @ first) gets a leading apostrophe, so opening the file never runs it.
+ * read as a formula (=, +, -, @ first; a plain +31… phone number aside) gets a leading apostrophe, so opening the file
+ * never runs it.
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
   let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  // A phone number in E.164 (+31…) is no formula: it stays as it is.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^\+\d+$/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
