@@ -165,7 +165,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
       access: 'manager',
       query: { ...periodQuery, format: { type: 'string', enum: [...EXPORT_FORMATS], description: 'csv (default) or jsonl (JSON Lines).' } },
       responses: {
-        200: { description: 'CSV (RFC 4180, a header row) or JSON Lines, as a download.', contentType: 'text/csv' },
+        200: { description: 'CSV (RFC 4180, a header row) or JSON Lines, as a download.', contentType: 'text/csv', alsoAs: ['application/x-ndjson'] },
         400: badInput,
       },
       async handler({ req, res, workspaceId }) {
