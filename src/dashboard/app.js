@@ -2,7 +2,7 @@
 /**
  * The dashboard: a small router over the History API. Every screen is a function that fills <main> and returns what
  * stops its polling or live stream when the user leaves. Owners and admins see every screen; agents see
- * Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway).
+ * Overview, Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway).
  */
 import { api, clearSession, currentSession, isManager, whenUnauthorized } from './api.js';
 import { renderChannels } from './channels.js';
@@ -10,6 +10,7 @@ import { renderConversation, renderConversations } from './conversations.js';
 import { h, replace } from './dom.js';
 import { renderIntegration } from './integration.js';
 import { renderKnowledge } from './knowledge.js';
+import { renderOverview } from './overview.js';
 import { renderInvite, renderSignIn } from './signin.js';
 import { renderTeam } from './team.js';
 import { renderUsers } from './users.js';
@@ -28,6 +29,7 @@ export const BASE = '/dashboard';
 
 /** @type {{ path: string, title: string, managers: boolean, render: Screen }[]} */
 const SCREENS = [
+  { path: 'overview', title: 'Overview', managers: false, render: renderOverview },
   { path: 'conversations', title: 'Conversations', managers: false, render: (main, ctx) => (ctx.params[0] ? renderConversation(main, ctx) : renderConversations(main, ctx)) },
   { path: 'team', title: 'Team', managers: false, render: renderTeam },
   { path: 'integration', title: 'Integration', managers: true, render: renderIntegration },
@@ -63,7 +65,8 @@ function show() {
     document.title = 'Sign in · Botlink';
     renderSignIn(main, { navigate, signedIn });
   } else {
-    const screen = SCREENS.find((s) => s.path === (screenPath || 'conversations'));
+    // Owners and admins start on the Overview; agents on their conversations.
+    const screen = SCREENS.find((s) => s.path === (screenPath || (isManager(session) ? 'overview' : 'conversations')));
     const allowed = screen && (!screen.managers || isManager(session));
     header(session, allowed ? screen.path : '');
     if (!screen || !allowed) {
@@ -112,7 +115,7 @@ async function doSignOut(button) {
 }
 
 function signedIn() {
-  const wanted = location.pathname.startsWith(`${BASE}/`) && !location.pathname.startsWith(`${BASE}/invite`) ? location.pathname : `${BASE}/conversations`;
+  const wanted = location.pathname.startsWith(`${BASE}/`) && !location.pathname.startsWith(`${BASE}/invite`) ? location.pathname : BASE;
   navigate(wanted);
 }
 

@@ -94,7 +94,7 @@ describe('the dashboard web app', () => {
     await page.getByLabel('Token', { exact: true }).fill(token);
     if (screenshot) await shot(page, screenshot);
     await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
   }
 
   /** A screen's link in the navigation. */
@@ -395,7 +395,7 @@ describe('the dashboard web app', () => {
       const before = requested.length;
       await signInWithToken(page, ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Conversations', 'Team', 'Knowledge']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Conversations', 'Team', 'Knowledge']);
       await shot(page, 'agent');
       // Agents turn the team switch: they start and stop taking calls.
       await menu(page, 'Team').click();
@@ -443,7 +443,7 @@ describe('the dashboard web app', () => {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('alert').getByText('Too many sign-in attempts. Try again in 30 seconds.').waitFor();
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
       await page.getByRole('banner').getByText('admin@acme.example').waitFor();
       await page.getByRole('banner').getByText('Acme', { exact: true }).waitFor();
       expect(bodies).toEqual([
