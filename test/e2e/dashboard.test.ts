@@ -144,8 +144,11 @@ describe('the dashboard web app', () => {
     it('signs in with a token and sees every screen in the navigation', async () => {
       await signInWithToken(page, ws.owner, 'sign-in');
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      for (const name of ['Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
-      await expect(page.getByText('No conversations yet').isVisible()).resolves.toBe(true);
+      for (const name of ['Overview', 'Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
+      // An owner starts on the Overview; the conversations are one link away.
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      await menu(page, 'Conversations').click();
+      await page.getByText('No conversations yet').waitFor();
     });
 
     it('sees the refusal of a non-public endpoint beside the form', async () => {
