@@ -44,18 +44,23 @@ function turnsSql(source: string): string[] {
       a.botlink ->> 'outcome' as outcome, analytics_no_answer(a.botlink ->> 'reason') as no_answer,
       (a.botlink ->> 'latencyMs')::numeric as latency, (extract(epoch from a.ended_at - a.started_at) * 1000)::numeric as took
     from ${source} a join sessions s on s.id = a.session_id`;
-  const requested = `(outcome = 'answer' or no_answer is not null)`;
-  const hours = addToHours(
-    ['customer_messages', 'by_integrator', 'by_knowledge_base', 'by_ai', 'by_fallback', 'endpoint_requests', 'endpoint_answers',
-      'no_answer_timeout', 'no_answer_status', 'no_answer_invalid', 'no_answer_empty', 'no_answer_down'],
-    `select workspace_id, h, channel, count(*),
-      count(*) filter (where source = 'integrator'), count(*) filter (where source = 'knowledge_base'),
-      count(*) filter (where source = 'ai'), count(*) filter (where source = 'fallback'),
-      count(*) filter (where ${requested}), count(*) filter (where outcome = 'answer'),
-      count(*) filter (where no_answer = 'timeout'), count(*) filter (where no_answer = 'status'),
-      count(*) filter (where no_answer = 'invalid'), count(*) filter (where no_answer = 'empty'),
-      count(*) filter (where no_answer = 'down')
-    from (${t}) t group by 1, 2, 3 order by 1, 2, 3`,
+  const hours = countIntoHours(
+    {
+      customer_messages: '1',
+      by_integrator: `(source = 'integrator')::int`,
+      by_knowledge_base: `(source = 'knowledge_base')::int`,
+      by_ai: `(source = 'ai')::int`,
+      by_fallback: `(source = 'fallback')::int`,
+      endpoint_requests: `(outcome = 'answer' or no_answer is not null)::int`,
+      endpoint_answers: `(outcome = 'answer')::int`,
+      no_answer_timeout: `(no_answer = 'timeout')::int`,
+      no_answer_status: `(no_answer = 'status')::int`,
+      no_answer_invalid: `(no_answer = 'invalid')::int`,
+      no_answer_empty: `(no_answer = 'empty')::int`,
+      no_answer_down: `(no_answer = 'down')::int`,
+    },
+    t,
+    `select session_id from ${source} where handoff is not null`,
   );
   // The endpoint's latency: requests that got a response or ran out of time (a down endpoint was not waited for).
   const latency = addToLatency(`select workspace_id, h, channel, kind, b, count(*) from (
@@ -64,35 +69,38 @@ function turnsSql(source: string): string[] {
       union all
       select workspace_id, h, channel, 'first_reply', analytics_bucket(took) from (${t}) t where ordinal = 1 and reply is not null
     ) x group by 1, 2, 3, 4, 5 order by 1, 4, 2, 3, 5`);
-  return [hours, latency, handedOverSql(`select session_id from ${source} where handoff is not null`)];
+  return [hours, latency];
 }
 
 /**
- * A conversation is handed over once, in the hour it started (docs/analytics.md): the first handover or agent message
- * of a session marks it; later ones find the mark and count nothing.
+ * One upsert of the hour rows per statement: the rows' own counters (`counters`: column → 0/1 per row of `rows`, which
+ * has workspace_id, h and channel) and the conversations handed over for the first time (a session of `handovers`
+ * not yet in analytics_handed_over; counted once, in the hour it started: docs/analytics.md). One upsert in key order,
+ * so two statements counting into the same hours wait for each other instead of deadlocking.
  */
-function handedOverSql(sessionIds: string): string {
+function countIntoHours(counters: Record<string, string>, rows: string, handovers: string): string {
+  const columns = Object.keys(counters);
   return `with marked as (
       insert into analytics_handed_over (session_id)
-      select distinct session_id from (${sessionIds}) x order by 1
+      select distinct session_id from (${handovers}) x order by 1
       on conflict do nothing
       returning session_id
+    ), contributions as (
+      select workspace_id, h, channel, ${columns.map((c) => `coalesce(${counters[c]}, 0) as ${c}`).join(', ')}, 0 as handed_over from (${rows}) r
+      union all
+      select s.workspace_id, ${hourOf('s.created_at')}, s.channel, ${columns.map(() => '0').join(', ')}, 1
+      from marked m join sessions s on s.id = m.session_id
     )
-    ${addToHours(['handed_over'], `select s.workspace_id, ${hourOf('s.created_at')}, s.channel, count(*)
-      from marked m join sessions s on s.id = m.session_id group by 1, 2, 3 order by 1, 2, 3`)}`;
+    ${addToHours([...columns, 'handed_over'], `select workspace_id, h, channel, ${[...columns, 'handed_over'].map((c) => `sum(${c})::int`).join(', ')}
+      from contributions group by 1, 2, 3 order by 1, 2, 3`)}`;
 }
 
 /** Messages of `source` outside turns: agents' replies, and customer messages held while a person handles the chat. */
 function messagesSql(source: string): string[] {
-  const m = `select s.workspace_id, s.channel, ${hourOf('a.at')} as h, a."from", a.turn_id
+  const m = `select s.workspace_id, s.channel, ${hourOf('a.at')} as h, a."from"
     from ${source} a join sessions s on s.id = a.session_id
     where a."from" = 'agent' or (a."from" = 'customer' and a.turn_id is null)`;
-  return [
-    addToHours(['customer_messages', 'by_agent'], `select workspace_id, h, channel,
-        count(*) filter (where "from" = 'customer'), count(*) filter (where "from" = 'agent')
-      from (${m}) m group by 1, 2, 3 order by 1, 2, 3`),
-    handedOverSql(`select session_id from ${source} where "from" = 'agent'`),
-  ];
+  return [countIntoHours({ customer_messages: `("from" = 'customer')::int`, by_agent: `("from" = 'agent')::int` }, m, `select session_id from ${source} where "from" = 'agent'`)];
 }
 
 async function trigger(db: Kysely<unknown>, table: string, name: string, statements: string[]): Promise<void> {

@@ -48,10 +48,11 @@ export interface UnansweredRow {
   at: Date;
 }
 
+/** Times arrive as ISO text (UTC, milliseconds) made by the database: the export writes them as they come. */
 export interface ExportSession {
   id: string;
   channel: string;
-  created_at: Date;
+  created_at: string;
   customer_phone: string | null;
   customer_email: string | null;
   customer_name: string | null;
@@ -60,19 +61,22 @@ export interface ExportSession {
 export interface ExportTurn {
   session_id: string;
   ordinal: number;
-  started_at: Date;
+  started_at: string;
   customer_message: string;
   reply: string | null;
   source: string | null;
-  handoff: unknown;
+  /** The handoff's kind (human, forward) or null. */
+  handoff: string | null;
 }
 
 export interface ExportMessage {
   session_id: string;
   from: string;
   text: string;
-  at: Date;
+  at: string;
 }
+
+const isoText = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 const sums = sql.raw(ANALYTICS_COUNTERS.map((c) => `coalesce(sum(${c}), 0)::int as ${c}`).join(', '));
 const channelFilter = (channel: string | null, column = 'channel'): RawBuilder<unknown> =>
@@ -165,12 +169,13 @@ export function analyticsRepository(db: Db) {
       return rows.filter((r) => r.customer_message !== null);
     },
 
-    /** The next batch of the period's conversations in the order they started, after the cursor. */
-    async exportSessions(p: Period, after: { createdAt: Date; id: string } | null, limit: number): Promise<ExportSession[]> {
-      const cursor = after === null ? sql`` : sql`and (created_at, id) > (${after.createdAt}, ${after.id})`;
-      const { rows } = await sql<ExportSession>`select id, channel, created_at, customer_phone, customer_email, customer_name from sessions
+    /** The next batch of the period's conversations in the order they started, after the cursor (its created_at as ISO text). */
+    async exportSessions(p: Period, after: { createdAt: string; id: string } | null, limit: number): Promise<ExportSession[]> {
+      const cursor = after === null ? sql`` : sql`and (created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`;
+      const { rows } = await sql<ExportSession>`select id, channel, ${isoText('created_at')} as created_at, customer_phone, customer_email, customer_name
+        from sessions
         where workspace_id = ${p.workspaceId} and created_at >= ${p.from} and created_at < ${p.to} ${channelFilter(p.channel)} ${cursor}
-        order by created_at, id limit ${limit}`.execute(db);
+        order by sessions.created_at, id limit ${limit}`.execute(db);
       return rows;
     },
 
@@ -179,9 +184,9 @@ export function analyticsRepository(db: Db) {
       if (sessionIds.length === 0) return { turns: [], messages: [] };
       const ids = sql.val(sessionIds);
       const [turns, messages] = await Promise.all([
-        sql<ExportTurn>`select session_id, ordinal, started_at, customer_message, reply, source, handoff from session_turns
-          where session_id = any(${ids}::uuid[]) order by session_id, started_at, ordinal`.execute(db),
-        sql<ExportMessage>`select session_id, "from", text, at from session_messages
+        sql<ExportTurn>`select session_id, ordinal, ${isoText('started_at')} as started_at, customer_message, reply, source, handoff ->> 'kind' as handoff
+          from session_turns where session_id = any(${ids}::uuid[]) order by session_id, session_turns.started_at, ordinal`.execute(db),
+        sql<ExportMessage>`select session_id, "from", text, ${isoText('at')} as at from session_messages
           where session_id = any(${ids}::uuid[]) and ("from" = 'agent' or ("from" = 'customer' and turn_id is null)) order by session_id, seq`.execute(db),
       ]);
       return { turns: turns.rows, messages: messages.rows };

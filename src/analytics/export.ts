@@ -12,7 +12,7 @@ import type { AnalyticsPeriod } from './period.ts';
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** Conversations per read. */
-export const EXPORT_BATCH = 500;
+export const EXPORT_BATCH = 1000;
 
 export const EXPORT_COLUMNS = [
   'conversation_id', 'channel', 'started_at', 'customer_phone', 'customer_email', 'customer_name',
@@ -33,9 +33,6 @@ export function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const handoffKind = (handoff: unknown): string | null =>
-  handoff && typeof handoff === 'object' && 'kind' in handoff ? String((handoff as { kind: unknown }).kind) : null;
-
 /** One conversation's rows: its turns and the messages outside turns, in the order they happened. */
 type Content = Awaited<ReturnType<AnalyticsRepository['exportContent']>>;
 
@@ -43,26 +40,28 @@ function conversationRows(s: ExportSession, content: Content): ExportRow[] {
   const base = {
     conversation_id: s.id,
     channel: s.channel,
-    started_at: s.created_at.toISOString(),
+    started_at: s.created_at,
     customer_phone: s.customer_phone,
     customer_email: s.customer_email,
     customer_name: s.customer_name,
   };
-  const rows: { at: number; row: ExportRow }[] = [];
+  // ISO times in UTC with milliseconds sort as text.
+  const rows: { at: string; row: ExportRow }[] = [];
   for (const t of content.turns) {
     rows.push({
-      at: t.started_at.getTime(),
-      row: { ...base, turn: t.ordinal, at: t.started_at.toISOString(), from: 'customer', customer_message: t.customer_message, reply: t.reply, source: t.source, handoff: handoffKind(t.handoff) },
+      at: t.started_at,
+      row: { ...base, turn: t.ordinal, at: t.started_at, from: 'customer', customer_message: t.customer_message, reply: t.reply, source: t.source, handoff: t.handoff },
     });
   }
   for (const m of content.messages) {
     const agent = m.from === 'agent';
     rows.push({
-      at: m.at.getTime(),
-      row: { ...base, turn: null, at: m.at.toISOString(), from: m.from, customer_message: agent ? null : m.text, reply: agent ? m.text : null, source: agent ? 'agent' : null, handoff: null },
+      at: m.at,
+      row: { ...base, turn: null, at: m.at, from: m.from, customer_message: agent ? null : m.text, reply: agent ? m.text : null, source: agent ? 'agent' : null, handoff: null },
     });
   }
-  return rows.sort((a, b) => a.at - b.at).map((r) => r.row);
+  if (content.messages.length > 0) rows.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return rows.map((r) => r.row);
 }
 
 function render(format: ExportFormat, rows: ExportRow[]): string {
@@ -85,7 +84,7 @@ export async function streamConversations(
   res.setHeader('Cache-Control', 'no-store');
   if (format === 'csv') res.write(`${EXPORT_COLUMNS.join(',')}\r\n`);
   const p = { workspaceId, ...period };
-  let after: { createdAt: Date; id: string } | null = null;
+  let after: { createdAt: string; id: string } | null = null;
   for (;;) {
     if (res.destroyed) return;
     const sessions = await repo.exportSessions(p, after, EXPORT_BATCH);
@@ -96,7 +95,9 @@ export async function streamConversations(
     for (const m of content.messages) bySession.get(m.session_id)?.messages.push(m);
     const chunk = render(format, sessions.flatMap((s) => conversationRows(s, bySession.get(s.id)!)));
     if (chunk !== '' && !res.write(chunk)) {
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      const done = new AbortController();
+      await Promise.race([once(res, 'drain', { signal: done.signal }), once(res, 'close', { signal: done.signal })]);
+      done.abort();
     }
     const last = sessions.at(-1)!;
     after = { createdAt: last.created_at, id: last.id };
