@@ -17,7 +17,7 @@ const FLOORS = [
   // the statecharts (their I/O is supplied from above)
   ['machines/'],
   // conversations, accounts, outgoing webhooks, the integration's settings
-  ['src/(sessions|accounts|webhooks|integration)/'],
+  ['src/(sessions|accounts|webhooks|integration|analytics)/'],
   // admission of new work, the team's side
   ['src/(admission|inbox)/'],
   // the channels, and customers' data across them

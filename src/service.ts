@@ -84,6 +84,8 @@ import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
 import { createTeamAvailability } from './channels/phone/team-availability.ts';
 import { phoneRoutes } from './http/routes/phone.ts';
 import { workspaceRoutes } from './http/routes/workspace.ts';
+import { analyticsRoutes } from './http/routes/analytics.ts';
+import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
 import { workspaceSettingsRepository } from '../db/repositories/workspace-settings.repository.ts';
 
 // Outgoing webhooks (src/webhooks): settings, the outbox's delivery worker, LISTEN on real PostgreSQL.
@@ -416,6 +418,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       whatsapp: config.whatsapp,
     }),
   );
+
+  // The Overview: figures from the hourly roll-ups, unanswered questions, the export (docs/analytics.md).
+  routes.push(...analyticsRoutes({ analytics: analyticsRepository(database.db), settings: workspaceSettings }));
 
   // Outgoing webhooks (protocol §6): events → outbox → one delivery actor per endpoint. The worker starts after
   // listen and stops on drain before the outbound client closes.

@@ -24,6 +24,7 @@ import * as m0017 from './0017-knowledge-entries.ts';
 import * as m0018 from './0018-workspace-settings.ts';
 import * as m0019 from './0019-inbox.ts';
 import * as m0020 from './0020-accounts-under-attack.ts';
+import * as m0022 from './0022-analytics.ts';
 import * as m0023 from './0023-privacy.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '0018-workspace-settings': m0018, // workspace time zone, web chat idle end, the widget's on/off switch
   '0019-inbox': m0019, // who handles a conversation, chat messages, agent replies, visitor tokens, hand-back setting
   '0020-accounts-under-attack': m0020, // sign-in failures shared by every engine, known sign-in addresses, who made an invite, every token expires
+  '0022-analytics': m0022, // the Overview's roll-ups: hourly counters and latency histograms kept by triggers, with a backfill
   '0023-privacy': m0023, // the audit log, retention per workspace, jobs one engine runs at a time
 };

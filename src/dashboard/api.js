@@ -162,3 +162,14 @@ export async function configured() {
   const set = (await api('GET', '/v1/workspace'))?.configured;
   return { integration: set?.integration === true, sync_key: set?.sync_key === true, whatsapp: set?.whatsapp === true };
 }
+
+/**
+ * A file the service makes (the Overview's export): the answer's bytes and the name it suggests.
+ * @param {string} path @returns {Promise<{ blob: Blob, name: string }>}
+ */
+export async function apiFile(path) {
+  const res = await send('GET', path, { headers: { accept: '*/*' } });
+  if (!res.ok) throw failure(res, parseJson(await res.text()), {});
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export';
+  return { blob: await res.blob(), name };
+}

@@ -2,8 +2,9 @@
 /**
  * The dashboard: a small router over the History API. Every screen is a function that fills <main> and returns what
  * stops its polling or live stream when the user leaves. Owners and admins see every screen; agents see
- * Inbox, Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway). While signed in,
- * the inbox's stream (inbox-live.js) keeps the number of waiting customers in the navigation and the tab's title.
+ * Overview, Inbox, Conversations, Team and Knowledge (read-only) only (the API refuses them the rest anyway). While
+ * signed in, the inbox's stream (inbox-live.js) keeps the number of waiting customers in the navigation and the tab's
+ * title.
  */
 import { api, clearSession, currentSession, isManager, whenUnauthorized } from './api.js';
 import { renderChannels } from './channels.js';
@@ -14,6 +15,7 @@ import { renderInboxConversation } from './inbox-conversation.js';
 import { setTitle, startInboxLive, stopInboxLive, waitingCount } from './inbox-live.js';
 import { renderIntegration } from './integration.js';
 import { renderKnowledge } from './knowledge.js';
+import { renderOverview } from './overview.js';
 import { renderPrivacy } from './privacy.js';
 import { renderInvite, renderSignIn } from './signin.js';
 import { renderTeam } from './team.js';
@@ -33,6 +35,7 @@ export const BASE = '/dashboard';
 
 /** @type {{ path: string, title: string, managers: boolean, render: Screen }[]} */
 const SCREENS = [
+  { path: 'overview', title: 'Overview', managers: false, render: renderOverview },
   { path: 'inbox', title: 'Inbox', managers: false, render: (main, ctx) => (ctx.params[0] ? renderInboxConversation(main, ctx) : renderInbox(main, ctx)) },
   { path: 'conversations', title: 'Conversations', managers: false, render: (main, ctx) => (ctx.params[0] ? renderConversation(main, ctx) : renderConversations(main, ctx)) },
   { path: 'team', title: 'Team', managers: false, render: renderTeam },
@@ -73,7 +76,8 @@ function show() {
     renderSignIn(main, { navigate, signedIn });
   } else {
     startInboxLive();
-    const screen = SCREENS.find((s) => s.path === (screenPath || 'conversations'));
+    // Owners and admins start on the Overview; agents on their conversations.
+    const screen = SCREENS.find((s) => s.path === (screenPath || (isManager(session) ? 'overview' : 'conversations')));
     const allowed = screen && (!screen.managers || isManager(session));
     header(session, allowed ? screen.path : '');
     if (!screen || !allowed) {
@@ -129,7 +133,7 @@ async function doSignOut(button) {
 }
 
 function signedIn() {
-  const wanted = location.pathname.startsWith(`${BASE}/`) && !location.pathname.startsWith(`${BASE}/invite`) ? location.pathname : `${BASE}/conversations`;
+  const wanted = location.pathname.startsWith(`${BASE}/`) && !location.pathname.startsWith(`${BASE}/invite`) ? location.pathname : BASE;
   navigate(wanted);
 }
 

@@ -15,8 +15,9 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
     for (const [status, res] of Object.entries(r.responses)) {
       // An error without a schema of its own still has the one error body.
       const schema = res.schema ?? (Number(status) >= 400 ? ERROR_REF : undefined);
-      const contentType = res.contentType ?? 'application/json';
-      responses[status] = { description: res.description, ...(schema || res.contentType ? { content: { [contentType]: schema ? { schema } : {} } } : {}) };
+      const contentTypes = [res.contentType ?? 'application/json', ...(res.alsoAs ?? [])];
+      const content = Object.fromEntries(contentTypes.map((type) => [type, schema ? { schema } : {}]));
+      responses[status] = { description: res.description, ...(schema || res.contentType ? { content } : {}) };
     }
     for (const status of implicitErrors(r)) {
       responses[status] ??= { description: describeStatus(status), content: { 'application/json': { schema: ERROR_REF } } };

@@ -57,8 +57,11 @@ export interface RouteDefinition<B = unknown> {
   params?: Record<string, JsonSchema>;
   /** Query parameters (all optional) the handler checks itself, for /openapi.json. */
   query?: Record<string, JsonSchema>;
-  /** `contentType`: what an answer that is not JSON is (TwiML, Prometheus text, Server-Sent Events); default JSON. */
-  responses: Record<number, { description: string; schema?: JsonSchema; contentType?: string }>;
+  /**
+   * `contentType`: what an answer that is not JSON is (TwiML, Prometheus text, Server-Sent Events); default JSON.
+   * `alsoAs`: other types the same answer may come as (the export's CSV or JSON Lines).
+   */
+  responses: Record<number, { description: string; schema?: JsonSchema; contentType?: string; alsoAs?: string[] }>;
   handler: (ctx: RouteContext<B>) => Promise<RouteResult>;
 }
 

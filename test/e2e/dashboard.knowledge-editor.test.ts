@@ -77,7 +77,7 @@ describe('the knowledge editor in Chromium', () => {
     await page.getByText('Sign in with a token', { exact: true }).click();
     await page.getByLabel('Token', { exact: true }).fill(token);
     await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Knowledge', exact: true }).click();
     await page.getByRole('heading', { name: 'Knowledge', level: 1 }).waitFor();
     return { context, page };
@@ -243,7 +243,7 @@ describe('the knowledge editor in Chromium', () => {
       const before = requested.length;
       const { context, page } = await open(ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Inbox', 'Conversations', 'Team', 'Knowledge']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Inbox', 'Conversations', 'Team', 'Knowledge']);
       await page.getByText('Can I pay by invoice?', { exact: true }).waitFor();
       expect(await page.getByRole('button', { name: /^(Save|Try|Edit|Delete)/ }).count()).toBe(0);
       expect(await page.getByLabel('Embed snippet').count()).toBe(0);

@@ -94,7 +94,7 @@ describe('the dashboard web app', () => {
     await page.getByLabel('Token', { exact: true }).fill(token);
     if (screenshot) await shot(page, screenshot);
     await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
   }
 
   /** A screen's link in the navigation. */
@@ -144,8 +144,11 @@ describe('the dashboard web app', () => {
     it('signs in with a token and sees every screen in the navigation', async () => {
       await signInWithToken(page, ws.owner, 'sign-in');
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      for (const name of ['Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
-      await expect(page.getByText('No conversations yet').isVisible()).resolves.toBe(true);
+      for (const name of ['Overview', 'Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
+      // An owner starts on the Overview; the conversations are one link away.
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      await menu(page, 'Conversations').click();
+      await page.getByText('No conversations yet').waitFor();
     });
 
     it('sees the refusal of a non-public endpoint beside the form', async () => {
@@ -395,7 +398,7 @@ describe('the dashboard web app', () => {
       const before = requested.length;
       await signInWithToken(page, ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Inbox', 'Conversations', 'Team', 'Knowledge']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Inbox', 'Conversations', 'Team', 'Knowledge']);
       await shot(page, 'agent');
       // Agents turn the team switch: they start and stop taking calls.
       await menu(page, 'Team').click();
@@ -443,7 +446,7 @@ describe('the dashboard web app', () => {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('alert').getByText('Too many sign-in attempts. Try again in 30 seconds.').waitFor();
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
       await page.getByRole('banner').getByText('admin@acme.example').waitFor();
       await page.getByRole('banner').getByText('Acme', { exact: true }).waitFor();
       expect(bodies).toEqual([

@@ -81,7 +81,7 @@ describe("a shop owner's first day without a developer", () => {
     await page.getByLabel('New password').fill(PASSWORD);
     await page.getByLabel('The same password again').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
   });
 
   it('renames the workspace, chooses its time zone and changes the placeholder email on the Workspace screen', async () => {

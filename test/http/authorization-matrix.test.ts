@@ -184,6 +184,12 @@ const expected: Record<string, Expected> = {
 
   'PUT /v1/phone': { guard: 'manager', body: { numbers: [] } },
 
+  // The Overview: every role reads the figures; the export (customers' details in bulk) is for owners and admins.
+  'GET /v1/analytics/overview': { guard: 'member' },
+  'GET /v1/analytics/timeseries': { guard: 'member' },
+  'GET /v1/analytics/unanswered': { guard: 'member' },
+  'GET /v1/exports/conversations': { guard: 'manager' },
+
   'GET /v1/workspace': { guard: 'member' },
   // The same name every time: the workspace a owner's rename changes nothing the other cells rely on.
   'PATCH /v1/workspace': { guard: 'owner', body: { name: 'Acme' } },

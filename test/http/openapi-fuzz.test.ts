@@ -75,6 +75,12 @@ const SEMANTIC_CHECKS: Record<string, { fields: RegExp; reason: string }> = {
   'GET /v1/sync/pages': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
   'GET /v1/sync/products': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
   'GET /v1/knowledge/entries': { fields: /^cursor$/, reason: 'the cursor is opaque: only one the server gave out is valid' },
+  ...Object.fromEntries(
+    ['GET /v1/analytics/overview', 'GET /v1/analytics/timeseries', 'GET /v1/analytics/unanswered', 'GET /v1/exports/conversations'].map((key) => [
+      key,
+      { fields: /^(from|to|bucket)$/, reason: 'from before to (to defaults to now), at most 400 days and one whole hour at least, hour buckets for 31 days at most (docs/analytics.md)' },
+    ]),
+  ),
   'POST /v1/auth/password': { fields: /^password$/, reason: 'a password may not be only whitespace; said in a sentence of our own, which a schema pattern could not give' },
 };
 

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
 import { AppError } from '../../errors.ts';
 
@@ -32,6 +33,12 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
+/** Files of libraries the dashboard uses, under /dashboard/assets/ by these names. */
+const VENDOR_FILES: [string, string][] = [
+  ['uplot.esm.js', fileURLToPath(import.meta.resolve('uplot/dist/uPlot.esm.js'))],
+  ['uplot.min.css', fileURLToPath(import.meta.resolve('uplot/dist/uPlot.min.css'))],
+];
+
 interface Asset {
   body: Buffer;
   type: string;
@@ -52,6 +59,12 @@ export function dashboardPages(deps: DashboardPagesDeps = {}): express.Router {
     if (!type) continue;
     const body = readFileSync(new URL(name, directory));
     assets.set(name, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
+  }
+  // The Overview's charts: uPlot's module and stylesheet, served from here like the app's own files (no CDN: the CSP
+  // allows this origin only, and a dashboard must not depend on a third party being up or honest).
+  for (const [name, file] of VENDOR_FILES) {
+    const body = readFileSync(file);
+    assets.set(name, { body, type: CONTENT_TYPES[extname(name)]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
   }
   const index = readFileSync(new URL('index.html', directory));
 
