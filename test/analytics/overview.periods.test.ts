@@ -177,9 +177,11 @@ describeEachDatabase('the Overview over periods, time zones and bad input', (get
       expect(before.conversations).toBeGreaterThan(0);
       const { db, schema } = get();
       const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-      const down = await migrator.migrateDown();
+      // Back to the migration before 0022 (the later ones go down first), then up again.
+      const names = Object.keys(migrations).sort();
+      const down = await migrator.migrateTo(names[names.indexOf('0022-analytics') - 1]!);
       expect(down.error).toBeUndefined();
-      expect(down.results?.[0]?.migrationName).toBe('0022-analytics');
+      expect(down.results?.map((r) => r.migrationName)).toContain('0022-analytics');
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_name = 'analytics_hours' and table_schema = current_schema()`.execute(db);
       expect(rows[0]!.n).toBe(0);
       const up = await migrator.migrateToLatest();
