@@ -1,0 +1,153 @@
+/** The knowledge search and what is read beside it (whether there is anything, the vocabulary, the version). */
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import type { KnowledgeKind } from '../schema.ts';
+
+export interface ChunkHit {
+  id: string;
+  kind: KnowledgeKind;
+  external_id: string;
+  title: string;
+  url: string | null;
+  text: string;
+  /** ts_rank_cd(tsv, query, 32): rank/(rank+1), 0..1. */
+  score: number;
+  /** Which search found it: the precise one, or the recall one (which runs only when the precise one found none). */
+  strategy: 'precise' | 'recall';
+}
+
+export interface SearchQuery {
+  workspaceId: string;
+  /** A text-search configuration name from a fixed list (never user input). */
+  config: string;
+  /** The precise search as to_tsquery input, built from words of letters and digits only (src/knowledge/query.ts). */
+  precise: string;
+  /** The words the recall search and its ranking use (any of them). */
+  query: string;
+  /**
+   * The words the precise search ranks its matches by (default `query`): the customer's own, so that the synonyms
+   * choose the matches without making each costlier to rank (src/knowledge/query.ts orders the best again).
+   */
+  rankQuery?: string;
+  limit: number;
+  /** ts_rank_cd weights {D, C, B, A} as a PostgreSQL array literal (chunk text has weight D, the title A). */
+  weights: string;
+  /** At most this many of the query's words are used (the longest). */
+  maxTerms: number;
+  /** Words of at least this many letters also match as prefixes in the recall search. */
+  prefixMinChars: number;
+  /** Recall: at most this many chunks sharing a word are ranked. */
+  candidateLimit: number;
+  /** Recall: of the candidates, this many with the most of the query's words are ranked with ts_rank_cd. */
+  rankedLimit: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** The full-text search in one round trip, and the reads the service decides with. */
+export function knowledgeSearchQueries(db: Db) {
+  return {
+    /** Whether the workspace has any chunk to search (an index lookup that stops at the first). */
+    async hasChunks(workspaceId: string): Promise<boolean> {
+      const row = await db.selectFrom('knowledge_chunks').select('id').where('workspace_id', '=', workspaceId).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * The knowledge search, in one round trip.
+     *
+     * The precise search: chunks matching `precise` (every group of the question, each by any of its words: see
+     * src/knowledge/query.ts), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would measure how
+     * close together the words stand (cover density), which is near zero when one word is in the title and another in
+     * the text; letting each occurrence count is what makes one score comparable across queries.
+     *
+     * Only when it finds nothing, the recall search: chunks matching any of the query's words (the longer ones also as
+     * prefixes, at most `candidateLimit` candidates); of those the `rankedLimit` with the most of the words (then by
+     * ts_rank) are scored by ts_rank_cd times the share of the query's words the chunk contains.
+     *
+     * Every tsquery is a call of an immutable function on the statement's parameters (migration 0014), which the
+     * planner evaluates while planning: the index conditions are constants it estimates from the column's statistics.
+     * So this statement must stay unprepared (not `prepared()`, db/prepared.ts): a generic plan would call the functions
+     * again for every chunk it ranks.
+     * Each branch ranks chunks alone and keeps the best `limit` with ties; only those are joined to their documents
+     * for the final order (score, external_id, ordinal), so a word found in thousands of chunks costs thousands of
+     * ranks but not thousands of joins. `precise` is materialized (referenced twice); the recall branch's `not exists
+     * (select from precise)` refers to none of its rows, so PostgreSQL makes it a one-time filter: the recall scan does
+     * not run when the precise search has hits.
+     */
+    async search(q: SearchQuery): Promise<ChunkHit[]> {
+      const words = sql`knowledge_any_term(knowledge_query_terms(${q.config}::regconfig, ${q.rankQuery ?? q.query}, ${q.maxTerms}, null))`;
+      const prefixTerms = sql`knowledge_query_terms(${q.config}::regconfig, ${q.query}, ${q.maxTerms}, ${q.prefixMinChars})`;
+      const weights = sql`${q.weights}::float4[]`;
+      const { rows } = await sql<ChunkHit>`
+        with precise as materialized (
+          select c.id, c.document_id, c.ordinal, c.text, ts_rank_cd(${weights}, c.tsv, ${words}, 32)::float8 as score
+          from knowledge_chunks c
+          where c.workspace_id = ${q.workspaceId} and c.tsv @@ to_tsquery(${q.config}::regconfig, ${q.precise})
+          order by score desc
+          fetch first ${q.limit} rows with ties
+        ),
+        candidates as (
+          select c.id, c.document_id, c.ordinal, c.tsv
+          from knowledge_chunks c
+          where c.workspace_id = ${q.workspaceId} and c.tsv @@ knowledge_any_term(${prefixTerms})
+            and not exists (select from precise)
+          limit ${q.candidateLimit}
+        ),
+        ranked as (
+          select id, document_id, ordinal, tsv, (select count(*) from unnest(${prefixTerms}) as term where tsv @@ term) as matched
+          from candidates
+          order by matched desc, ts_rank(${weights}, tsv, knowledge_any_term(${prefixTerms}), 32) desc
+          limit ${q.rankedLimit}
+        ),
+        recall as (
+          select r.id, r.document_id, r.ordinal, c.text,
+            ts_rank_cd(${weights}, r.tsv, knowledge_any_term(${prefixTerms}), 32)::float8 * r.matched::float8
+              / cardinality(${prefixTerms}) as score
+          from ranked r
+          join knowledge_chunks c on c.id = r.id
+          order by score desc
+          fetch first ${q.limit} rows with ties
+        ),
+        -- At most one of the two has rows.
+        hits as (
+          select *, 'precise' as strategy from precise
+          union all
+          select *, 'recall' as strategy from recall
+        )
+        select h.id, d.kind, d.external_id, d.title, d.url, h.text, h.score, h.strategy
+        from hits h
+        join knowledge_documents d on d.id = h.document_id
+        order by h.score desc, d.external_id, h.ordinal
+        limit ${q.limit}`.execute(db, { signal: q.signal });
+      return rows;
+    },
+
+    /**
+     * The words of a workspace's chunks and titles as the `simple` configuration splits them (lowercase, unstemmed),
+     * with how many chunks hold each: the most used `limit`, and how many chunks there are (src/knowledge/vocabulary.ts).
+     */
+    async vocabulary(workspaceId: string, limit: number): Promise<{ entries: { word: string; chunks: number }[]; totalChunks: number }> {
+      const { rows } = await sql<{ word: string; chunks: number }>`
+        select w.lexeme as word, count(*)::int as chunks
+        from knowledge_chunks c
+        join knowledge_documents d on d.id = c.document_id
+        cross join lateral unnest(to_tsvector('simple', c.text) || to_tsvector('simple', d.title)) as w
+        where c.workspace_id = ${workspaceId}
+        group by w.lexeme
+        order by chunks desc, word
+        limit ${limit}`.execute(db);
+      const total = await db.selectFrom('knowledge_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return { entries: rows, totalChunks: Number(total?.n ?? 0) };
+    },
+
+    /** What changes when a workspace's knowledge changes: its documents' count and newest write. */
+    async version(workspaceId: string): Promise<string> {
+      const row = await db
+        .selectFrom('knowledge_documents')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('latest')])
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      return `${Number(row?.n ?? 0)}:${row?.latest ? new Date(row.latest as Date).getTime() : 0}`;
+    },
+  };
+}

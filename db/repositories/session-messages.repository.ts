@@ -1,0 +1,54 @@
+/** The chat channels' messages of a session (`session_messages`). */
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../database.ts';
+import type { SessionMessagesTable } from '../schema.ts';
+
+/** A row of `session_messages` as the runtime hands it over: the table's columns but `seq`, `at` as an ISO time. */
+export type MessageRecord = Omit<Selectable<SessionMessagesTable>, 'seq' | 'at'> & { at: string };
+
+/** Messages stored outside a turn, and the session's messages read back. */
+export function sessionMessagesRepository(db: Db) {
+  return {
+    /** A message stored outside a turn (held for a person, an agent's, a sentence of the service); the session is touched. */
+    async addMessage(message: MessageRecord, releaseLeaseOf: string | null = null): Promise<void> {
+      await sql`
+        with m as (
+          insert into session_messages (id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at)
+          values (${message.id}, ${message.session_id}, ${message.from}, ${message.text}, ${message.source}, ${message.agent_user_id},
+            ${message.turn_id}, ${message.outbound_id}, ${message.at}::timestamptz)
+          on conflict do nothing
+        )
+        update sessions set updated_at = now(),
+          lease_owner = case when ${releaseLeaseOf}::text is not null and lease_owner = ${releaseLeaseOf} then null else lease_owner end,
+          lease_until = case when ${releaseLeaseOf}::text is not null and lease_owner = ${releaseLeaseOf} then null else lease_until end
+        where id = ${message.session_id}`.execute(db);
+    },
+
+    /**
+     * The session's messages in order, after the message `afterId` (all when null), with the agent's email and, for
+     * WhatsApp, the delivery status of the outgoing row. Undefined when `afterId` is not a message of this session.
+     */
+    async messages(sessionId: string, afterId: string | null, limit: number) {
+      let after = '0';
+      if (afterId !== null) {
+        const row = await db.selectFrom('session_messages').select('seq').where('session_id', '=', sessionId).where('id', '=', afterId).executeTakeFirst();
+        if (!row) return undefined;
+        after = String(row.seq);
+      }
+      return db
+        .selectFrom('session_messages as m')
+        .leftJoin('users as u', 'u.id', 'm.agent_user_id')
+        .leftJoin('whatsapp_outbound_messages as o', 'o.id', 'm.outbound_id')
+        .select(['m.id', 'm.seq', 'm.from', 'm.text', 'm.source', 'm.agent_user_id', 'm.at', 'm.outbound_id', 'u.email as agent_email', 'o.status as outbound_status', 'o.error_code', 'o.error_detail', 'o.http_status'])
+        .where('m.session_id', '=', sessionId)
+        .where('m.seq', '>', after)
+        .orderBy('m.seq')
+        .limit(limit)
+        .execute();
+    },
+
+    async findMessage(sessionId: string, id: string) {
+      return db.selectFrom('session_messages').selectAll().where('session_id', '=', sessionId).where('id', '=', id).executeTakeFirst();
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/** WhatsApp's raw webhook bodies: stored, claimed, applied (customer messages and delivery statuses), pruned. */
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import { interval, STATUS_RANK } from './whatsapp-queue.ts';
+
+export interface NewInbound {
+  id: string;
+  workspace_id: string;
+  message_id: string;
+  event_id: string;
+  phone_number_id: string;
+  wa_id: string;
+  type: string;
+  text: string | null;
+  profile_name: string | null;
+  sent_at: Date;
+}
+
+export interface StatusChange {
+  workspaceId: string;
+  messageId: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  at: Date;
+  errorCode: number | null;
+  errorTitle: string | null;
+}
+
+/** The queue of raw webhook bodies. */
+export function whatsappEventsRepository(db: Db) {
+  return {
+    /** One INSERT for a batch of bodies; when it resolves they are committed. */
+    async insertEvents(rows: { id: string; body: string }[]): Promise<void> {
+      if (rows.length === 0) return;
+      await db.insertInto('whatsapp_webhook_events').values(rows).execute();
+    },
+
+    async claimEvents(owner: string, leaseMs: number, limit: number) {
+      return db
+        .updateTable('whatsapp_webhook_events')
+        .set((eb) => ({ claimed_by: owner, claimed_until: interval(leaseMs), attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('whatsapp_webhook_events')
+            .select('id')
+            .where('processed_at', 'is', null)
+            .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', sql<Date>`now()`)]))
+            .orderBy('received_at')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returning(['id', 'body', 'attempts', 'received_at'])
+        .execute();
+    },
+
+    async finishEvent(id: string, owner: string, outcome: 'processed' | 'ignored' | 'unknown_number' | 'invalid' | 'failed', detail: string | null): Promise<void> {
+      await db
+        .updateTable('whatsapp_webhook_events')
+        .set({ processed_at: sql<Date>`now()`, outcome, detail, claimed_by: null, claimed_until: null })
+        .where('id', '=', id)
+        .where('claimed_by', '=', owner)
+        .execute();
+    },
+
+    /**
+     * Applies one event's changes in one transaction: customer messages inserted (a message already there is a
+     * retry of Meta's and is skipped; the new ones are claimed afterwards like any other, so whichever process has
+     * room answers them); statuses applied to our replies. Then the event is finished, or, when some status named a reply we do
+     * not know yet and `deferMs` is given, released to be read again after `deferMs`.
+     */
+    async applyEvent(input: {
+      eventId: string;
+      owner: string;
+      inbound: NewInbound[];
+      statuses: StatusChange[];
+      outcome: 'processed' | 'unknown_number';
+      detail: string | null;
+      deferUnmatchedMs: number | null;
+    }): Promise<{ inserted: number; unmatched: number; deferred: boolean }> {
+      return db.transaction().execute(async (trx) => {
+        const inserted = input.inbound.length === 0
+          ? []
+          : await trx
+              .insertInto('whatsapp_inbound_messages')
+              .values(input.inbound)
+              .onConflict((oc) => oc.columns(['workspace_id', 'message_id']).doNothing())
+              .returning('id')
+              .execute();
+        let unmatched = 0;
+        for (const s of input.statuses) {
+          const rank = STATUS_RANK[s.status];
+          const column = sql.ref(`${s.status}_at`);
+          const failed = s.status === 'failed';
+          const result = await trx
+            .updateTable('whatsapp_outbound_messages')
+            .set({
+              status: sql`case when status_rank < ${rank} then ${s.status} else status end`,
+              status_rank: sql`greatest(status_rank, ${rank})`,
+              // Each status keeps its own time even when it arrives after a higher one.
+              [`${s.status}_at`]: sql`coalesce(${column}, ${s.at})`,
+              ...(failed
+                ? {
+                    error_code: sql`case when status_rank < ${rank} then ${s.errorCode} else error_code end`,
+                    error_detail: sql`case when status_rank < ${rank} then ${s.errorTitle} else error_detail end`,
+                  }
+                : {}),
+              updated_at: sql<Date>`now()`,
+            })
+            .where('workspace_id', '=', s.workspaceId)
+            .where('message_id', '=', s.messageId)
+            .executeTakeFirst();
+          if (result.numUpdatedRows === 0n) unmatched++;
+        }
+        const deferred = unmatched > 0 && input.deferUnmatchedMs !== null;
+        await trx
+          .updateTable('whatsapp_webhook_events')
+          .set(
+            deferred
+              ? // Read successfully, so the wait for our own send to store its id is not a failed attempt.
+                { claimed_by: null, claimed_until: interval(input.deferUnmatchedMs!), attempts: 0 }
+              : { processed_at: sql<Date>`now()`, outcome: input.outcome, detail: unmatched > 0 ? joinDetail(input.detail, `${unmatched} status update(s) for messages we did not send`) : input.detail, claimed_by: null, claimed_until: null },
+          )
+          .where('id', '=', input.eventId)
+          .where('claimed_by', '=', input.owner)
+          .execute();
+        return { inserted: inserted.length, unmatched, deferred };
+      });
+    },
+
+    /** Processed raw bodies older than `ms` are deleted (at most `limit` per call). */
+    async pruneEvents(ms: number, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('whatsapp_webhook_events')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('whatsapp_webhook_events').select('id').where('processed_at', '<', interval(-ms)).limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+function joinDetail(a: string | null, b: string): string {
+  return a ? `${a}; ${b}` : b;
+}
