@@ -24,8 +24,8 @@ const FLOORS = [
   ['src/channels/', 'src/privacy/'],
   // HTTP
   ['src/http/'],
-  // putting it together: the service, the entry points, the operator's command line
-  ['src/(service|main|bootstrap|cli|tracing-setup|privacy-setup)\\.ts$', 'src/cli/'],
+  // putting it together: the service and its stages (src/service-*.ts), the entry points, the operator's command line
+  ['src/(service|service-(options|storage|base|conversations|routes|channels|team|workers|http|stop)|main|bootstrap|cli|tracing-setup|privacy-setup)\\.ts$', 'src/cli/'],
 ];
 const floorPath = (floor) => `^(${floor.join('|')})`;
 const arrowsUp = FLOORS.slice(0, -1).map((floor, i) => ({

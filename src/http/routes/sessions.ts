@@ -58,16 +58,14 @@ export interface SessionRoutesDeps {
   logger: Logger;
 }
 
+/** The dashboard's conversations, the team switch and the team's follow-ups, in the order /openapi.json lists them. */
 export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
+  return [...conversationRoutes(deps), ...teamRoutes(deps), ...notificationRoutes(deps)];
+}
+
+/** The conversations: the list, one with its messages and turns, the summary for a take-over, the live stream. */
+function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
   const { sessions, runtime, streams } = deps;
-  const teamSchema = {
-    type: 'object',
-    required: ['available', 'available_now'],
-    properties: {
-      available: { type: 'boolean', description: 'The manual switch.' },
-      available_now: { type: 'boolean', description: 'Whether a human handoff on the phone would connect now: the switch, within the team hours when set.' },
-    },
-  };
 
   async function load(workspaceId: string, id: string | undefined) {
     // A non-UUID {id} never gets here (src/http/app.ts answers 404 first).
@@ -252,7 +250,22 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         return { status: 200 };
       },
     }),
+  ];
+}
 
+/** The team switch, and whether a human handoff on the phone would connect now. */
+function teamRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
+  const { sessions } = deps;
+  const teamSchema = {
+    type: 'object',
+    required: ['available', 'available_now'],
+    properties: {
+      available: { type: 'boolean', description: 'The manual switch.' },
+      available_now: { type: 'boolean', description: 'Whether a human handoff on the phone would connect now: the switch, within the team hours when set.' },
+    },
+  };
+
+  return [
     route({
       method: 'get',
       path: '/v1/team',
@@ -281,7 +294,13 @@ export function sessionRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         return { status: 200, body: { available: state.available, available_now: state.availableNow } };
       },
     }),
+  ];
+}
 
+/** The team's follow-ups: forwarded questions and human handoffs that could not connect. */
+function notificationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
+  const { sessions } = deps;
+  return [
     route({
       method: 'get',
       path: '/v1/notifications',

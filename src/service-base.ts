@@ -1,0 +1,104 @@
+/**
+ * The composition root's second stage (src/service.ts): what the conversations stand on. The outbound clients (the
+ * guarded HTTP client, the Bot Link, the tools, the AI), the endpoints' health, sign-in and accounts, the integration's
+ * settings, the knowledge base, API keys, and the conversations' and phone's repositories.
+ */
+import type { OpenedDatabase } from '../db/database.ts';
+import { accountsRepository } from '../db/repositories/accounts.repository.ts';
+import { apiKeysRepository } from '../db/repositories/api-keys.repository.ts';
+import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
+import { knowledgeRepository } from '../db/repositories/knowledge.repository.ts';
+import { phoneRepository } from '../db/repositories/phone.repository.ts';
+import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
+import { signInRepository } from '../db/repositories/sign-in.repository.ts';
+import { signInThrottleRepository } from '../db/repositories/sign-in-throttle.repository.ts';
+import { createAccountsService } from './accounts/accounts-service.ts';
+import { createSignInService } from './accounts/sign-in-service.ts';
+import { createAi } from './ai/index.ts';
+import { createApiKeysService } from './auth/api-keys.ts';
+import { createLoginThrottle } from './auth/login-throttle.ts';
+import { createStreamGuard } from './auth/stream-guard.ts';
+import { createBotLinkClient } from './botlink/client.ts';
+import { createEndpointHealthTracker } from './botlink/endpoint-health-tracker.ts';
+import { createToolsClient } from './botlink/tools-client.ts';
+import { createTeamAvailability } from './channels/phone/team-availability.ts';
+import { probeEndpoint, recordHealthTransition } from './integration/endpoint-health-events.ts';
+import { createIntegrationService } from './integration/integration-service.ts';
+import { createKnowledgeEntries } from './knowledge/knowledge-entries.ts';
+import { createKnowledgeService } from './knowledge/knowledge-service.ts';
+import { createMetrics } from './metrics.ts';
+import { GuardedClient } from './net/guarded-client.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
+import type { ServiceOptions } from './service-options.ts';
+
+export type ServiceBase = ReturnType<typeof createBase>;
+
+export function createBase(options: ServiceOptions, database: OpenedDatabase, secrets: SecretBox) {
+  const { config, logger } = options;
+  const metrics = createMetrics();
+  const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
+  const botlink = createBotLinkClient({ http, metrics });
+  const tools = createToolsClient({ http });
+  // The endpoints' health, shared through the database (src/botlink/endpoint-health.ts): a down endpoint is not waited
+  // for; going down and recovering notify the owner (a notification, an optional webhook).
+  const health = createEndpointHealthTracker({
+    db: database.db,
+    logger,
+    metrics,
+    onTransition: (trx, workspaceId, transition, endpoint) =>
+      recordHealthTransition(trx, { workspaceId, transition, health: endpoint, publicUrl: config.publicUrl }),
+    probe: (workspaceId, endpointUrl) => probeEndpoint({ botlink, health, credentials: (id) => integration.credentials(id) }, workspaceId, endpointUrl),
+    ...options.health,
+  });
+  // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
+  const throttle = createLoginThrottle({
+    repository: signInThrottleRepository(database.db),
+    ...options.signIn,
+    onSweepError: (err) => logger.warn({ err }, 'forgetting old sign-in failures failed; the next sweep tries again'),
+  });
+  const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl });
+  const accounts = createAccountsService({ accounts: accountsRepository(database.db), invites: signIn });
+  const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
+  const integration = createIntegrationService({
+    integrations: integrationsRepository(database.db),
+    secrets,
+    http,
+    botlink,
+    tools,
+    health,
+    // protocol §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
+    onChange: (workspaceId) => tools.invalidate(workspaceId),
+  });
+  // Knowledge base and content sync (protocol §1.6).
+  const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(database.db) });
+  // Pages and Q&A pairs written in the dashboard, in the same tables (docs/knowledge.md).
+  const knowledgeRepo = knowledgeRepository(database.db);
+  const knowledgeEntries = createKnowledgeEntries({ knowledge: knowledgeRepo, service: knowledge });
+  const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
+
+  // Conversations: one actor per session (machines/session.machine.ts).
+  const ai = createAi(config.llm, { logger });
+  const sessions = sessionsRepository(database.db);
+  // Phone and team hours: a human handoff connects while the team switch is on and now is inside the team hours.
+  const phoneRepo = phoneRepository(database.db);
+  const teamAvailable = createTeamAvailability({ phone: phoneRepo, ...(options.phone?.now ? { now: options.phone.now } : {}) });
+  return {
+    metrics,
+    http,
+    botlink,
+    tools,
+    health,
+    signIn,
+    accounts,
+    streams,
+    integration,
+    knowledge,
+    knowledgeRepo,
+    knowledgeEntries,
+    apiKeys,
+    ai,
+    sessions,
+    phoneRepo,
+    teamAvailable,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The composition root's channels (src/service.ts): the website chat with its widget gate, WhatsApp (webhooks stored
+ * first, processed by a worker that starts after listen), and the phone's WebSocket on the HTTP server.
+ */
+import type { Server } from 'node:http';
+import type { OpenedDatabase } from '../db/database.ts';
+import { whatsappRepository } from '../db/repositories/whatsapp.repository.ts';
+import { createPhoneChannel, type PhoneChannel } from './channels/phone/phone-channel.ts';
+import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
+import { createRateLimiter } from './channels/webchat/rate-limiter.ts';
+import { createWebchatService } from './channels/webchat/webchat-service.ts';
+import { createWidgetGate, WEBCHAT_PATH } from './channels/webchat/widget-gate.ts';
+import { createWhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
+import type { RouteDefinition } from './http/route.ts';
+import { webchatRoutes } from './http/routes/webchat.ts';
+import { whatsappRoutes } from './http/routes/whatsapp.ts';
+import type { InboxService } from './inbox/inbox-service.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
+import type { ServiceBase } from './service-base.ts';
+import type { Conversations } from './service-conversations.ts';
+import type { ServiceOptions } from './service-options.ts';
+
+export type Channels = ReturnType<typeof createChannels>;
+
+export function createChannels(deps: {
+  options: ServiceOptions;
+  database: OpenedDatabase;
+  secrets: SecretBox;
+  base: ServiceBase;
+  conversations: Conversations;
+  /** The team's inbox, built after the channels (src/service-team.ts): WhatsApp's delivery changes go to it. */
+  inbox: () => InboxService;
+}) {
+  const { options, database, secrets } = deps;
+  const { config, logger } = options;
+  const { sessions, metrics, apiKeys, accounts, teamAvailable } = deps.base;
+  const { channelRuntime, inboxEvents, admission } = deps.conversations;
+  const routes: RouteDefinition[] = [];
+  // Website chat (protocol §1.3, §6): knowledge base only, events into the outbox, the widget gate below /v1/webchat/.
+  const webchat = createWebchatService({
+    db: database.db,
+    runtime: channelRuntime,
+    teamAvailable,
+    sessions,
+    inbox: inboxEvents,
+    publicUrl: config.publicUrl,
+    logger,
+    metrics,
+  });
+  const widgetGate = createWidgetGate({
+    apiKeys,
+    access: (workspaceId) => webchat.access(workspaceId),
+    limiter: createRateLimiter(options.webchat?.rateLimit),
+    admission,
+    metrics,
+  });
+  routes.push(...webchatRoutes(webchat));
+  const widget = { path: WEBCHAT_PATH, middleware: widgetGate.middleware, workspaceOf: widgetGate.workspaceOf };
+
+  // WhatsApp (docs/interfaces.md: Channels → WhatsApp): webhook stored first, processed by the worker started after listen
+  // (src/service-workers.ts).
+  const whatsapp = createWhatsappChannel({
+    config: config.whatsapp,
+    publicUrl: config.publicUrl,
+    repository: whatsappRepository(database.db),
+    secrets,
+    runtime: channelRuntime,
+    serving: (workspaceId) => accounts.isServing(workspaceId),
+    // The inbox is built after the channels; the worker starts after listen, so it is there by the first send.
+    onDelivery: (change) => {
+      void deps.inbox().deliveryChanged(change).catch((err: unknown) => logger.warn({ err }, 'a delivery status could not be shown live'));
+    },
+    logger,
+    registry: metrics.registry,
+    ...options.whatsapp,
+    worker: { leaseMs: config.leaseMs, ...options.whatsapp?.worker },
+  });
+  routes.push(...whatsappRoutes(whatsapp));
+  return { widget, whatsapp, routes };
+}
+
+/** Phone: GET /v1/phone/ws upgrades on this server (ws in noServer mode). */
+export function createPhone(options: ServiceOptions, base: ServiceBase, conversations: Conversations, server: Server): PhoneChannel {
+  const { config, logger } = options;
+  const { integration, tools, metrics } = base;
+  const { channelRuntime, admission } = conversations;
+  const phone = createPhoneChannel({
+    runtime: channelRuntime,
+    admission,
+    workspaceForNumber: (number) => base.phoneRepo.workspaceForNumber(number),
+    prepareCall: (workspaceId) => {
+      integration
+        .credentials(workspaceId)
+        .then((credentials) => credentials && tools.prefetch(workspaceId, credentials))
+        .catch((err: unknown) => logger.warn({ err, workspaceId }, 'the tools manifest could not be prefetched for a call'));
+    },
+    metrics: createPhoneMetrics(metrics.registry),
+    logger,
+    auth: { twilioAuthToken: config.twilioAuthToken, bridgeToken: config.bridgeToken, publicUrl: config.publicUrl },
+    ...(options.phone ? { options: options.phone } : {}),
+  });
+  phone.attach(server);
+  return phone;
+}

@@ -1,0 +1,39 @@
+/**
+ * The composition root's HTTP app (src/service.ts): the route table mounted with the dashboard's and the widget's
+ * pages behind one Node server; the phone's WebSocket is attached to it before it listens.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { createApp, type WidgetAccess } from './http/app.ts';
+import { dashboardPages } from './http/pages/dashboard.ts';
+import { widgetPages } from './http/pages/widget.ts';
+import type { RouteDefinition } from './http/route.ts';
+import type { Audit } from './privacy/audit.ts';
+import type { ServiceBase } from './service-base.ts';
+import type { ServiceOptions } from './service-options.ts';
+
+export function createHttpServer(deps: {
+  options: ServiceOptions;
+  routes: RouteDefinition[];
+  base: ServiceBase;
+  widget: WidgetAccess;
+  audit: Audit;
+}): Server {
+  const { options, routes, widget, audit } = deps;
+  const { config, logger } = options;
+  const { accounts, metrics, apiKeys } = deps.base;
+  const pages = [dashboardPages(), widgetPages({ publicUrl: config.publicUrl })];
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages, audit });
+  return createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
+}
+
+/** Listens on PORT and HOST; the answer is the address bound and the URL it is reached at. */
+export async function listen(server: Server, config: Config): Promise<{ address: AddressInfo; url: string }> {
+  server.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { address, url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}` };
+}

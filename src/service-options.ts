@@ -1,0 +1,59 @@
+/**
+ * What `startService` (src/service.ts) takes: the configuration, and the timings and bounds tests and benchmarks set
+ * shorter. Apart from src/service.ts so the composition root's stages (src/service-*.ts) read it without a circle.
+ */
+import type { OpenedDatabase } from '../db/database.ts';
+import type { AdmissionLimits } from './admission/admission.ts';
+import type { LoginThrottleOptions } from './auth/login-throttle.ts';
+import type { StreamGuardOptions } from './auth/stream-guard.ts';
+import type { EndpointHealthTrackerDeps } from './botlink/endpoint-health-tracker.ts';
+import type { PhoneChannelOptions } from './channels/phone/phone-channel.ts';
+import type { RateLimitOptions } from './channels/webchat/rate-limiter.ts';
+import type { WhatsappChannelOptions } from './channels/whatsapp/whatsapp-channel.ts';
+import type { Config } from './config.ts';
+import type { LiveBusDeps } from './events/live-bus.ts';
+import type { Logger } from './log.ts';
+import type { GuardedClientOptions } from './net/guarded-client.ts';
+import type { DeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
+
+export const VERSION = '0.1.0';
+/** How long SIGTERM waits for calls, turns, messages and deliveries in flight (each stage), in ms. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
+export interface ServiceOptions {
+  config: Config;
+  logger: Logger;
+  /** Tests: an already opened database (skips opening and the data-dir lock). */
+  database?: OpenedDatabase;
+  /** Tests: DNS for the guarded client. */
+  lookup?: GuardedClientOptions['lookup'];
+  /** How long SIGTERM waits for requests in flight; default {@link DEFAULT_DRAIN_MS}. */
+  drainMs?: number;
+  /** Session runtime settings (tests use short ones). */
+  sessions?: { idleMs?: number; instanceId?: string };
+  /** Live events across engines: how often they are read without a NOTIFY (tests use short ones). */
+  live?: Pick<LiveBusDeps, 'pollMs' | 'watchesRefreshMs'>;
+  /** WhatsApp: `processing: false` stores webhooks without processing them (ingest benchmark); worker timings for tests. */
+  whatsapp?: Pick<WhatsappChannelOptions, 'processing' | 'worker'>;
+  /** Website chat: the per-widget-key rate limit (tests use a short window); defaults in src/channels/webchat/limits.ts. */
+  webchat?: { rateLimit?: Pick<RateLimitOptions, 'burst' | 'windowMs'> };
+  /** Phone: filler, heartbeat and key-entry timings (tests use short ones), and the clock of team hours. */
+  phone?: PhoneChannelOptions;
+  /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
+  webhooks?: Pick<DeliveryWorkerOptions, 'instanceId' | 'endpointConcurrency' | 'maxInFlight' | 'pollIntervalMs' | 'timeoutMs' | 'leaseMs'>;
+  /**
+   * Admission control's bounds (tests use small ones); default: src/admission/limits.ts for the embedded default (PGlite
+   * opened from DATA_DIR), none on PostgreSQL or on a database handed in (tests, benches).
+   */
+  admission?: AdmissionLimits;
+  /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
+  health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
+  /** The inbox: how often waiting conversations past their hand-back deadline are looked for (ms); default HANDBACK_SWEEP_MS. */
+  inbox?: { handbackSweepMs?: number };
+  /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
+  streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerUser' | 'maxPerWorkspace'>;
+  /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */
+  signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
+  /** Retention: how often the purge is tried (ms; default PURGE_INTERVAL_MS); 0 leaves it to `retention.purge()`. */
+  retention?: { intervalMs?: number };
+}

@@ -1,0 +1,121 @@
+/**
+ * The composition root's route groups that need no channel (src/service.ts): operations, accounts, sign-in, the
+ * integration, sync and the knowledge base, keys and conversations first; the phone's, the workspace's and the
+ * Overview's settings after the team's side. The order of the table is the order the app mounts and /openapi.json lists.
+ */
+import type { OpenedDatabase } from '../db/database.ts';
+import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
+import { channelRenderers } from './channels/renderers.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import type { RouteDefinition } from './http/route.ts';
+import { accountRoutes } from './http/routes/accounts.ts';
+import { analyticsRoutes } from './http/routes/analytics.ts';
+import { authRoutes } from './http/routes/auth.ts';
+import { integrationRoutes } from './http/routes/integration.ts';
+import { keyRoutes } from './http/routes/keys.ts';
+import { knowledgeRoutes } from './http/routes/knowledge.ts';
+import { operationRoutes } from './http/routes/operations.ts';
+import { phoneRoutes } from './http/routes/phone.ts';
+import { sessionRoutes } from './http/routes/sessions.ts';
+import { syncRoutes } from './http/routes/sync.ts';
+import { workspaceRoutes } from './http/routes/workspace.ts';
+import { createReplayService } from './integration/replay.ts';
+import { createTryQuestion } from './knowledge/try-question.ts';
+import type { ServiceBase } from './service-base.ts';
+import type { Conversations } from './service-conversations.ts';
+import { VERSION, type ServiceOptions } from './service-options.ts';
+import { detectLanguage } from './text/detect-language.ts';
+
+/** Where the service is: readiness answers not ready until it listens, and again once it drains. */
+export type ServiceState = 'starting' | 'ready' | 'draining';
+
+export function coreRoutes(deps: {
+  options: ServiceOptions;
+  database: OpenedDatabase;
+  base: ServiceBase;
+  conversations: Conversations;
+  /** The whole table, complete by the time /openapi.json is asked for. */
+  routes: readonly RouteDefinition[];
+  state: () => ServiceState;
+}): RouteDefinition[] {
+  const { options, database, routes } = deps;
+  const { config, logger } = options;
+  const { metrics, accounts, signIn, integration, http, sessions, knowledge, knowledgeEntries, knowledgeRepo, ai, apiKeys, streams } = deps.base;
+  const { phoneRepo, teamAvailable } = deps.base;
+  const { runtime } = deps.conversations;
+  const openApiDocument = () => buildOpenApi(routes, { version: VERSION, serverUrl: config.publicUrl });
+  return [
+    ...operationRoutes({
+      metrics,
+      openApi: openApiDocument,
+      readiness: {
+        async notReadyReason() {
+          const state = deps.state();
+          if (state !== 'ready') return state;
+          try {
+            await database.db.selectFrom('workspaces').select('id').limit(1).execute();
+            return null;
+          } catch {
+            return 'database';
+          }
+        },
+      },
+    }),
+    ...accountRoutes(accounts),
+    ...authRoutes(signIn),
+    ...integrationRoutes(integration, createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http })),
+    ...syncRoutes(knowledge),
+    ...knowledgeRoutes(
+      knowledgeEntries,
+      // "Try a question": a web chat turn's search, AI and renderer, without a conversation (docs/knowledge.md).
+      createTryQuestion({
+        search: (workspaceId, query, language, options) => knowledge.search(workspaceId, query, language, options),
+        chunkOrigins: (workspaceId, ids) => knowledgeRepo.chunkOrigins(workspaceId, ids),
+        ai,
+        render: (text, source, language) => channelRenderers.webchat({ text, source, language }),
+        askIntegrator: async (workspaceId, input) => (await integration.ask(workspaceId, input))?.exchange,
+        detectLanguage,
+      }),
+    ),
+    ...keyRoutes(apiKeys),
+    ...sessionRoutes({
+      sessions,
+      runtime,
+      streams,
+      team: async (workspaceId) => ({ available: (await phoneRepo.teamState(workspaceId))?.switchOn ?? false, availableNow: await teamAvailable(workspaceId) }),
+      complete: ai.complete,
+      logger,
+    }),
+  ];
+}
+
+/** The phone's, the workspace's and the Overview's settings and figures, after the team's side. */
+export function settingsRoutes(options: ServiceOptions, database: OpenedDatabase, base: ServiceBase, conversations: Conversations): RouteDefinition[] {
+  const { config, logger } = options;
+  const { phoneRepo, sessions, teamAvailable } = base;
+  const { workspaceSettings } = conversations;
+  return [
+    // Phone (docs/interfaces.md: Channels → Phone): settings, Twilio's TwiML webhooks; the WebSocket is attached in
+    // src/service-channels.ts (createPhone).
+    ...phoneRoutes({
+      phone: phoneRepo,
+      sessions,
+      teamAvailable,
+      publicUrl: config.publicUrl,
+      twilioAuthToken: config.twilioAuthToken,
+      bridgeToken: config.bridgeToken,
+      logger,
+      ...(options.phone?.now ? { now: options.phone.now } : {}),
+    }),
+    // The workspace's own settings, the user's email, and what to paste into Twilio and Meta (src/http/routes/workspace.ts).
+    ...workspaceRoutes({
+      settings: workspaceSettings,
+      publicUrl: config.publicUrl,
+      twilioAuthToken: config.twilioAuthToken,
+      bridgeToken: config.bridgeToken,
+      whatsapp: config.whatsapp,
+    }),
+    // The Overview: figures from the hourly roll-ups, unanswered questions, the export (docs/analytics.md).
+    ...analyticsRoutes({ analytics: analyticsRepository(database.db), settings: workspaceSettings }),
+  ];
+}

@@ -1,0 +1,67 @@
+/**
+ * The composition root's stop order (src/service.ts; docs/operations.md): no new work, then what is in flight finishes
+ * before what it uses goes away. Conversations finish their turn and are written before the connections they use
+ * close; webhook attempts in flight finish (or are handed back) before the outbound client closes; the database and
+ * DATA_DIR's lock last.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { PhoneChannel } from './channels/phone/phone-channel.ts';
+import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
+import type { ServiceBase } from './service-base.ts';
+import type { Conversations } from './service-conversations.ts';
+import type { ServiceOptions } from './service-options.ts';
+import type { ServiceStorage } from './service-storage.ts';
+import type { Outgoing } from './service-workers.ts';
+import type { OutboxListener } from './webhooks/outbox-listener.ts';
+
+export interface StoppingParts {
+  options: ServiceOptions;
+  drainMs: number;
+  storage: ServiceStorage;
+  base: Pick<ServiceBase, 'streams' | 'health' | 'ai' | 'http'>;
+  conversations: Pick<Conversations, 'sweep' | 'runtime' | 'admission' | 'live'>;
+  server: Server;
+  handbackSweep: NodeJS.Timeout;
+  whatsapp: WhatsappChannel;
+  phone: PhoneChannel;
+  outgoing: Pick<Outgoing, 'stopPurge' | 'webhookWorker'>;
+  webhookListener: OutboxListener | undefined;
+}
+
+export async function drainService(parts: StoppingParts): Promise<void> {
+  const { options, drainMs, server, handbackSweep, whatsapp, phone, webhookListener } = parts;
+  const { logger } = options;
+  const { database, releaseLock } = parts.storage;
+  const { streams, health, ai, http } = parts.base;
+  const { sweep, runtime, admission, live } = parts.conversations;
+  const { stopPurge, webhookWorker } = parts.outgoing;
+  logger.info('draining: no new work, waiting for requests in flight');
+  server.close();
+  server.closeIdleConnections();
+  // Live streams never finish by themselves; they end now (a dashboard reconnects to another process).
+  streams.stop();
+  const drained = once(server, 'close').then(() => true);
+  const timedOut = new Promise<false>((resolve) => setTimeout(resolve, drainMs, false).unref());
+  // Conversations finish their turn and are written before the connections they use go away.
+  clearInterval(sweep);
+  clearInterval(handbackSweep);
+  stopPurge();
+  // WhatsApp: no new claims; messages in turn finish before the runtime stops (the rest waits in the database).
+  await whatsapp.stop(drainMs);
+  // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).
+  await phone.stop(drainMs);
+  await runtime.stop(drainMs);
+  admission.stop();
+  await health.stop();
+  await live.stop();
+  if (!(await Promise.race([drained, timedOut]))) server.closeAllConnections();
+  await ai.close();
+  // Outgoing webhooks: attempts in flight finish (or are handed back) before the outbound client closes.
+  await webhookListener?.close();
+  await webhookWorker.stop(drainMs);
+  await http.close();
+  if (!options.database) await database.close();
+  releaseLock();
+  logger.info('stopped');
+}

@@ -1,0 +1,60 @@
+/**
+ * The composition root's first stage (src/service.ts): the database, opened and migrated under the data-dir lock, and
+ * the one box that seals every stored secret.
+ */
+import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
+import type { Config } from './config.ts';
+import { acquireDataDirLock } from './data-dir-lock.ts';
+import type { Logger } from './log.ts';
+import { loadOrCreateMasterKey } from './secrets/master-key.ts';
+import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
+import type { ServiceOptions } from './service-options.ts';
+
+export interface ServiceStorage {
+  database: OpenedDatabase;
+  /** Lets go of DATA_DIR's lock (nothing to let go of on PostgreSQL or a database handed in); the last step of stop. */
+  releaseLock: () => void;
+  /** The embedded default as `npm start` runs it: PGlite in DATA_DIR, on this process's event loop (src/admission). */
+  embedded: boolean;
+}
+
+/**
+ * Migrations over the direct connection when there is one (a pooler in front), else over the service's own; through
+ * a transaction pooler without a direct connection, in one transaction (db/database.ts, `migrate`).
+ */
+async function migrateDatabase(config: Config, database: OpenedDatabase): Promise<void> {
+  if (config.databaseDirectUrl && database.kind === 'postgres') {
+    const direct = await openDatabase({ url: config.databaseDirectUrl, poolSize: 1 });
+    try {
+      await migrate(direct.db);
+    } finally {
+      await direct.close();
+    }
+    return;
+  }
+  await migrate(database.db, undefined, { inOneTransaction: database.pooler === 'transaction' });
+}
+
+/** Opens (or takes the tests') database and migrates it; on a failed migration closes it and lets go of the lock. */
+export async function openStorage(options: ServiceOptions): Promise<ServiceStorage> {
+  const { config } = options;
+  const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
+  const embedded = !options.database && !config.databaseUrl;
+  const opening = { url: config.databaseUrl, directUrl: config.databaseDirectUrl, pooler: config.databasePooler, dataDir: config.dataDir };
+  const database = options.database ?? (await openDatabase(opening));
+  try {
+    if (!options.database) await migrateDatabase(config, database);
+  } catch (err) {
+    await database.close();
+    releaseLock();
+    throw err;
+  }
+  return { database, releaseLock, embedded };
+}
+
+/** One box seals every stored secret (integration keys, webhook secrets, WhatsApp tokens). */
+export function openSecrets(config: Config, logger: Logger): SecretBox {
+  const { key: masterKey, created } = loadOrCreateMasterKey(config.masterKey, config.dataDir);
+  if (created) logger.warn({ dataDir: config.dataDir }, 'generated a master key in DATA_DIR; back it up, stored secrets cannot be read without it');
+  return createSecretBox(masterKey, config.masterKeyPrevious ? [config.masterKeyPrevious] : []);
+}
