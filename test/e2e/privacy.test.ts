@@ -55,7 +55,8 @@ describe('the Privacy screen', () => {
     await page.getByText('Sign in with a token', { exact: true }).click();
     await page.getByLabel('Token', { exact: true }).fill(token);
     await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    // Owners and admins land on the Overview, agents on their conversations.
+    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Privacy', exact: true }).click();
     await page.getByRole('heading', { name: 'Privacy', level: 1 }).waitFor();
   }
