@@ -25,7 +25,8 @@ const turns = new Map<string, { span: Span; context: Context }>();
 /** Starts the `turn` span of a customer message; a no-op when tracing is off. */
 export function startTurnSpan(turnId: string, attributes: Attributes): void {
   if (!enabled) return;
-  const span = tracer().startSpan('turn', { attributes: { 'botlink.turn_id': turnId, ...attributes } });
+  // A root span: the async context here may still hold a span of an earlier turn (a worker's loop goes on from it).
+  const span = tracer().startSpan('turn', { root: true, attributes: { 'botlink.turn_id': turnId, ...attributes } });
   if (!span.isRecording()) return;
   turns.set(turnId, { span, context: trace.setSpan(context.active(), span) });
 }

@@ -61,8 +61,9 @@ describeEachDatabase('tracing a turn', (get) => {
     expect(turn.attributes['botlink.source']).not.toBe('integrator');
     expect(children.map((s) => s.name)).toEqual(expect.arrayContaining(['botlink.request', 'knowledge.search', 'model']));
     // Every span ended inside the turn's.
-    const notAfterTurn = (span: ReadableSpan): boolean =>
-      span.endTime[0] < turn.endTime[0] || (span.endTime[0] === turn.endTime[0] && span.endTime[1] <= turn.endTime[1]);
+    // Each span's clock is anchored on Date.now(), whose resolution is 1 ms: ends are compared within that.
+    const ms = (t: [number, number]): number => t[0] * 1e3 + t[1] / 1e6;
+    const notAfterTurn = (span: ReadableSpan): boolean => ms(span.endTime) <= ms(turn.endTime) + 1;
     expect(children.filter((s) => !notAfterTurn(s)).map((s) => s.name)).toEqual([]);
   });
 });
