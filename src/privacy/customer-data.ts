@@ -85,7 +85,8 @@ function needles(m: Match, found: Awaited<ReturnType<typeof findConversations>>)
     ...(m.email ? [m.email] : []),
     ...found.sessions.flatMap((s) => [s.id, s.external_id]),
     ...found.webchatIds,
-  ];
+    // An empty or tiny needle would be found in every payload of the workspace (position('' in x) is 1).
+  ].filter((v) => v.length >= 3);
 }
 
 /** `text` (a JSON payload as text) contains one of the needles; lower-cased, as emails are matched. */

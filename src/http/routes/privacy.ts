@@ -32,16 +32,16 @@ const retentionSchema: JsonSchema = {
   },
 };
 
+/** Exactly one of the customer's phone number, email or WhatsApp id (one object per key, so a schema says it). */
 const customerBody: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  maxProperties: 1,
-  properties: {
-    phone: { type: 'string', minLength: 3, maxLength: 40, description: 'A phone number as people write it; matched in E.164.' },
-    email: { type: 'string', minLength: 3, maxLength: 254 },
-    whatsapp_id: { type: 'string', minLength: 3, maxLength: 40, description: "WhatsApp's id of the customer (their number's digits)." },
-  },
+  // The body itself is required (the OpenAPI document says so from a `required` list); which key, the oneOf says.
+  required: [],
+  oneOf: [
+    { type: 'object', additionalProperties: false, required: ['phone'], properties: { phone: { type: 'string', minLength: 3, maxLength: 40, description: 'A phone number as people write it; matched in E.164.' } } },
+    { type: 'object', additionalProperties: false, required: ['email'], properties: { email: { type: 'string', minLength: 3, maxLength: 254 } } },
+    { type: 'object', additionalProperties: false, required: ['whatsapp_id'], properties: { whatsapp_id: { type: 'string', minLength: 3, maxLength: 40, description: "WhatsApp's id of the customer (their number's digits)." } } },
+  ],
 };
 
 const foundSchema: JsonSchema = {
