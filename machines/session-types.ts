@@ -4,9 +4,9 @@
  */
 import type { EndpointWait } from '../src/botlink/endpoint-health.ts';
 import type { AiStep, AiStepInput, ConversationTurn } from '../src/ai/types.ts';
-import type { Channel } from '../src/words.ts';
+import type { Channel } from '../src/channels-and-handoffs.ts';
 import type { ResponseProblem } from '../src/botlink/channel-response.ts';
-import type { Handoff } from '../src/words.ts';
+import type { Handoff } from '../src/channels-and-handoffs.ts';
 import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
 import type { KnowledgePassage } from '../src/knowledge/types.ts';
 

@@ -11,7 +11,7 @@
  *
  * Words are in the customer's language where the service has them (nl, en) and English otherwise.
  */
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import {
   MAX_SPOKEN_CHARS,
   MAX_SPOKEN_LIST_ITEMS,

@@ -3,7 +3,7 @@
  * session machine drives the tool rounds: it asks for a step, runs the calls the step asks for, and asks again with
  * their results; after the last allowed round it offers no tools, so the AI must answer.
  */
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import type { ToolInvocation, ToolOutcome, ToolSpec } from '../botlink/tools-types.ts';
 import type { KnowledgePassage } from '../knowledge/types.ts';
 import type { AiErrorReason } from './ai-error.ts';

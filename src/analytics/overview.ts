@@ -4,7 +4,7 @@
  */
 import type { AnalyticsRepository, Counters, LatencyRow } from '../../db/repositories/analytics.repository.ts';
 import { keywords, words } from '../text/words.ts';
-import { CHANNELS } from '../words.ts';
+import { CHANNELS } from '../channels-and-handoffs.ts';
 import { addToHistogram, percentile, type Histogram } from './buckets.ts';
 import type { AnalyticsPeriod } from './period.ts';
 

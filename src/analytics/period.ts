@@ -4,7 +4,7 @@
  * buckets for at most 31 days. Anything else is a clear 400 naming the field.
  */
 import { AppError } from '../errors.ts';
-import { CHANNELS, type Channel } from '../words.ts';
+import { CHANNELS, type Channel } from '../channels-and-handoffs.ts';
 
 export const MAX_PERIOD_DAYS = 400;
 export const MAX_HOURLY_DAYS = 31;

@@ -5,7 +5,7 @@
 import { MAX_MESSAGE_CHARS, SIGNATURE_HEADER } from '../limits.ts';
 import { cutToChars } from '../text/cut.ts';
 import { normaliseLanguage } from '../text/language.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import { signChannelBody, signedJsonRequest } from './signing.ts';
 
 

@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_RESPONSE_BYTES, BODY_EXCERPT_CHARS } from '../limits.ts';
 import { cleanJson, cleanText } from '../text/outside-text.ts';
 import { cutToChars } from '../text/cut.ts';
-import type { Handoff } from '../words.ts';
+import type { Handoff } from '../channels-and-handoffs.ts';
 import { describeValue, isObject, own } from '../json-value.ts';
 import { errorText, type FailureReason } from '../errors.ts';
 

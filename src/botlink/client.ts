@@ -7,7 +7,7 @@ import { CHANNEL_TIMEOUT_MS, MAX_RESPONSE_BYTES, PHONE_CHANNEL_TIMEOUT_MS } from
 import type { Metrics } from '../metrics.ts';
 import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
 import { encodeChannelRequest, type ChannelRequest } from './channel-request.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import { interpretChannelResponse, type ChannelOutcome } from './channel-response.ts';
 import { addTraceHeaders } from '../tracing.ts';
 

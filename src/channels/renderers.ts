@@ -1,5 +1,5 @@
 /** Each channel's reply renderer (src/sessions/reply-renderer.ts), handed to the session runtime when it is made. */
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import type { ReplyRenderer } from '../sessions/reply-renderer.ts';
 import { renderForSpeech, renderForText } from '../ai/render.ts';
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../config.ts';
 import { DOCTOR_LATENCY_REQUESTS, MAX_DOCTOR_REQUESTS, doctorLines, runDoctor } from '../integration/doctor.ts';
 import { REPLAY_MAX_TURNS, replayLines, type ReplayReport } from '../integration/replay.ts';
 import { GuardedClient } from '../net/guarded-client.ts';
-import { CHANNELS, type Channel } from '../words.ts';
+import { CHANNELS, type Channel } from '../channels-and-handoffs.ts';
 import { UsageError, type CliCommand, type CliOptions } from './context.ts';
 
 async function doctor(values: CliOptions, positionals: string[]): Promise<number> {

@@ -24,7 +24,7 @@ import { CHANNEL_TARGET_MS, CHANNEL_TIMEOUT_MS, MAX_CLOCK_SKEW_SECONDS, MAX_RESP
 import { literalAddress } from '../net/address-policy.ts';
 import { OutboundError, type GuardedClient } from '../net/guarded-client.ts';
 import { cutToChars } from '../text/cut.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 
 export type DoctorStatus = 'pass' | 'warn' | 'fail';
 

@@ -23,7 +23,7 @@ import { createBotLinkClient } from '../botlink/client.ts';
 import type { ResponseProblem } from '../botlink/channel-response.ts';
 import { AppError } from '../errors.ts';
 import type { GuardedClient } from '../net/guarded-client.ts';
-import type { Handoff } from '../words.ts';
+import type { Handoff } from '../channels-and-handoffs.ts';
 import { checkEndpointUrl, checkOwnKey } from './integration-service.ts';
 
 /** The most turns one replay sends. */

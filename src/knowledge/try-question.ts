@@ -15,7 +15,7 @@ import { phrase } from '../ai/phrases.ts';
 import type { AiPort } from '../ai/types.ts';
 import type { BotLinkExchange } from '../botlink/client.ts';
 import { primaryLanguage } from '../text/language.ts';
-import type { Handoff } from '../words.ts';
+import type { Handoff } from '../channels-and-handoffs.ts';
 import { KNOWLEDGE_CONFIDENCE_THRESHOLD, STRONG_MATCH_SCORE, TRY_EXCERPT_CHARS } from './limits.ts';
 import type { KnowledgePassage, KnowledgeSearch } from './types.ts';
 

@@ -5,7 +5,7 @@
  * cannot both take one conversation.
  */
 import { SESSION_MACHINE_VERSION, type HandlerChangeReason } from '../../machines/session-types.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import type { HandlerEvent, HandlerOutcome, RuntimeCore } from './runtime-types.ts';
 import { inboxChange } from './session-events.ts';
 import { conversationState, handlerColumns, handlerOf } from './turn-record.ts';

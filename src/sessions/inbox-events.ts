@@ -5,7 +5,7 @@
  * through the live bus (src/events/live-bus.ts; docs/architecture.md, "Live events across engines").
  */
 import type { HandledBy, MessageFrom } from '../../db/schema.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import type { LiveBus } from '../events/live-bus.ts';
 import type { Logger } from '../log.ts';
 

@@ -18,7 +18,7 @@ import type { SaveTurnInput, SessionsRepository } from '../../db/repositories/se
 import type { HandledBy, MessageFrom } from '../../db/schema.ts';
 import type { LiveBus } from '../events/live-bus.ts';
 import type { Logger } from '../log.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { ReplyRenderer } from './reply-renderer.ts';
 import type { ProvidedSessionMachine, SessionActorDeps } from './session-actors.ts';

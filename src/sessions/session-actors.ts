@@ -13,7 +13,7 @@ import type { EndpointHealthTracker } from '../botlink/endpoint-health-tracker.t
 import { sendWithHealth } from '../botlink/health-aware-send.ts';
 import type { ToolsPort } from '../botlink/tools-types.ts';
 import type { KnowledgeSearch } from '../knowledge/types.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import { decideHandoff, type HandoffDeps } from './handoff.ts';
 import { summary } from './turn-record.ts';
 import { inSpan } from '../tracing.ts';

@@ -14,7 +14,7 @@ import { createActor } from 'xstate';
 import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput } from '../../db/repositories/sessions.repository.ts';
-import type { Channel } from '../words.ts';
+import type { Channel } from '../channels-and-handoffs.ts';
 import { controlSession } from './handler-control.ts';
 import type {
   HandlerEvent,

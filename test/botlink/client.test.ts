@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildChannelRequest } from '../../src/botlink/channel-request.ts';
-import type { Channel } from '../../src/words.ts';
+import type { Channel } from '../../src/channels-and-handoffs.ts';
 import { channelTimeoutMs, createBotLinkClient } from '../../src/botlink/client.ts';
 import { MAX_RESPONSE_BYTES, PHONE_CHANNEL_TIMEOUT_MS, CHANNEL_TIMEOUT_MS } from '../../src/limits.ts';
 import { createMetrics } from '../../src/metrics.ts';

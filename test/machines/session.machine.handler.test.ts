@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { sessionMachine } from '../../machines/session.machine.ts';
 import type { AgentRef, AiStep, BotLinkInput, BotLinkSummary, HandoffInput, HandoffResult, KnowledgeSummary, SessionEmitted } from '../../machines/session-types.ts';
-import type { Channel } from '../../src/words.ts';
+import type { Channel } from '../../src/channels-and-handoffs.ts';
 import type { ToolOutcome, ToolSpec } from '../../src/botlink/tools-types.ts';
 
 const ann: AgentRef = { userId: 'u-ann', email: 'ann@shop.example', name: 'Ann' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { sessionMachine } from '../../machines/session.machine.ts';
 import type { AiInput, AiStep, BotLinkInput, BotLinkSummary, HandoffInput, HandoffResult, KnowledgeSummary, SessionEmitted, ToolsInput } from '../../machines/session-types.ts';
-import type { Channel } from '../../src/words.ts';
+import type { Channel } from '../../src/channels-and-handoffs.ts';
 import type { ToolOutcome, ToolSpec } from '../../src/botlink/tools-types.ts';
 import { MAX_TOOL_ROUNDS, PHONE_CHANNEL_TIMEOUT_MS, CHANNEL_TIMEOUT_MS } from '../../src/limits.ts';
 

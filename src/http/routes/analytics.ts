@@ -12,7 +12,7 @@ import { EXPORT_COLUMNS, EXPORT_FORMATS, streamConversations, type ExportFormat 
 import { overview, timeseries, unanswered } from '../../analytics/overview.ts';
 import { MAX_HOURLY_DAYS, MAX_PERIOD_DAYS, readBucket, readPeriod } from '../../analytics/period.ts';
 import { AppError } from '../../errors.ts';
-import { CHANNELS } from '../../words.ts';
+import { CHANNELS } from '../../channels-and-handoffs.ts';
 import { errorSchema, route, type JsonSchema, type RouteDefinition } from '../route.ts';
 
 export interface AnalyticsRouteDeps {

@@ -1,6 +1,6 @@
 /**
- * The shared words of a conversation, owned here rather than by the feature that used them first: the
- * channels a conversation comes in on, and the handoffs an integrator may ask for.
+ * The channels a conversation comes in on and the handoffs an integrator may ask for: shared words of a conversation,
+ * owned here rather than by the feature that used them first.
  */
 
 /** protocol §2.1: webchat only from the dashboard test button (and the website chat). */
