@@ -2,6 +2,7 @@
  * Configuration: read from the environment once at start, validated with Ajv (fastify's initial-config-validation
  * style), defaults in one place, then frozen. A wrong setting stops the start with one sentence that names it.
  */
+import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import { ConfigError } from './errors.ts';
 import { LEASE_MS, MIN_LEASE_MS } from './leases/durations.ts';
@@ -27,6 +28,7 @@ const settings = {
   TWILIO_AUTH_TOKEN: { schema: { type: 'string', minLength: 1 }, must: 'not be empty when set' },
   BRIDGE_TOKEN: { schema: { type: 'string', minLength: 32 }, must: 'be at least 32 characters' },
   OUTBOUND_ALLOW: { schema: { type: 'string' }, must: 'be a comma list of CIDRs or host names' },
+  TRUST_PROXY: { schema: { type: 'string' }, must: 'be a comma list of the load balancers\' IP addresses or CIDRs, or loopback, linklocal, uniquelocal' },
   BOTLINK_OWNER_EMAIL: { schema: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }, must: 'be the first owner\'s email address, like you@yourshop.example' },
   BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { schema: { type: 'string', pattern: '^https?://' }, must: 'be the http(s) base URL of an OTLP/HTTP collector, like http://localhost:4318' },
@@ -71,6 +73,13 @@ export interface Config {
   readonly firstOwner: { readonly email: string | null; readonly workspaceName: string | null };
   /** OUTBOUND_ALLOW: CIDRs or host names exempt from the public-address rule (development and tests only). */
   readonly outboundAllow: readonly string[];
+  /**
+   * TRUST_PROXY: the addresses of the load balancers in front of the engines (IPs, CIDRs, or Express's `loopback`,
+   * `linklocal`, `uniquelocal`). A request from one of them is taken to come from the address its `X-Forwarded-For`
+   * names, for the per-address limits and the audit log (docs/operations.md, "Behind a load balancer"). Empty
+   * (default): the header is ignored, since anyone may send it.
+   */
+  readonly trustProxy: readonly string[];
   readonly logLevel: string;
   /** OTLP/HTTP collector the turns' spans are exported to (docs/operations.md, "Tracing"); null: tracing off. */
   readonly otlpEndpoint: string | null;
@@ -120,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (raw.DATABASE_DIRECT_URL && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: it is a second way into the same database.');
   if (raw.DATABASE_POOLER === 'transaction' && !databaseUrl) throw new ConfigError('DATABASE_POOLER=transaction needs DATABASE_URL: the embedded database has no pooler.');
+  const trustProxy = parseTrustProxy(raw.TRUST_PROXY);
   if ((raw.LLM_API_KEY || raw.LLM_MODEL) && !raw.LLM_BASE_URL) {
     throw new ConfigError('LLM_BASE_URL must be set when LLM_API_KEY or LLM_MODEL is set.');
   }
@@ -149,11 +159,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundAllow: Object.freeze(
       (raw.OUTBOUND_ALLOW ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     ),
+    trustProxy,
     logLevel: raw.LOG_LEVEL ?? 'info',
     otlpEndpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     leaseMs,
     logCustomerData: raw.LOG_CUSTOMER_DATA === 'on',
   });
+}
+
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY's entries, each an IP address, a CIDR or one of Express's presets; anything else stops the start. */
+function parseTrustProxy(value: string | undefined): readonly string[] {
+  const entries = (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const entry of entries) {
+    if (PROXY_PRESETS.has(entry)) continue;
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`TRUST_PROXY must ${settings.TRUST_PROXY.must} (got ${JSON.stringify(entry)}).`);
+    }
+  }
+  return Object.freeze(entries);
 }
 
 function decodeMasterKey(value: string, name: 'MASTER_KEY' | 'MASTER_KEY_PREVIOUS' = 'MASTER_KEY'): Buffer {

@@ -25,7 +25,7 @@ export function createHttpServer(deps: {
   const { config, logger } = options;
   const { accounts, metrics, apiKeys } = deps.base;
   const pages = [dashboardPages(), widgetPages({ publicUrl: config.publicUrl })];
-  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages, audit });
+  const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages, audit, trustProxy: config.trustProxy });
   return createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
 }
 

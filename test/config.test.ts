@@ -70,6 +70,14 @@ describe('configuration', () => {
     });
   });
 
+  it('reads TRUST_PROXY as a list of balancer addresses, CIDRs and presets, and refuses anything else by name', () => {
+    expect(loadConfig({}).trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,loopback,fd00::/8,' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
+    for (const wrong of ['true', '*', '10.0.0.0/33', 'fd00::/129', 'lb.internal', '10.0.0.1/8/1', '10.0.0/8']) {
+      expect(() => loadConfig({ TRUST_PROXY: wrong }), wrong).toThrow(/^TRUST_PROXY must be a comma list of the load balancers' IP addresses/);
+    }
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(8080);
   });

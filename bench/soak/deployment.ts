@@ -123,6 +123,8 @@ function haproxyConfig(port: number, engines: { name: string; port: number }[]):
     'backend engines',
     '  balance roundrobin',
     '  option httpchk GET /readyz',
+    // The engines trust it (TRUST_PROXY=loopback), as a real deployment would (docs/operations.md, "Behind a load balancer").
+    '  option forwardfor',
     '  http-check expect status 200',
     '  default-server inter 1s fall 2 rise 1',
     `  http-response set-header ${ENGINE_HEADER} %[srv_name]`,
@@ -184,7 +186,7 @@ export async function startDeployment(options: { engines: number; databaseUrl: s
   const engines: Engine[] = [];
   try {
     pgbouncer = await startPgbouncer({ host: direct.hostname, port: Number(direct.port || 5432), user: decodeURIComponent(direct.username || 'postgres') }, { poolSize: PGBOUNCER_POOL_SIZE });
-    const pooled = { ...env, DATABASE_URL: pgbouncer.url(name), DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: direct.href };
+    const pooled = { ...env, DATABASE_URL: pgbouncer.url(name), DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: direct.href, TRUST_PROXY: 'loopback' };
     for (let i = 0; i < options.engines; i++) engines.push(await startEngine(`e${i}`, await freePort(), pooled));
     const port = await freePort();
     haproxy = await startHaproxy(work, port, engines);

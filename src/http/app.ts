@@ -43,6 +43,11 @@ export interface AppDeps {
   pages?: readonly express.Router[];
   /** The audit log (docs/privacy.md); absent: nothing is recorded. */
   audit?: Audit;
+  /**
+   * TRUST_PROXY (src/config.ts): the load balancers whose `X-Forwarded-For` names the client; empty or absent: the
+   * peer is the client and the header is ignored.
+   */
+  trustProxy?: readonly string[];
 }
 
 /** What the HTTP layer needs of the sync and widget keys (src/auth/api-keys.ts). */
@@ -68,6 +73,9 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // `req.ip` keys the per-address limits (sign-in, web chat) and the audit log: behind a load balancer it must be the
+  // client's, not the balancer's, and never what an untrusted peer claims (docs/operations.md, "Behind a load balancer").
+  app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
   // Outside text (src/text/outside-text.ts): query strings are cleaned where they are parsed.
   app.set('query parser', (query: string) => cleanJson({ ...parseQueryString(query) }));
 
