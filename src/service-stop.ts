@@ -25,7 +25,7 @@ export interface StoppingParts {
   handbackSweep: NodeJS.Timeout;
   whatsapp: WhatsappChannel;
   phone: PhoneChannel;
-  outgoing: Pick<Outgoing, 'stopPurge' | 'webhookWorker'>;
+  outgoing: Pick<Outgoing, 'stopHousekeeping' | 'webhookWorker'>;
   webhookListener: OutboxListener | undefined;
 }
 
@@ -35,7 +35,7 @@ export async function drainService(parts: StoppingParts): Promise<void> {
   const { database, releaseLock } = parts.storage;
   const { streams, health, ai, http } = parts.base;
   const { sweep, runtime, admission, live } = parts.conversations;
-  const { stopPurge, webhookWorker } = parts.outgoing;
+  const { stopHousekeeping, webhookWorker } = parts.outgoing;
   logger.info('draining: no new work, waiting for requests in flight');
   server.close();
   server.closeIdleConnections();
@@ -46,7 +46,7 @@ export async function drainService(parts: StoppingParts): Promise<void> {
   // Conversations finish their turn and are written before the connections they use go away.
   clearInterval(sweep);
   clearInterval(handbackSweep);
-  stopPurge();
+  stopHousekeeping();
   // WhatsApp: no new claims; messages in turn finish before the runtime stops (the rest waits in the database).
   await whatsapp.stop(drainMs);
   // Phone: no new calls; turns in flight are spoken, then each call is handed back (end 'reconnect', 1001).

@@ -1,10 +1,12 @@
 /**
  * The composition root's background work (src/service.ts): outgoing webhooks (events → outbox → one delivery actor
- * per endpoint) and the retention purge, built before listen; the WhatsApp worker, the endpoints' health and the
+ * per endpoint), the retention purge and the roll-ups' compaction, built before listen; the WhatsApp worker, the endpoints' health and the
  * delivery worker, started after it.
  */
 import type { OpenedDatabase } from '../db/database.ts';
+import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
 import { webhooksRepository } from '../db/repositories/webhooks.repository.ts';
+import { createCompaction } from './analytics/compaction.ts';
 import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
 import type { RouteDefinition } from './http/route.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
@@ -34,7 +36,13 @@ export function createOutgoing(options: ServiceOptions, database: OpenedDatabase
   const privacy = createPrivacy({ db: database.db, logger, registry: metrics.registry, engine, endConversation, ...options.retention });
   routes.push(...privacy.routes);
   const stopPurge = privacy.start();
-  return { webhooks, webhookWorker, privacy, stopPurge, routes };
+  // The Overview's roll-ups: past hours' slots folded into one row each (docs/analytics.md, "How the figures are kept").
+  const stopCompaction = createCompaction({ analytics: analyticsRepository(database.db), logger }).start();
+  const stopHousekeeping = () => {
+    stopPurge();
+    stopCompaction();
+  };
+  return { webhooks, webhookWorker, privacy, stopHousekeeping, routes };
 }
 
 /** After listen: WhatsApp's worker, the endpoints' health, and the delivery worker with its LISTEN on PostgreSQL. */

@@ -1,17 +1,15 @@
 /**
- * The Overview's reads (docs/analytics.md): sums over the hourly roll-ups of migration 0022 for the figures and the
- * charts, the turns of a period for the questions the bot could not answer, and the export's batches of conversations.
- * Periods arrive as whole UTC hours, `to` exclusive.
+ * The Overview's reads (docs/analytics.md): sums over the hourly roll-ups (migrations 0022 and 0024, every slot of a
+ * key summed) for the figures and the charts, the turns of a period for the questions the bot could not answer, and
+ * the export's batches of conversations; and the compaction of the roll-ups' slots. Periods arrive as whole UTC
+ * hours, `to` exclusive.
  */
 import { sql, type RawBuilder } from 'kysely';
+import { COUNTERS, foldSlotsSql } from '../analytics-rollup.ts';
 import type { Db } from '../database.ts';
 
-export const ANALYTICS_COUNTERS = [
-  'conversations', 'customer_messages', 'handed_over',
-  'by_integrator', 'by_knowledge_base', 'by_ai', 'by_fallback', 'by_agent',
-  'endpoint_requests', 'endpoint_answers',
-  'no_answer_timeout', 'no_answer_status', 'no_answer_invalid', 'no_answer_empty', 'no_answer_down',
-] as const;
+/** The counters of an hour row, in one list with the triggers that keep them (db/analytics-rollup.ts). */
+export const ANALYTICS_COUNTERS = COUNTERS;
 export type AnalyticsCounter = (typeof ANALYTICS_COUNTERS)[number];
 export type Counters = Record<AnalyticsCounter, number>;
 
@@ -89,6 +87,19 @@ function bucketStart(bucket: 'hour' | 'day', timeZone: string): RawBuilder<Date>
 
 export function analyticsRepository(db: Db) {
   return {
+    /**
+     * Folds the slots (db/analytics-rollup.ts) of hours that began over two hours ago into slot 0, at most `limit` keys
+     * of each table; the answer is the larger of the two counts of rows moved (below `limit`: nothing is left).
+     */
+    async foldPastSlots(limit: number): Promise<number> {
+      let moved = 0;
+      for (const statement of foldSlotsSql({ before: `now() - interval '2 hours'`, limit })) {
+        const { rows } = await sql.raw<{ moved: number }>(statement).execute(db);
+        moved = Math.max(moved, rows[0]?.moved ?? 0);
+      }
+      return moved;
+    },
+
     async totals(p: Period): Promise<Counters> {
       const { rows } = await sql<Counters>`select ${sums} from analytics_hours
         where workspace_id = ${p.workspaceId} and hour >= ${p.from} and hour < ${p.to} ${channelFilter(p.channel)}`.execute(db);

@@ -118,7 +118,10 @@ export function createInboxService(deps: InboxServiceDeps) {
       }
       outboundId = randomUUID();
       const outbound = outboundId;
+      // The message row last: its insert counts into the Overview's roll-ups (db/analytics-rollup.ts), whose row lock
+      // is then held only for the commit, never while this transaction waits for the session's row.
       await deps.db.transaction().execute(async (trx) => {
+        await trx.updateTable('sessions').set({ updated_at: sql<Date>`now()` }).where('id', '=', row.id).execute();
         await trx
           .insertInto('whatsapp_outbound_messages')
           .values({ id: outbound, workspace_id: row.workspace_id, inbound_id: null, phone_number_id: inbound.phone_number_id, wa_id: inbound.wa_id, kind: from === 'agent' ? 'agent' : 'notice', body: text, next_attempt_at: sql<Date>`now()` })
@@ -127,7 +130,6 @@ export function createInboxService(deps: InboxServiceDeps) {
           .insertInto('session_messages')
           .values({ ...record, outbound_id: outbound })
           .execute();
-        await trx.updateTable('sessions').set({ updated_at: sql<Date>`now()` }).where('id', '=', row.id).execute();
       });
       deps.wakeWhatsapp?.();
     } else {
