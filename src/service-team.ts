@@ -19,7 +19,7 @@ export function startTeamSide(options: ServiceOptions, database: OpenedDatabase,
   const { sessions, streams } = base;
   const { runtime, inboxEvents } = conversations;
   // Agents' WhatsApp messages go out through the WhatsApp worker (src/service-channels.ts).
-  const inbox = createInboxService({ db: database.db, sessions, runtime, inbox: inboxEvents, wakeWhatsapp: () => whatsapp.worker.wake(), logger });
+  const inbox = createInboxService({ db: database.db, sessions, runtime, inbox: inboxEvents, wakeWhatsapp: () => whatsapp.worker.wake('sends'), logger });
   const routes: RouteDefinition[] = [...inboxRoutes({ inbox, events: inboxEvents, streams })];
   // Waiting conversations nobody took go back to the bot after the workspace's handback_after_minutes.
   const handbackSweep = setInterval(() => {

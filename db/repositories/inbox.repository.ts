@@ -34,22 +34,26 @@ export function inboxRepository(db: Db) {
           's.handoff',
           's.updated_at',
         ])
-        .select((eb) => [
-          eb
-            .selectFrom('session_messages as m')
-            .select(sql<string>`json_build_object('from', m."from", 'text', m.text, 'at', m.at)::text`.as('last'))
-            .whereRef('m.session_id', '=', 's.id')
-            .orderBy('m.seq', 'desc')
-            .limit(1)
+        // The last message; a conversation without messages (a phone call, or one from before messages were kept)
+        // shows its last turn. COALESCE reads the turns only for those.
+        .select((eb) =>
+          eb.fn
+            .coalesce(
+              eb
+                .selectFrom('session_messages as m')
+                .select(sql<string>`json_build_object('from', m."from", 'text', m.text, 'at', m.at)::text`.as('last'))
+                .whereRef('m.session_id', '=', 's.id')
+                .orderBy('m.seq', 'desc')
+                .limit(1),
+              eb
+                .selectFrom('session_turns as t')
+                .select(sql<string>`json_build_object('from', 'customer', 'text', t.customer_message, 'at', t.started_at)::text`.as('last'))
+                .whereRef('t.session_id', '=', 's.id')
+                .orderBy('t.started_at', 'desc')
+                .limit(1),
+            )
             .as('last_message'),
-          eb
-            .selectFrom('session_turns as t')
-            .select(sql<string>`json_build_object('from', 'customer', 'text', t.customer_message, 'at', t.started_at)::text`.as('last'))
-            .whereRef('t.session_id', '=', 's.id')
-            .orderBy('t.started_at', 'desc')
-            .limit(1)
-            .as('last_turn'),
-        ])
+        )
         .where('s.workspace_id', '=', workspaceId);
       switch (view) {
         case 'waiting':
@@ -75,7 +79,7 @@ export function inboxRepository(db: Db) {
       }
       const rows = await query.limit(limit).execute();
       return rows.map((r) => {
-        const last = (r.last_message ?? r.last_turn) as string | null;
+        const last = r.last_message as string | null;
         return { ...r, last: last === null ? null : (JSON.parse(last) as { from: MessageFrom; text: string; at: string }) };
       });
     },

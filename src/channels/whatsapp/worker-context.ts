@@ -67,7 +67,7 @@ export interface WorkerContext {
   state: WorkerState;
   sendLeases: LeaseKeeper;
   /** A pass of the claim loop now, or after `ms`. */
-  wake(): void;
+  wake(what?: 'all' | 'sends'): void;
   wakeAfter(ms: number): void;
   /** Counts work in flight (`idle()` and `stop()` wait for it). */
   track(work: Promise<void>): void;

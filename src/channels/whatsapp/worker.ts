@@ -49,8 +49,16 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
   let again = false;
   let poll: NodeJS.Timeout | undefined;
 
-  function wake(): void {
+  /** The next pass claims webhook events and customers' messages too, not only replies to send. */
+  let claimAll = false;
+
+  /**
+   * Runs a pass now (or right after the one running). `sends`: only replies to send are new (an agent's message, a
+   * send slot freed), so the pass skips claiming events and messages: two statements fewer per reply.
+   */
+  function wake(what: 'all' | 'sends' = 'all'): void {
     if (!state.running) return;
+    if (what === 'all') claimAll = true;
     if (draining) {
       again = true;
       return;
@@ -84,10 +92,12 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
   async function drain(): Promise<void> {
     for (;;) {
       again = false;
-      const events = await repository.claimEvents(owner, EVENT_LEASE_MS, EVENT_CLAIM_BATCH);
+      const all = claimAll;
+      claimAll = false;
+      const events = all ? await repository.claimEvents(owner, EVENT_LEASE_MS, EVENT_CLAIM_BATCH) : [];
       for (const event of events) await readEvent(event);
 
-      if (state.turns < MAX_CONCURRENT_TURNS) {
+      if (all && state.turns < MAX_CONCURRENT_TURNS) {
         const claimed = await inboundLeases.claim((o, ms) => repository.claimInbound(o, ms, MAX_CONCURRENT_TURNS - state.turns));
         for (const { row, lease } of claimed) answerInOrder(row, lease);
       }
@@ -96,7 +106,7 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
           state.sends++;
           track(deliver(row, lease).finally(() => {
             state.sends--;
-            wake();
+            wake('sends');
           }));
         }
       }
@@ -106,7 +116,8 @@ export function createWhatsappWorker(options: WhatsappWorkerOptions) {
         if (pruned > 0) log.info({ pruned }, 'deleted processed WhatsApp webhook bodies past their retention');
       }
       // A full batch of events means more may be waiting; a wake during this pass means new rows arrived.
-      if (events.length < EVENT_CLAIM_BATCH && !again) return;
+      if (events.length === EVENT_CLAIM_BATCH) claimAll = true;
+      if (!claimAll && !again) return;
     }
   }
 
