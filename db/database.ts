@@ -38,7 +38,7 @@ export interface DatabaseOptions {
 /** The embedded database runs in this process: its NOTIFY reaches its own listeners. */
 function listenInProcess(pglite: PGlite): Listen {
   return async (channel, onNotify) => {
-    const unlisten = await pglite.listen(channel, () => onNotify());
+    const unlisten = await pglite.listen(channel, (payload) => onNotify(payload ?? ''));
     return async () => {
       await unlisten();
     };
@@ -49,7 +49,7 @@ function listenInProcess(pglite: PGlite): Listen {
  * LISTEN on a channel: `onNotify` for every NOTIFY, `onLost` when the connection is gone (the caller listens again).
  * Resolves once listening, to a function that stops.
  */
-export type Listen = (channel: string, onNotify: () => void, onLost: (err: unknown) => void) => Promise<() => Promise<void>>;
+export type Listen = (channel: string, onNotify: (payload: string) => void, onLost: (err: unknown) => void) => Promise<() => Promise<void>>;
 
 export interface OpenedDatabase {
   db: Db;
@@ -78,7 +78,7 @@ export function listenOverConnection(url: string): Listen {
     client.on('error', lost);
     client.on('end', () => lost(new Error('the LISTEN connection ended')));
     client.on('notification', (n) => {
-      if (n.channel === channel) onNotify();
+      if (n.channel === channel) onNotify(n.payload ?? '');
     });
     await client.connect();
     await client.query(`listen ${quoteIdent(channel)}`);

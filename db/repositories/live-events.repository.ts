@@ -12,21 +12,30 @@ export interface LiveEventRow {
   payload: unknown;
 }
 
-/** The NOTIFY channel that says "new live events"; the rows carry the rest. */
+/** The NOTIFY channel of the live bus; the payload says what is new, the rows carry the rest. */
 export const LIVE_CHANNEL = 'botlink_live';
+/** The payload of a NOTIFY for new events. */
+export const LIVE_EVENTS_NOTICE = 'events';
+/** The payload of a NOTIFY for a new or renewed watch. */
+export const LIVE_WATCH_NOTICE = 'watch';
 
 export function liveEventsRepository(db: Db) {
   return {
-    /** Writes the events and announces them, in one transaction (NOTIFY is sent at commit). */
+    /**
+     * Writes the events and announces them (LIVE_EVENTS_NOTICE), in one statement: one round trip, and the NOTIFY goes
+     * out when the rows are committed. Ids follow the order given.
+     */
     async append(origin: string, events: readonly { topic: string; key: string; payload: unknown }[]): Promise<void> {
       if (events.length === 0) return;
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('live_events')
-          .values(events.map((e) => ({ topic: e.topic, key: e.key, origin, payload: jsonb(e.payload) })))
-          .execute();
-        await sql`select pg_notify(${LIVE_CHANNEL}, '')`.execute(trx);
-      });
+      const rows = `[${events.map((e) => `{"topic":${JSON.stringify(e.topic)},"key":${JSON.stringify(e.key)},"payload":${jsonb(e.payload)}}`).join(',')}]`;
+      await sql`
+        with added as (
+          insert into live_events (topic, key, origin, payload)
+          select e.value ->> 'topic', e.value ->> 'key', ${origin}, e.value -> 'payload'
+          from jsonb_array_elements(${rows}::jsonb) with ordinality as e(value, n) order by e.n
+          returning 1
+        )
+        select pg_notify(${LIVE_CHANNEL}, ${LIVE_EVENTS_NOTICE}) from (select count(*) from added) c`.execute(db);
     },
 
     /**
@@ -76,7 +85,7 @@ export function liveEventsRepository(db: Db) {
           .values(keys.map((k) => ({ topic: k.topic, key: k.key, engine, expires_at: expiresAt })))
           .onConflict((oc) => oc.columns(['topic', 'key', 'engine']).doUpdateSet({ expires_at: expiresAt }))
           .execute();
-        await sql`select pg_notify(${LIVE_CHANNEL}, '')`.execute(trx);
+        await sql`select pg_notify(${LIVE_CHANNEL}, ${LIVE_WATCH_NOTICE})`.execute(trx);
       });
     },
 
