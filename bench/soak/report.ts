@@ -138,6 +138,9 @@ export function buildReport(input: ReportInput) {
     whatsapp: {
       sent: t.whatsapp.sent,
       acked: t.whatsapp.acked,
+      /** Deliveries sent again after a refusal (an engine killed with them in flight), as Meta sends them again. */
+      retried: t.whatsapp.retried,
+      refused: t.whatsapp.errors.slice(0, 20),
       replied: whatsappTurns,
       lost: checked.lostWhatsapp.length,
       repeatedReplies: checked.repeatedReplies,
@@ -182,7 +185,7 @@ export function printReport(input: ReportInput, report: Report): void {
     ['phone: calls / turns per s', `${load.calls} / ${load.phoneTurnsPerSecond}`],
     ['WhatsApp messages per s / website chats per s / webhook events per s', `${load.whatsappPerSecond} / ${load.webchatConversationsPerSecond} / ${load.webhookEventsPerSecond}`],
     ['phone prompts answered / sent (matched by reference); cut by the kill', `${counts.phone.answered} / ${counts.phone.prompts}; ${counts.phone.cutByKill}`],
-    ['WhatsApp replied / acknowledged / sent (matched by token)', `${counts.whatsapp.replied} / ${counts.whatsapp.acked} / ${counts.whatsapp.sent}`],
+    ['WhatsApp replied / acknowledged / sent (matched by token); deliveries retried', `${counts.whatsapp.replied} / ${counts.whatsapp.acked} / ${counts.whatsapp.sent}; ${counts.whatsapp.retried}`],
     ['WhatsApp 200 → reply at the Graph API p50 / p99, ms', `${counts.whatsapp.ackToReplyMs.p50} / ${counts.whatsapp.ackToReplyMs.p99}`],
     ['website chats answered / started', `${counts.webchat.answered} / ${counts.webchat.conversations}`],
     ['webhook events delivered / expected (outbox rows)', `${counts.webhooks.expected - counts.webhooks.undelivered} / ${counts.webhooks.expected} (${counts.webhooks.outboxEvents})`],
