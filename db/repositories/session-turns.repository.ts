@@ -123,8 +123,10 @@ export function sessionTurnsRepository(db: Db) {
           handler_revision = coalesce(v.handler_revision, s.handler_revision),
           lease_owner = case when v.release_lease then null else s.lease_owner end,
           lease_until = case when v.release_lease then null else s.lease_until end
-        from v join locked on locked.id = v.id
-        where s.id = v.id`.execute(db);
+        from v
+        -- = ANY(ARRAY(...)): the sessions are found by their key. A join made the planner, which guesses 100 rows
+        -- for jsonb_to_recordset, scan the whole table up to some 30,000 sessions.
+        where s.id = any(array(select id from locked)) and s.id = v.id`.execute(db);
     },
 
     async saveSnapshot(input: { id: string; state: string; status: 'active' | 'ended'; snapshot: unknown; machineVersion: number }): Promise<void> {
