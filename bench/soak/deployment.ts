@@ -125,6 +125,11 @@ function haproxyConfig(port: number, engines: { name: string; port: number }[]):
     '  option httpchk GET /readyz',
     // The engines trust it (TRUST_PROXY=loopback), as a real deployment would (docs/operations.md, "Behind a load balancer").
     '  option forwardfor',
+    // A request refused at connect (an engine just killed, not yet marked down) goes to another engine: nothing of it
+    // was sent, so this is safe for every method. A request already sent is never sent twice.
+    '  retries 2',
+    '  retry-on conn-failure',
+    '  option redispatch 1',
     '  http-check expect status 200',
     '  default-server inter 1s fall 2 rise 1',
     `  http-response set-header ${ENGINE_HEADER} %[srv_name]`,
