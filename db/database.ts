@@ -89,12 +89,20 @@ export function listenOverConnection(url: string): Listen {
   };
 }
 
+/** A pooled connection unused this long is closed (a quiet engine gives its connections back), ms. */
+export const POOL_IDLE_TIMEOUT_MS = 5 * 60_000;
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
     const pooled = options.pooler === 'transaction';
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      // pg's default closes a connection idle for 10 s. A pool lends its most recently used connection first, so under
+      // steady load the others sit idle, are closed, and are opened again together at the next peak: each a new
+      // PostgreSQL backend (fork, authentication, catalog caches, the named statements prepared again). The inbox
+      // benchmark showed it as a burst every 11 s with PostgreSQL at a full core and requests queued for a second.
+      idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS,
       // Queries marked with prepared() go out as named statements (db/prepared.ts), except through a transaction pooler.
       Client: pooled ? pg.Client : PreparingClient,
       // The search path is set per connection so unqualified names resolve in the chosen schema.
