@@ -68,18 +68,15 @@ export function handoffOf(turn: TurnState): HandoffRequest | null {
   return kind ? { kind, requestedBy: 'integrator' } : null;
 }
 
-export function botlinkInput(context: SessionContext): BotLinkInput {
+/** Whose turn it is and what the customer said, as the integrator's and the AI's inputs both begin. */
+function turnMessage(context: SessionContext) {
   const turn = context.turn!;
-  return {
-    workspaceId: context.workspaceId,
-    turnId: turn.id,
-    sessionId: context.sessionId,
-    channel: context.channel,
-    message: turn.message,
-    language: turn.language,
-    customerPhone: context.customer.phone,
-    deadlineAt: turn.botlinkDeadlineAt!,
-  };
+  const { workspaceId, sessionId, channel } = context;
+  return { workspaceId, sessionId, turnId: turn.id, channel, language: turn.language, message: turn.message };
+}
+
+export function botlinkInput(context: SessionContext): BotLinkInput {
+  return { ...turnMessage(context), customerPhone: context.customer.phone, deadlineAt: context.turn!.botlinkDeadlineAt! };
 }
 
 export function knowledgeInput(context: SessionContext): KnowledgeInput {
@@ -89,12 +86,7 @@ export function knowledgeInput(context: SessionContext): KnowledgeInput {
 export function aiInput(context: SessionContext): AiInput {
   const turn = context.turn!;
   return {
-    workspaceId: context.workspaceId,
-    sessionId: context.sessionId,
-    turnId: turn.id,
-    channel: context.channel,
-    language: turn.language,
-    message: turn.message,
+    ...turnMessage(context),
     history: context.history,
     passages: turn.knowledge?.passages ?? [],
     integratorContext: turn.integratorContext,

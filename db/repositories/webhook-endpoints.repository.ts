@@ -1,6 +1,6 @@
 /** Outgoing webhooks' settings: the endpoints, one per workspace and event, with their sealed secrets. */
 import type { Db } from '../database.ts';
-import type { WebhookEndpoint, WebhookSubscribableEvent } from '../schema.ts';
+import type { WebhookEndpoint, WebhookEndpointsTable, WebhookSubscribableEvent } from '../schema.ts';
 
 export function webhookEndpointQueries(db: Db) {
   return {
@@ -13,15 +13,9 @@ export function webhookEndpointQueries(db: Db) {
     },
 
     /** Inserts the endpoint unless one exists for the event; undefined when it did (a concurrent PUT won). */
-    async createEndpoint(row: {
-      id: string;
-      workspace_id: string;
-      event: WebhookSubscribableEvent;
-      url: string;
-      secret_sealed: string;
-      secret_hint: string;
-      now: Date;
-    }): Promise<WebhookEndpoint | undefined> {
+    async createEndpoint(
+      row: Pick<WebhookEndpointsTable, 'id' | 'workspace_id' | 'event' | 'url' | 'secret_sealed' | 'secret_hint'> & { now: Date },
+    ): Promise<WebhookEndpoint | undefined> {
       const { now, ...values } = row;
       return db
         .insertInto('webhook_endpoints')

@@ -23,7 +23,7 @@
  *   milliseconds).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { DocumentSummary, KnowledgeQueries, KnowledgeRepository, UpsertOutcome } from '../../db/repositories/knowledge.repository.ts';
+import type { DocumentSummary, DocumentWrite, KnowledgeQueries, KnowledgeRepository, UpsertOutcome } from '../../db/repositories/knowledge.repository.ts';
 import type { Availability, KnowledgeKind } from '../../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../limits.ts';
@@ -118,19 +118,8 @@ export interface Problem {
   message: string;
 }
 
-interface Prepared {
-  kind: KnowledgeKind;
-  externalId: string;
-  title: string;
-  url: string | null;
-  language: string | null;
-  body: string;
-  price: number | null;
-  currency: string | null;
-  sku: string | null;
-  availability: Availability | null;
-  contentHash: string;
-}
+/** A document cleaned and hashed by `prepare`: what the repository writes, but for the workspace; its price is a number. */
+type Prepared = Omit<DocumentWrite, 'workspaceId' | 'price'> & { price: number | null };
 
 export interface KnowledgeServiceDeps {
   knowledge: KnowledgeRepository;

@@ -5,7 +5,7 @@
  * across the boundary keeps its session and its recent turns; only what is older than the period goes. The audit
  * log's own retention is purged by the same run.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { Counter, type Registry } from 'prom-client';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
@@ -31,49 +31,70 @@ export interface RetentionDeps {
 /** What one purge deleted, per kind of record. */
 export type Purged = Record<string, number>;
 
+/** A table a purge step deletes from by its `id`. */
+type IdTable = 'sessions' | 'session_turns' | 'session_messages' | 'webchat_conversations' | 'whatsapp_inbound_messages' | 'whatsapp_outbound_messages' | 'webhook_events' | 'notifications';
+
+/** What a purge step deletes: the rows of `table` in the workspace whose `olderBy` time is before the cutoff. */
+interface OldRows<T extends IdTable> {
+  table: T;
+  olderBy: Extract<keyof Database[T], 'updated_at' | 'ended_at' | 'at' | 'created_at'>;
+  /** How a row belongs to the workspace: its own `workspace_id`, or its session's (`session_id`). */
+  owner: Extract<keyof Database[T], 'workspace_id' | 'session_id'>;
+  /** A further condition an old row must meet to go; it names the row's columns by the table's name. */
+  also?: (eb: ExpressionBuilder<Database, IdTable>) => Expression<SqlBool>;
+}
+
 /**
- * Each purge step: a table and the condition on its rows past the workspace's cutoff (`$cutoff`). Every step deletes
- * by primary key from a bounded sub-select, so a statement holds few locks and two runs never remove a row twice.
+ * Each purge step, by kind of record, in order. Every step deletes by primary key from a bounded sub-select, so a
+ * statement holds few locks and two runs never remove a row twice.
  */
 function steps(db: Kysely<Database>, workspaceId: string, cutoff: Date) {
   const inWorkspace = db.selectFrom('sessions').select('id').where('workspace_id', '=', workspaceId);
+  const oldRows =
+    <T extends IdTable>(step: OldRows<T>) =>
+    (limit: number) => {
+      // Each step's type pairs its table with that table's columns; the statement is built over all the tables.
+      const table: IdTable = step.table;
+      const { olderBy, owner, also } = step;
+      return db.deleteFrom(table).where('id', 'in', (eb) => {
+        const old = eb
+          .selectFrom(table)
+          .select('id')
+          .where((w) => (owner === 'session_id' ? w('session_id', 'in', inWorkspace) : w('workspace_id', '=', workspaceId)))
+          .where(sql.ref(olderBy), '<', cutoff);
+        return (also ? old.where(also) : old).limit(limit);
+      });
+    };
   return {
     // Whole conversations that ended (or that no engine holds) before the cutoff; their turns and messages cascade.
-    conversations: (limit: number) =>
-      db.deleteFrom('sessions').where('id', 'in', (eb) =>
-        eb
-          .selectFrom('sessions')
-          .select('id')
-          .where('workspace_id', '=', workspaceId)
-          .where('updated_at', '<', cutoff)
-          .where((w) => w.or([w('status', '=', 'ended'), w('lease_until', 'is', null), w('lease_until', '<', new Date())]))
-          .limit(limit),
-      ),
+    conversations: oldRows({
+      table: 'sessions',
+      olderBy: 'updated_at',
+      owner: 'workspace_id',
+      also: (w) => w.or([w('sessions.status', '=', 'ended'), w('sessions.lease_until', 'is', null), w('sessions.lease_until', '<', new Date())]),
+    }),
     // A conversation going on across the boundary: its turns and messages older than the cutoff.
-    turns: (limit: number) =>
-      db.deleteFrom('session_turns').where('id', 'in', (eb) => eb.selectFrom('session_turns').select('id').where('session_id', 'in', inWorkspace).where('ended_at', '<', cutoff).limit(limit)),
-    messages: (limit: number) =>
-      db.deleteFrom('session_messages').where('id', 'in', (eb) => eb.selectFrom('session_messages').select('id').where('session_id', 'in', inWorkspace).where('at', '<', cutoff).limit(limit)),
-    web_chats: (limit: number) =>
-      db.deleteFrom('webchat_conversations').where('id', 'in', (eb) =>
-        eb
-          .selectFrom('webchat_conversations as w')
-          .select('w.id')
-          .where('w.workspace_id', '=', workspaceId)
-          .where('w.created_at', '<', cutoff)
-          .where(({ not, exists, selectFrom }) =>
-            not(exists(selectFrom('sessions as s').select('s.id').where('s.workspace_id', '=', workspaceId).where('s.channel', '=', 'webchat').where(sql<boolean>`s.external_id = w.id::text`))),
-          )
-          .limit(limit),
-      ),
-    whatsapp_received: (limit: number) =>
-      db.deleteFrom('whatsapp_inbound_messages').where('id', 'in', (eb) =>
-        eb.selectFrom('whatsapp_inbound_messages').select('id').where('workspace_id', '=', workspaceId).where('created_at', '<', cutoff).where('state', '<>', 'pending').limit(limit),
-      ),
-    whatsapp_sent: (limit: number) =>
-      db.deleteFrom('whatsapp_outbound_messages').where('id', 'in', (eb) =>
-        eb.selectFrom('whatsapp_outbound_messages').select('id').where('workspace_id', '=', workspaceId).where('created_at', '<', cutoff).where('status', '<>', 'queued').limit(limit),
-      ),
+    turns: oldRows({ table: 'session_turns', olderBy: 'ended_at', owner: 'session_id' }),
+    messages: oldRows({ table: 'session_messages', olderBy: 'at', owner: 'session_id' }),
+    // A chat that became a conversation goes with that conversation.
+    web_chats: oldRows({
+      table: 'webchat_conversations',
+      olderBy: 'created_at',
+      owner: 'workspace_id',
+      also: ({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('sessions as s')
+              .select('s.id')
+              .where('s.workspace_id', '=', workspaceId)
+              .where('s.channel', '=', 'webchat')
+              .where(sql<boolean>`s.external_id = webchat_conversations.id::text`),
+          ),
+        ),
+    }),
+    whatsapp_received: oldRows({ table: 'whatsapp_inbound_messages', olderBy: 'created_at', owner: 'workspace_id', also: (w) => w('whatsapp_inbound_messages.state', '<>', 'pending') }),
+    whatsapp_sent: oldRows({ table: 'whatsapp_outbound_messages', olderBy: 'created_at', owner: 'workspace_id', also: (w) => w('whatsapp_outbound_messages.status', '<>', 'queued') }),
+    // Keyed by (workspace_id, wa_id), not by id.
     whatsapp_conversations: (limit: number) =>
       db.deleteFrom('whatsapp_conversations').where(sql<boolean>`(workspace_id, wa_id) in (${db
         .selectFrom('whatsapp_conversations')
@@ -82,18 +103,14 @@ function steps(db: Kysely<Database>, workspaceId: string, cutoff: Date) {
         .where('last_message_at', '<', cutoff)
         .limit(limit)})`),
     // Webhook payloads (deliveries and attempts cascade), unless a delivery of the event is still pending.
-    webhook_events: (limit: number) =>
-      db.deleteFrom('webhook_events').where('id', 'in', (eb) =>
-        eb
-          .selectFrom('webhook_events as e')
-          .select('e.id')
-          .where('e.workspace_id', '=', workspaceId)
-          .where('e.created_at', '<', cutoff)
-          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id').where('d.status', '=', 'pending'))))
-          .limit(limit),
-      ),
-    notifications: (limit: number) =>
-      db.deleteFrom('notifications').where('id', 'in', (eb) => eb.selectFrom('notifications').select('id').where('workspace_id', '=', workspaceId).where('created_at', '<', cutoff).limit(limit)),
+    webhook_events: oldRows({
+      table: 'webhook_events',
+      olderBy: 'created_at',
+      owner: 'workspace_id',
+      also: ({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id').where('d.status', '=', 'pending'))),
+    }),
+    notifications: oldRows({ table: 'notifications', olderBy: 'created_at', owner: 'workspace_id' }),
   };
 }
 

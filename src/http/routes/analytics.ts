@@ -10,10 +10,10 @@ import type { AnalyticsRepository } from '../../../db/repositories/analytics.rep
 import type { WorkspaceSettingsRepository } from '../../../db/repositories/workspace-settings.repository.ts';
 import { EXPORT_COLUMNS, EXPORT_FORMATS, streamConversations, type ExportFormat } from '../../analytics/export.ts';
 import { overview, timeseries, unanswered } from '../../analytics/overview.ts';
-import { MAX_HOURLY_DAYS, MAX_PERIOD_DAYS, readBucket, readPeriod } from '../../analytics/period.ts';
+import { MAX_HOURLY_DAYS, MAX_PERIOD_DAYS, readBucket, readPeriod, type AnalyticsPeriod } from '../../analytics/period.ts';
 import { AppError } from '../../errors.ts';
 import { CHANNELS } from '../../channels-and-handoffs.ts';
-import { errorSchema, route, type JsonSchema, type RouteDefinition } from '../route.ts';
+import { errorSchema, route, type JsonSchema, type RouteContext, type RouteDefinition, type RouteResult } from '../route.ts';
 
 export interface AnalyticsRouteDeps {
   analytics: AnalyticsRepository;
@@ -35,11 +35,20 @@ const answeredBy: JsonSchema = {
   type: 'object',
   properties: Object.fromEntries(['integrator', 'knowledge_base', 'ai', 'fallback', 'agent'].map((k) => [k, { type: 'integer' }])),
 };
-const badInput = { description: 'from not before to, a period over 400 days, an unknown channel or bucket.', schema: errorSchema };
+const badInput = { description: `from not before to, a period over ${MAX_PERIOD_DAYS} days, an unknown channel or bucket.`, schema: errorSchema };
 
 export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
   const now = () => new Date(deps.now ? deps.now() : Date.now());
   const timeZoneOf = async (workspaceId: string) => (await deps.settings.find(workspaceId))?.time_zone ?? 'UTC';
+  /** The query's period, checked by src/analytics/period.ts (a 400 naming the field otherwise). */
+  const periodOf = (query: Record<string, unknown>) => readPeriod(query, now());
+  /** A handler that answers what `figures` reads over the query's period. */
+  const overPeriod =
+    (figures: (analytics: AnalyticsRepository, workspaceId: string, period: AnalyticsPeriod) => Promise<unknown>) =>
+    async ({ req, workspaceId }: RouteContext<undefined>): Promise<RouteResult> => ({
+      status: 200,
+      body: await figures(deps.analytics, workspaceId, periodOf(req.query)),
+    });
   return [
     route({
       method: 'get',
@@ -79,9 +88,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
         },
         400: badInput,
       },
-      async handler({ req, workspaceId }) {
-        return { status: 200, body: await overview(deps.analytics, workspaceId, readPeriod(req.query, now())) };
-      },
+      handler: overPeriod(overview),
     }),
 
     route({
@@ -120,7 +127,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
         400: badInput,
       },
       async handler({ req, workspaceId }) {
-        const period = readPeriod(req.query, now());
+        const period = periodOf(req.query);
         const bucket = readBucket(req.query, period);
         return { status: 200, body: await timeseries(deps.analytics, workspaceId, period, bucket, await timeZoneOf(workspaceId)) };
       },
@@ -152,9 +159,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
         },
         400: badInput,
       },
-      async handler({ req, workspaceId }) {
-        return { status: 200, body: await unanswered(deps.analytics, workspaceId, readPeriod(req.query, now())) };
-      },
+      handler: overPeriod(unanswered),
     }),
 
     route({
@@ -169,7 +174,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
         400: badInput,
       },
       async handler({ req, res, workspaceId }) {
-        const period = readPeriod(req.query, now());
+        const period = periodOf(req.query);
         const format = req.query.format ?? 'csv';
         if (!(EXPORT_FORMATS as readonly unknown[]).includes(format)) {
           throw new AppError('validation_failed', 'format must be csv or jsonl.', [{ field: 'format', message: 'unknown format' }]);

@@ -3,8 +3,11 @@ import { AppError } from '../../errors.ts';
 import type { IntegrationService } from '../../integration/integration-service.ts';
 import { REPLAY_CONCURRENCY, REPLAY_MAX_TURNS, REPLAY_VERDICTS, REPLAYS_PER_MINUTE, type ReplayService } from '../../integration/replay.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
+import { exchangeProperties } from '../endpoint-exchange-schema.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
+/** What the endpoint's answer broke of the protocol, field by field (a test's and a replayed turn's alike). */
+const responseProblems = { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } };
 const integrationSchema = {
   type: 'object',
   properties: {
@@ -170,13 +173,9 @@ export function integrationRoutes(integration: IntegrationService, replay?: Repl
           schema: {
             type: 'object',
             properties: {
-              outcome: { enum: ['answer', 'no_answer'] },
-              reason: { type: 'string' },
-              message: { type: 'string' },
-              http_status: { type: ['integer', 'null'] },
-              latency_ms: { type: 'integer' },
+              ...exchangeProperties,
               response: {},
-              problems: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+              problems: responseProblems,
               body_excerpt: { type: 'string' },
               request: { type: 'object' },
               advice: { type: 'string', description: 'What happened and what to do, for the owner.' },
@@ -246,7 +245,7 @@ function replayRoute(replay: ReplayService): RouteDefinition {
                       ...replayAnswerSchema.properties,
                       http_status: { type: ['integer', 'null'] },
                       latency_ms: { type: 'integer' },
-                      problems: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+                      problems: responseProblems,
                     },
                   },
                 },

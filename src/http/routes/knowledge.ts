@@ -13,6 +13,7 @@ import { ENTRY_EXCERPT_CHARS, KNOWLEDGE_CONFIDENCE_THRESHOLD, MAX_DOCUMENT_BODY_
 import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
 import type { TryQuestion } from '../../knowledge/try-question.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../../limits.ts';
+import { exchangeProperties } from '../endpoint-exchange-schema.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 import { compileBodyValidator } from '../validation.ts';
 
@@ -125,11 +126,7 @@ const trySchema: JsonSchema = {
       type: ['object', 'null'],
       description: "A 'webchat' channel request was sent to the endpoint; null when none is configured.",
       properties: {
-        outcome: { enum: ['answer', 'no_answer'] },
-        reason: { type: 'string' },
-        message: { type: 'string' },
-        http_status: { type: ['integer', 'null'] },
-        latency_ms: { type: 'integer' },
+        ...exchangeProperties,
         reply: { type: ['string', 'null'] },
         handled: { type: ['boolean', 'null'] },
         handoff: { enum: ['human', 'forward', null] },
