@@ -8,10 +8,9 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
@@ -37,11 +36,7 @@ describe('the knowledge editor in Chromium', () => {
     ws = await seedWorkspace(service);
     // The integrator knows orders only: anything else it answers with handled false, so the built-in AI answers.
     integrator.handle((req, res, body) => {
-      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
-        res.statusCode = 401;
-        res.end();
-        return;
-      }
+      if (refuseUnsigned(integratorKey, req, res, body)) return;
       const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
       channelMessages.push(message);
       if (/order/i.test(message)) sendJson(res, 200, { reply: 'Order 1234 ships tomorrow.', handled: true });

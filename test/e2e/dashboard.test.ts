@@ -11,10 +11,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP } from '../../src/http/pages/dashboard.ts';
 import { MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS } from '../../src/limits.ts';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { BRIDGE_TOKEN, Caller, NUMBER } from '../helpers/phone-caller.ts';
 import { seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 
@@ -51,11 +50,7 @@ describe('the dashboard web app', () => {
     service = await startTestService(database, { BRIDGE_TOKEN, LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' });
     ws = await seedWorkspace(service);
     integrator.handle((req, res, body) => {
-      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
-        res.statusCode = 401;
-        res.end();
-        return;
-      }
+      if (refuseUnsigned(integratorKey, req, res, body)) return;
       const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
       // The phone's question is left to the built-in AI.
       if (message.includes('open')) {
