@@ -12,13 +12,14 @@
  * of its own and drops it afterwards. Target: at least 2,000 acknowledged events per second.
  */
 import { fork } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { Agent } from 'undici';
 import { migrate, openDatabase } from '../db/database.ts';
+import { signWebhookBody } from '../src/channels/whatsapp/signature.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startService } from '../src/service.ts';
@@ -48,7 +49,7 @@ function payload(seq: number, runId: string): { body: string; signature: string 
   const body = TEMPLATE.replaceAll('WAID', `316${String(seq % 100_000_000).padStart(8, '0')}`)
     .replace('MSGID', `${runId}${String(seq).padStart(10, '0')}`)
     .replace('TS', String(Math.floor(Date.now() / 1000)));
-  return { body, signature: `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` };
+  return { body, signature: signWebhookBody(APP_SECRET, body) };
 }
 
 interface Parameters {

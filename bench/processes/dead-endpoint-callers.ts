@@ -18,6 +18,7 @@
  */
 import { once } from 'node:events';
 import WebSocket from 'ws';
+import { parentMessage } from '../lib/child-message.ts';
 
 export interface DeadEndpointCallersConfig {
   url: string;
@@ -168,24 +169,15 @@ async function main(): Promise<void> {
     }
   });
   const send = (message: DeadEndpointCallersMessage) => process.send!(message);
-  const next = (type: string) =>
-    new Promise<void>((resolve) => {
-      const onMessage = (m: { type: string }) => {
-        if (m.type !== type) return;
-        process.off('message', onMessage);
-        resolve();
-      };
-      process.on('message', onMessage);
-    });
   process.on('disconnect', () => process.exit(0));
 
   const settled = await Promise.allSettled(callers.map((c) => c.connect()));
   send({ type: 'connected', connectErrors: settled.filter((r) => r.status === 'rejected').length });
-  await next('start');
+  await parentMessage('start');
 
   const cpuStart = process.cpuUsage();
   let stopped = false;
-  const stopping = next('stop').then(() => (stopped = true));
+  const stopping = parentMessage('stop').then(() => (stopped = true));
   const started = epochNow();
   const loops = callers.map(async (c, i) => {
     let due = started + offsets[i]! * config.intervalMs;
@@ -206,7 +198,7 @@ async function main(): Promise<void> {
   results.cpuMicros = cpu.user + cpu.system;
   send(results);
 
-  await next('close');
+  await parentMessage('close');
   const dropped = callers.filter((c) => c.dropped).length;
   for (const c of callers) if (c.ws) c.close();
   await new Promise((r) => setTimeout(r, 300));

@@ -15,8 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
+import { signWebhookBody } from '../../src/channels/whatsapp/signature.ts';
+import { metaTextMessage } from '../../harness/meta-webhook.ts';
 import { https } from '../lib/https-peer.ts';
-import { metaSignature, metaTextMessage } from '../lib/meta-webhook.ts';
 
 export interface SetupMessage {
   type: 'setup';
@@ -109,8 +110,8 @@ async function must(method: string, path: string, token: string | null, body?: u
 async function customerWrites(appSecret: string, n: number): Promise<void> {
   const waId = `316${String(n).padStart(8, '0')}`;
   const text = n % 10 === 0 ? `Order ${n}: ${HANDOFF_WORDS}?` : `Where is my order ${n}?`;
-  const body = metaTextMessage({ phoneNumberId: PHONE_NUMBER_ID, waId, messageId: `wamid.IN${randomBytes(8).toString('hex')}`, text, name: `Customer ${n}` });
-  const signature = metaSignature(appSecret, body);
+  const body = JSON.stringify(metaTextMessage({ phoneNumberId: PHONE_NUMBER_ID, waId, messageId: `wamid.IN${randomBytes(8).toString('hex')}`, text, name: `Customer ${n}` }));
+  const signature = signWebhookBody(appSecret, body);
   const res = await request(`${engine}/v1/whatsapp/webhook`, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`webhook of customer ${n}: ${res.statusCode}`);

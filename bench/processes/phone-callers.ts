@@ -10,6 +10,7 @@
  */
 import { once } from 'node:events';
 import WebSocket from 'ws';
+import { parentMessage } from '../lib/child-message.ts';
 
 export interface CallersConfig {
   /** The phone WebSocket endpoint; with `urls`, call i connects to `urls[i % urls.length]` (one engine per call). */
@@ -209,15 +210,6 @@ async function main(): Promise<void> {
   const results: CallersResults = { type: 'finished', ids: [], totalsMs: [], prompts: 0, answered: 0, unanswered: 0, unansweredIds: [], fillers: 0, mismatched: 0, duplicates: 0, refused: 0, cut: 0, engineOfCall: {}, cpuMicros: 0 };
   const callers = Array.from({ length: config.calls }, (_, i) => new Caller(i, config, results));
   const send = (message: CallersMessage) => process.send!(message);
-  const next = (type: string) =>
-    new Promise<void>((resolve) => {
-      const onMessage = (m: { type: string }) => {
-        if (m.type !== type) return;
-        process.off('message', onMessage);
-        resolve();
-      };
-      process.on('message', onMessage);
-    });
   process.on('disconnect', () => process.exit(0));
 
   // Connect every call, 50 at a time (Twilio's calls arrive over time too).
@@ -227,7 +219,7 @@ async function main(): Promise<void> {
     connectErrors += settled.filter((r) => r.status === 'rejected').length;
   }
   send({ type: 'connected', connectErrors });
-  await next('start');
+  await parentMessage('start');
 
   const started = performance.now();
   // CPU over the measured part only, like the parent's.
@@ -257,7 +249,7 @@ async function main(): Promise<void> {
   results.cpuMicros = cpu.user + cpu.system;
   send(results);
 
-  await next('close');
+  await parentMessage('close');
   const dropped = callers.filter((c) => c.dropped).length;
   for (const c of callers) if (c.ws && !c.refused) c.close();
   await new Promise((r) => setTimeout(r, 500));

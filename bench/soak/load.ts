@@ -9,10 +9,11 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { Agent, fetch as fetchFrom } from 'undici';
+import { signWebhookBody } from '../../src/channels/whatsapp/signature.ts';
 import { verifyChannelRequest } from '../../src/receiver/index.ts';
+import { metaTextMessage } from '../../harness/meta-webhook.ts';
 import { api } from '../../harness/service-process.ts';
 import { https } from '../lib/https-peer.ts';
-import { metaSignature, metaTextMessage } from '../lib/meta-webhook.ts';
 
 /** The load besides the phone: per second, across two workspaces (the widget's rate limit is 3 requests/s each). */
 export const LOAD = {
@@ -228,7 +229,7 @@ export class Traffic {
    * WHATSAPP_ATTEMPTS times. Only a message never acknowledged is an error; its retries are counted.
    */
   async #whatsapp(workspace: Workspace, waId: string, token: string): Promise<void> {
-    const body = metaTextMessage({ phoneNumberId: workspace.phoneNumberId, waId, messageId: `wamid.SOAK${randomBytes(10).toString('hex')}`, text: `Where is my order? ${token}` });
+    const body = JSON.stringify(metaTextMessage({ phoneNumberId: workspace.phoneNumberId, waId, messageId: `wamid.SOAK${randomBytes(10).toString('hex')}`, text: `Where is my order? ${token}` }));
     this.whatsapp.sent++;
     let status: number | string = 0;
     for (let attempt = 1; attempt <= WHATSAPP_ATTEMPTS; attempt++) {
@@ -239,7 +240,7 @@ export class Traffic {
       const started = performance.now();
       status = await fetch(`${this.#base}/v1/whatsapp/webhook`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(APP_SECRET, body) },
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(APP_SECRET, body) },
         body,
       }).then(
         async (r) => (await r.arrayBuffer(), r.status),

@@ -5,28 +5,18 @@
  * or critical violation) wide and 375 px wide, keeps its CSP and asks no other origin; an agent reads it only.
  * Screenshots go to docs/screenshots/dashboard-knowledge-*.png.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
-import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const QUESTION = 'Do you ship to Belgium?';
 const ANSWER = 'Yes. Parcels to Belgium arrive within three working days.';
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: unknown[];
-}
 
 describe('the knowledge editor in Chromium', () => {
   let database: TestDatabase;
@@ -46,11 +36,7 @@ describe('the knowledge editor in Chromium', () => {
     ws = await seedWorkspace(service);
     // The integrator knows orders only: anything else it answers with handled false, so the built-in AI answers.
     integrator.handle((req, res, body) => {
-      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
-        res.statusCode = 401;
-        res.end();
-        return;
-      }
+      if (refuseUnsigned(integratorKey, req, res, body)) return;
       const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
       channelMessages.push(message);
       if (/order/i.test(message)) sendJson(res, 200, { reply: 'Order 1234 ships tomorrow.', handled: true });
@@ -65,37 +51,12 @@ describe('the knowledge editor in Chromium', () => {
     await database?.close();
   });
 
-  async function open(token: string, viewport = { width: 1100, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport });
-    context.on('request', (r) => requested.push(r.url()));
-    const page = await context.newPage();
-    page.setDefaultTimeout(8_000);
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    await page.goto(`${service.url}/dashboard`);
-    await page.getByText('Sign in with a token', { exact: true }).click();
-    await page.getByLabel('Token', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
+  async function open(token: string, viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
+    const { context, page } = await openBrowserPage(browser, { viewport, requested, cspViolations });
+    await signInWithToken(page, service.url, token);
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Knowledge', exact: true }).click();
     await page.getByRole('heading', { name: 'Knowledge', level: 1 }).waitFor();
     return { context, page };
-  }
-
-  /** axe-core's WCAG 2.1 A and AA rules on the page as it is; the serious and critical violations. */
-  async function axeViolations(page: Page): Promise<string[]> {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern; the page itself still runs no
-    // inline script.
-    await page.evaluate(AXE_SOURCE);
-    const options = { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] };
-    const checked = (await page.evaluate(
-      `axe.run(document, ${JSON.stringify(options)}).then((r) => ({ passed: r.passes.length, ` +
-        'violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) })) }))',
-    )) as { passed: number; violations: AxeViolation[] };
-    // The rules did run (labels, contrast, names of buttons …): an empty list means they passed, not that none ran.
-    expect(checked.passed).toBeGreaterThan(10);
-    return checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes)}`);
   }
 
   async function shot(page: Page, name: string): Promise<void> {

@@ -6,15 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HOSTILE = '<img src=x onerror="window.__pwned=1"> Do you repair bicycles?';
 const HOUR = 3_600_000;
 
@@ -64,30 +62,10 @@ describe('the Overview in Chromium', () => {
     await database?.close();
   });
 
-  async function open(token: string, viewport = { width: 1100, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport });
-    context.on('request', (r) => requested.push(r.url()));
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    await page.goto(`${service.url}/dashboard`);
-    await page.getByText('Sign in with a token', { exact: true }).click();
-    await page.getByLabel('Token', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in with this token' }).click();
+  async function open(token: string, viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
+    const { context, page } = await openBrowserPage(browser, { viewport, timeoutMs: 10_000, requested, cspViolations });
+    await signInWithToken(page, service.url, token);
     return { context, page };
-  }
-
-  async function axeViolations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE_SOURCE);
-    const options = { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] };
-    const checked = (await page.evaluate(
-      `axe.run(document, ${JSON.stringify(options)}).then((r) => ({ passed: r.passes.length, ` +
-        'violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) })) }))',
-    )) as { passed: number; violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] };
-    expect(checked.passed).toBeGreaterThan(10);
-    return checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes)}`);
   }
 
   const chartsDrawn = (page: Page) => page.locator('figure[data-chart][data-drawn="true"] canvas').count();

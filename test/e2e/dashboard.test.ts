@@ -11,10 +11,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP } from '../../src/http/pages/dashboard.ts';
 import { MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS } from '../../src/limits.ts';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
-import { launchBrowser } from '../helpers/browser.ts';
+import { launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { BRIDGE_TOKEN, Caller, NUMBER } from '../helpers/phone-caller.ts';
 import { seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 
@@ -51,11 +50,7 @@ describe('the dashboard web app', () => {
     service = await startTestService(database, { BRIDGE_TOKEN, LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' });
     ws = await seedWorkspace(service);
     integrator.handle((req, res, body) => {
-      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
-        res.statusCode = 401;
-        res.end();
-        return;
-      }
+      if (refuseUnsigned(integratorKey, req, res, body)) return;
       const message = String((JSON.parse(body.toString()) as { message?: unknown }).message ?? '');
       // The phone's question is left to the built-in AI.
       if (message.includes('open')) {
@@ -76,26 +71,7 @@ describe('the dashboard web app', () => {
     await database?.close();
   });
 
-  async function open(viewport = { width: 1100, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport });
-    context.on('request', (r) => requested.push(r.url()));
-    const page = await context.newPage();
-    // Well inside the test's own time limit, so a failure names the step that waited.
-    page.setDefaultTimeout(8_000);
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    return { context, page };
-  }
-
-  async function signInWithToken(page: Page, token: string, screenshot?: string): Promise<void> {
-    await page.goto(`${service.url}/dashboard`);
-    await page.getByText('Sign in with a token', { exact: true }).click();
-    await page.getByLabel('Token', { exact: true }).fill(token);
-    if (screenshot) await shot(page, screenshot);
-    await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
-  }
+  const open = (viewport?: { width: number; height: number }) => openBrowserPage(browser, { viewport, requested, cspViolations });
 
   /** A screen's link in the navigation. */
   const menu = (page: Page, name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
@@ -142,7 +118,7 @@ describe('the dashboard web app', () => {
     });
 
     it('signs in with a token and sees every screen in the navigation', async () => {
-      await signInWithToken(page, ws.owner, 'sign-in');
+      await signInWithToken(page, service.url, ws.owner, () => shot(page, 'sign-in'));
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
       for (const name of ['Overview', 'Conversations', 'Team', 'Integration', 'Knowledge', 'Channels', 'Webhooks', 'Users']) await expect(nav.getByRole('link', { name }).count()).resolves.toBe(1);
       // An owner starts on the Overview; the conversations are one link away.
@@ -396,7 +372,7 @@ describe('the dashboard web app', () => {
     it('sees Inbox, Conversations, Team and Knowledge only; a settings address shows nothing of them', async () => {
       const { context, page } = await open();
       const before = requested.length;
-      await signInWithToken(page, ws.agent);
+      await signInWithToken(page, service.url, ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
       expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Inbox', 'Conversations', 'Team', 'Knowledge']);
       await shot(page, 'agent');
@@ -566,7 +542,7 @@ describe('the dashboard web app', () => {
       context.on('request', (r) => {
         if (new URL(r.url()).pathname === '/v1/integration' && r.method() === 'GET') reads.push({ at: Date.now(), url: r.url() });
       });
-      await signInWithToken(page, downco.owner);
+      await signInWithToken(page, service.url, downco.owner);
     });
     afterAll(async () => {
       await context?.close();

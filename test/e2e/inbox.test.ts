@@ -7,11 +7,10 @@
  * (WCAG 2.1 A and AA: no serious or critical violation), and a fresh workspace's dashboard writes no error to the
  * browser's console. The inbox's screenshot goes to docs/screenshots/inbox.png.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, collectConsoleErrors, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace } from '../helpers/service.ts';
@@ -19,17 +18,9 @@ import { fixture, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from '../channels/whatsapp/fixtures/harness.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DAMAGED = 'My parcel arrived damaged, the box was open';
 /** What the language model writes when it is asked for a summary. */
 const AI_SUMMARY = 'The parcel arrived damaged and the customer wants a replacement; nothing was promised yet.';
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: unknown[];
-}
 
 // The browser's globals, typed just enough for the functions this file runs in the page (the Node program has no DOM).
 declare const document: { title: string };
@@ -67,44 +58,20 @@ describe('the team answers customers from the dashboard', () => {
     await database?.close();
   });
 
-  async function open(viewport = { width: 1100, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+  async function open(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
+    const { context, page } = await openBrowserPage(browser, { viewport, timeoutMs: 10_000 });
     const seen: string[] = [];
     problems.set(page, seen);
-    page.on('console', (m) => {
-      if (m.type() === 'error') seen.push(`console: ${m.text()}`);
-    });
+    collectConsoleErrors(page, seen, 'console: ');
     page.on('response', (r) => {
       if (r.status() >= 400) seen.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
     });
     return { context, page };
   }
 
-  async function signIn(page: Page, token: string): Promise<void> {
-    await page.goto(`${h.service.url}/dashboard`);
-    await page.getByText('Sign in with a token', { exact: true }).click();
-    await page.getByLabel('Token', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    // Owners and admins land on the Overview, agents on their conversations.
-    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
-  }
+  const signIn = (page: Page, token: string) => signInWithToken(page, h.service.url, token);
 
   const inboxLink = (page: Page) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: /^Inbox/ });
-
-  /** axe-core's WCAG 2.1 A and AA rules on the page as it is (open shadow roots included); the serious and critical violations. */
-  async function axeViolations(p: Page): Promise<string[]> {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern; the page itself runs no inline script.
-    await p.evaluate(AXE_SOURCE);
-    const options = { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] };
-    const checked = (await p.evaluate(
-      `axe.run(document, ${JSON.stringify(options)}).then((r) => ({ passed: r.passes.length, ` +
-        'violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) })) }))',
-    )) as { passed: number; violations: AxeViolation[] };
-    expect(checked.passed).toBeGreaterThan(10);
-    return checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes)}`);
-  }
 
   async function customerWrites(waId: string, text: string): Promise<void> {
     const res = await h.post(fixture('text-message', { PHONE_NUMBER_ID, WA_ID: waId, MESSAGE_ID: wamid(), TIMESTAMP: unixSeconds(new Date()), BODY: text }));
@@ -333,10 +300,9 @@ describe('the team answers customers from the dashboard', () => {
         await page.close();
         await h.service.api('POST', `/v1/sessions/${sessionId}/messages`, { token: h.workspace.agent, body: { text: 'It comes in green and in grey.' } });
         const back = await visitor.context.newPage();
-        problems.set(back, []);
-        back.on('console', (m) => {
-          if (m.type() === 'error') problems.get(back)!.push(`console: ${m.text()}`);
-        });
+        const backProblems: string[] = [];
+        problems.set(back, backProblems);
+        collectConsoleErrors(back, backProblems, 'console: ');
         await back.goto(`${h.service.url}/widget/demo?key=${widgetKey}`);
         // The panel was open when the visitor left, so it opens again by itself.
         await back.getByRole('dialog', { name: 'Chat with us' }).waitFor();

@@ -6,26 +6,17 @@
  * after signing in, and a quiet web chat ended with the visitor's details on it. Each screen is checked with axe-core
  * (WCAG 2.1 A and AA: no serious or critical violation), wide and 375 px wide. Screenshots go to docs/screenshots/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, launchBrowser, openBrowserPage } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startTestService, TEST_ADMIN_TOKEN, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'a long passphrase for the shop';
 const VERIFY_TOKEN = 'meta-verify-token-of-the-operator';
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: unknown[];
-}
 
 describe("a shop owner's first day without a developer", () => {
   let database: TestDatabase;
@@ -61,19 +52,6 @@ describe("a shop owner's first day without a developer", () => {
 
   async function shot(p: Page, name: string): Promise<void> {
     await p.screenshot({ path: new URL(`dashboard-${name}.png`, SHOTS).pathname, fullPage: true });
-  }
-
-  /** axe-core's WCAG 2.1 A and AA rules on the page as it is; the serious and critical violations. */
-  async function axeViolations(p: Page): Promise<string[]> {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern; the page itself runs no inline script.
-    await p.evaluate(AXE_SOURCE);
-    const options = { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] };
-    const checked = (await p.evaluate(
-      `axe.run(document, ${JSON.stringify(options)}).then((r) => ({ passed: r.passes.length, ` +
-        'violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) })) }))',
-    )) as { passed: number; violations: AxeViolation[] };
-    expect(checked.passed).toBeGreaterThan(10);
-    return checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes)}`);
   }
 
   it('sets a password from the invite link and lands in the dashboard', async () => {
@@ -203,10 +181,8 @@ describe("a shop owner's first day without a developer", () => {
     const dashboardUrl = new URL((event.payload as { dashboard_url: string }).dashboard_url);
 
     // A fresh browser: not signed in. The link shows the sign-in page, then the conversation itself.
-    const fresh = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const { context: fresh, page: p } = await openBrowserPage(browser);
     try {
-      const p = await fresh.newPage();
-      p.setDefaultTimeout(8_000);
       await p.goto(`${service.url}${dashboardUrl.pathname}`);
       await p.getByRole('heading', { name: 'Sign in to Botlink' }).waitFor();
       await p.getByLabel('Email').fill(email);

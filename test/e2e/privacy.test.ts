@@ -3,16 +3,14 @@
  * customer's data and erases it, and reads the audit log that recorded all of it; an admin sees the audit log only.
  * axe-core (WCAG 2.1 A and AA: no serious or critical violation), wide and 375 px wide, no CSP violation.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.ts';
+import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOP = 'https://shop.example';
 
 describe('the Privacy screen', () => {
@@ -35,12 +33,7 @@ describe('the Privacy screen', () => {
     const chat = await service.api('POST', '/v1/webchat/conversations', { headers, body: { visitor_message: 'Do you sell tents?', page_url: SHOP } });
     await service.api('POST', `/v1/webchat/conversations/${chat.body.conversation_id as string}/lead`, { headers, body: { name: 'Kim', email: 'kim@example.org' } });
     await service.runtime.settled();
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(8_000);
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
+    ({ page } = await openBrowserPage(browser, { cspViolations }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -51,25 +44,9 @@ describe('the Privacy screen', () => {
   async function signIn(token: string) {
     await page.goto(`${service.url}/dashboard`);
     await page.evaluate('localStorage.clear()');
-    await page.goto(`${service.url}/dashboard`);
-    await page.getByText('Sign in with a token', { exact: true }).click();
-    await page.getByLabel('Token', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in with this token' }).click();
-    // Owners and admins land on the Overview, agents on their conversations.
-    await page.getByRole('heading', { name: /^(Overview|Conversations)$/, level: 1 }).waitFor();
+    await signInWithToken(page, service.url, token);
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Privacy', exact: true }).click();
     await page.getByRole('heading', { name: 'Privacy', level: 1 }).waitFor();
-  }
-
-  async function axeViolations(): Promise<string[]> {
-    await page.evaluate(AXE_SOURCE);
-    const options = { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] };
-    const checked = (await page.evaluate(
-      `axe.run(document, ${JSON.stringify(options)}).then((r) => ({ passed: r.passes.length, ` +
-        'violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) })) }))',
-    )) as { passed: number; violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] };
-    expect(checked.passed).toBeGreaterThan(10);
-    return checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes)}`);
   }
 
   it('an owner keeps conversations 90 days, downloads and erases a customer, and the audit log says so', async () => {
@@ -101,11 +78,11 @@ describe('the Privacy screen', () => {
     for (const words of ['Downloaded a customer’s data', 'Changed how long conversations are kept', 'Changed the website chat settings']) {
       await expect(page.getByText(words).count()).resolves.toBeGreaterThan(0);
     }
-    expect(await axeViolations()).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: new URL('dashboard-privacy.png', SHOTS).pathname, fullPage: true });
     await page.setViewportSize({ width: 375, height: 800 });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-    expect(await axeViolations()).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.setViewportSize({ width: 1100, height: 900 });
     expect(cspViolations).toEqual([]);
   });

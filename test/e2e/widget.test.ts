@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CSP } from '../../src/http/pages/widget.ts';
-import { launchBrowser } from '../helpers/browser.ts';
+import { collectConsoleErrors, launchBrowser } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
@@ -52,9 +52,7 @@ const focused = (page: Page) =>
 async function openPage(context: BrowserContext, key = widgetKey): Promise<Page> {
   const page = await context.newPage();
   page.on('request', (request) => requested.push(request.url()));
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
+  collectConsoleErrors(page, consoleErrors);
   // A query string (the widget key here; a sign-in token elsewhere) and a fragment, which must not be sent as page_url.
   const res = await page.goto(`${service.url}/widget/demo?key=${key}#access_token=not-for-botlink`);
   expect(res?.status()).toBe(200);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { verifyChannelRequest } from '../../src/receiver/index.ts';
 
 const tlsDir = new URL('../fixtures/tls/', import.meta.url);
 /** The test CA (trusted by the test processes through NODE_EXTRA_CA_CERTS, see vitest.config.ts). */
@@ -66,4 +67,12 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** An integrator's first check: a request without `key`'s valid X-Service-Signature is answered 401 (true: refused). */
+export function refuseUnsigned(key: string, req: IncomingMessage, res: ServerResponse, body: Buffer): boolean {
+  if (verifyChannelRequest(key, body, req.headers['x-service-signature'] as string | undefined).ok) return false;
+  res.statusCode = 401;
+  res.end();
+  return true;
 }

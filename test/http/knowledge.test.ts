@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENTRY_EXCERPT_CHARS, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS } from '../../src/knowledge/limits.ts';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const shippingQa = { type: 'qa', title: 'Do you ship to Belgium?', text: 'Yes. Parcels to Belgium arrive within three working days.', language: 'en' };
@@ -31,11 +30,7 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
   });
   beforeEach(() => {
     integrator.handle((req, res, body) => {
-      if (!verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
-        res.statusCode = 401;
-        res.end();
-        return;
-      }
+      if (refuseUnsigned(integratorKey, req, res, body)) return;
       channelRequests.push(JSON.parse(body.toString()) as Record<string, unknown>);
       if (integratorAnswer === null) {
         res.statusCode = 503;

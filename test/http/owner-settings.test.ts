@@ -5,9 +5,8 @@
  * to paste into Twilio and Meta.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 const SHOP = 'https://shop.example';
@@ -22,11 +21,7 @@ describeEachDatabase('an owner without a developer', (get) => {
   beforeAll(async () => {
     integrator = await startHttpsServer();
     integrator.handle((req, res, body) => {
-      if (integratorKey && !verifyChannelRequest(integratorKey, body, req.headers['x-service-signature'] as string | undefined).ok) {
-        res.statusCode = 401;
-        res.end();
-        return;
-      }
+      if (integratorKey && refuseUnsigned(integratorKey, req, res, body)) return;
       sendJson(res, 200, { reply: 'Order 1001 ships tomorrow.', handled: true });
     });
     service = await startTestService(get(), { PUBLIC_URL: 'https://botlink.example', WHATSAPP_VERIFY_TOKEN: 'verify-me-please', WHATSAPP_APP_SECRET: 'app-secret' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { verifyChannelRequest, verifyToolsRequest } from '../../src/receiver/index.ts';
+import { verifyToolsRequest } from '../../src/receiver/index.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
 describeEachDatabase('sessions API, live events, team and tools test', (get) => {
@@ -25,10 +25,7 @@ describeEachDatabase('sessions API, live events, team and tools test', (get) => 
           ],
         });
       }
-      if (!verifyChannelRequest(key, body, req.headers['x-service-signature'] as string).ok) {
-        res.statusCode = 401;
-        return void res.end();
-      }
+      if (refuseUnsigned(key, req, res, body)) return;
       const message = JSON.parse(body.toString()).message as string;
       if (message.includes('person')) return sendJson(res, 200, { reply: 'Let me check.', handoff: 'human' });
       sendJson(res, 200, { reply: `Answer to: ${message}` });

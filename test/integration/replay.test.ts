@@ -10,11 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
 import { REPLAYS_PER_MINUTE } from '../../src/integration/replay.ts';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { summary } from '../../src/sessions/turn-record.ts';
 import { runCli } from '../helpers/cli.ts';
 import { describeEachDatabase, type TestDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { createLogger } from '../../src/log.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
@@ -52,11 +51,7 @@ const conversations = [
 /** The new version: a changed answer, a failure where live answered, the same answer, an answer where live had none. */
 function candidate(key: string, delayMs = 0) {
   return async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
-    if (!verifyChannelRequest(key, body, req.headers['x-service-signature'] as string | undefined).ok) {
-      res.statusCode = 401;
-      res.end();
-      return;
-    }
+    if (refuseUnsigned(key, req, res, body)) return;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const { message } = JSON.parse(body.toString('utf8')) as { message: string };
     if (message.startsWith('Waar is order')) return sendJson(res, 200, { reply: 'Order 1234 is vandaag verzonden.', handled: true });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWebhook, WebhookPayloadError, type ParsedWebhook } from '../../src/channels/whatsapp/payload.ts';
 import { MAX_NAME_CHARS } from '../../src/limits.ts';
 import { cleanText } from '../../src/text/outside-text.ts';
+import { metaTextMessage } from '../../harness/meta-webhook.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { PHONE_NUMBER_ID, startHarness, until, wamid, type Harness } from '../channels/whatsapp/fixtures/harness.ts';
 import { dirtyText, expectAllClean, nestedJsonText, outsideJson, outsideText, OVER_HTTP } from './outside.ts';
@@ -187,27 +188,17 @@ describeEachDatabase("Meta's webhook over HTTP: acknowledged means stored", (get
     await h.close();
   });
 
-  const textMessage = (messageId: string, waId: string, text: string, name: string, sentAt: unknown, code: unknown) => ({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
-              contacts: [{ profile: { name }, wa_id: waId }],
-              messages: [{ from: waId, id: messageId, timestamp: sentAt, text: { body: text }, type: 'text' }],
-              // A failure report for a message we never sent: nothing to update, but it is read with the rest.
-              statuses: [{ id: 'wamid.NEVER', status: 'failed', timestamp: sentAt, recipient_id: waId, errors: [{ code, title: text }] }],
-            },
-          },
-        ],
-      },
-    ],
-  });
+  const textMessage = (messageId: string, waId: string, text: string, name: string, sentAt: unknown, code: unknown) =>
+    metaTextMessage({
+      phoneNumberId: PHONE_NUMBER_ID,
+      waId,
+      messageId,
+      text,
+      name,
+      timestamp: sentAt,
+      // A failure report for a message we never sent: nothing to update, but it is read with the rest.
+      more: { statuses: [{ id: 'wamid.NEVER', status: 'failed', timestamp: sentAt, recipient_id: waId, errors: [{ code, title: text }] }] },
+    });
 
   it('property: a signed message holding any text, time and error code is answered 200, stored, then read and answered', async () => {
     const fields = fc.record({

@@ -20,12 +20,11 @@ import { createToolsClient } from '../../src/botlink/tools-client.ts';
 import { createKnowledgeService } from '../../src/knowledge/knowledge-service.ts';
 import { createLogger } from '../../src/log.ts';
 import { GuardedClient } from '../../src/net/guarded-client.ts';
-import { verifyChannelRequest } from '../../src/receiver/index.ts';
 import { channelRenderers } from '../../src/channels/renderers.ts';
 import { createSessionRuntime, type Credentials, type SessionRuntime } from '../../src/sessions/session-runtime.ts';
 import { SpokenTurn } from '../../src/sessions/spoken-turn.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
-import { sendJson, startHttpsServer, type Handler, type TestHttpsServer } from '../helpers/https-server.ts';
+import { refuseUnsigned, sendJson, startHttpsServer, type Handler, type TestHttpsServer } from '../helpers/https-server.ts';
 
 const key = 'integration-key-for-the-runtime-tests-0123456789';
 
@@ -63,10 +62,7 @@ describeEachDatabase('the session runtime', (get) => {
 
   beforeAll(async () => {
     const handler: Handler = async (req, res, body) => {
-      if (!verifyChannelRequest(key, body, req.headers['x-service-signature'] as string).ok) {
-        res.statusCode = 401;
-        return void res.end();
-      }
+      if (refuseUnsigned(key, req, res, body)) return;
       const message = JSON.parse(body.toString()).message as string;
       const start = performance.now();
       const { status, body: reply, delayMs } = answer(message);
