@@ -158,10 +158,14 @@ function onlyTooLong(errors: readonly ErrorObject[] | undefined): boolean {
   return errors !== undefined && errors.every((e) => e.keyword === 'maxLength');
 }
 
+// fatal: RFC 8259 §8.1 requires UTF-8; a body that is not is named as such rather than parsed with U+FFFD in it.
+// One decoder for every response: a decode without { stream: true } starts from a fresh state (WHATWG Encoding), also
+// after one that failed, and a decoder per response was garbage on every request.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function decode(body: Buffer): { ok: true; text: string } | { ok: false; message: string } {
   try {
-    // fatal: RFC 8259 §8.1 requires UTF-8; a body that is not is named as such rather than parsed with U+FFFD in it.
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(body) };
+    return { ok: true, text: utf8.decode(body) };
   } catch {
     return { ok: false, message: 'The body is not valid UTF-8 text, so it is not valid JSON (protocol §7.1: no answer).' };
   }

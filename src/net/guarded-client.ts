@@ -80,6 +80,16 @@ export interface GuardedResponse {
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
+/** Most URL verdicts a client keeps (see GuardedClient's #inspected). */
+const MAX_INSPECTED_URLS = 1024;
+
+/** What a request uses of a URL that passed {@link inspectUrl}. */
+interface InspectedUrl {
+  host: string;
+  origin: string;
+  /** Path and query string, as undici's `path`. */
+  path: string;
+}
 /** How long saving a URL waits for its DNS answer. */
 export const VALIDATE_DNS_TIMEOUT_MS = 5_000;
 
@@ -159,7 +169,16 @@ export class GuardedClient {
   readonly #resolve: ResolveHost;
   readonly #agent: Agent;
   readonly #validateDnsTimeoutMs: number;
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Requests between their start and their end, and close()'s wait for the last of them to end. */
+  #inFlight = 0;
+  #idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  /**
+   * The verdict of {@link inspectUrl} on each URL already called, by its text: it depends on nothing but the text and
+   * this client's policy, which never changes, and parsing the URL and judging a literal address again on every
+   * request was some 5 % of the Bot Link client's CPU per request (a --cpu-prof of bench/repro/botlink-client-profile.ts).
+   * Host names are still checked at every connect.
+   */
+  readonly #inspected = new Map<string, InspectedUrl>();
   #closed = false;
 
   constructor(options: GuardedClientOptions = {}) {
@@ -210,29 +229,11 @@ export class GuardedClient {
    */
   async request(req: GuardedRequest): Promise<GuardedResponse> {
     if (this.#closed) throw new OutboundError('connection', 'The outbound client is closed.');
-    const running = this.#request(req);
-    this.#inFlight.add(running);
-    try {
-      return await running;
-    } finally {
-      this.#inFlight.delete(running);
-    }
-  }
-
-  async #request(req: GuardedRequest): Promise<GuardedResponse> {
     const started = performance.now();
     if (!(Number.isInteger(req.maxBytes) && req.maxBytes >= 0)) {
       throw new RangeError('maxBytes must be an integer >= 0');
     }
-    const checked = inspectUrl(req.url, this.#policy);
-    if (!checked.ok) {
-      const message =
-        checked.failure === 'refused_address'
-          ? `Refused to connect: ${checked.reason}.`
-          : `The URL cannot be called: ${checked.reason}.`;
-      throw new OutboundError(checked.failure, message);
-    }
-    const url = checked.url;
+    const url = this.#inspect(req.url);
     if (req.signal?.aborted === true) {
       throw new OutboundError('aborted', `The request to ${url.host} was cancelled before it started.`, {
         cause: req.signal.reason,
@@ -253,12 +254,14 @@ export class GuardedClient {
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const context = { host: url.host, timeoutMs: req.timeoutMs, deadline, signal };
 
+    // Counted from here: nothing above awaits, so a request that failed before this point has already ended.
+    this.#inFlight++;
     try {
       let response;
       try {
         const pending = this.#agent.request({
           origin: url.origin,
-          path: `${url.pathname}${url.search}`,
+          path: url.path,
           method: req.method,
           headers: req.headers,
           body: req.body,
@@ -286,7 +289,29 @@ export class GuardedClient {
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
+      if (--this.#inFlight === 0) this.#idle?.resolve();
     }
+  }
+
+  /** The URL's parts a request needs, or the OutboundError that refuses it; see {@link GuardedClient.#inspected}. */
+  #inspect(text: string): InspectedUrl {
+    const known = this.#inspected.get(text);
+    if (known !== undefined) return known;
+    const checked = inspectUrl(text, this.#policy);
+    if (!checked.ok) {
+      const message =
+        checked.failure === 'refused_address'
+          ? `Refused to connect: ${checked.reason}.`
+          : `The URL cannot be called: ${checked.reason}.`;
+      throw new OutboundError(checked.failure, message);
+    }
+    const { host, origin, pathname, search } = checked.url;
+    const url = { host, origin, path: `${pathname}${search}` };
+    // Only URLs that pass are kept; a client calls a handful of them (one per integration), so the bound is a guard
+    // against a caller with unbounded URLs (a query string per request), not an eviction policy.
+    if (this.#inspected.size >= MAX_INSPECTED_URLS) this.#inspected.clear();
+    this.#inspected.set(text, url);
+    return url;
   }
 
   /**
@@ -295,7 +320,10 @@ export class GuardedClient {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.allSettled(this.#inFlight);
+    if (this.#inFlight > 0) {
+      this.#idle ??= Promise.withResolvers<void>();
+      await this.#idle.promise;
+    }
     await this.#agent.destroy();
   }
 }

@@ -438,4 +438,20 @@ describe('close', () => {
     const err = await expectFailure(c.request(get(`${server.origin}/`)), 'connection');
     expect(err.message).toBe('The outbound client is closed.');
   });
+
+  it('has every close() wait for the requests in flight', async () => {
+    server.handle((_req, res) => {
+      setTimeout(() => sendJson(res, 200, { late: true }), 100);
+    });
+    const c = client();
+    let answered = false;
+    const inFlight = c.request(get(`${server.origin}/`)).then((r) => {
+      answered = true;
+      return r;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const closed = await Promise.all([c.close().then(() => answered), c.close().then(() => answered)]);
+    expect(closed).toEqual([true, true]);
+    expect((await inFlight).status).toBe(200);
+  });
 });
