@@ -14,7 +14,7 @@ export const ANALYTICS_SLOTS = 16;
 const ANALYTICS_SLOT = `(pg_backend_pid() % ${ANALYTICS_SLOTS})::smallint`;
 
 /** The UTC hour of a timestamptz, whatever the connection's TimeZone. */
-export const hourOf = (column: string) => `(date_trunc('hour', ${column} at time zone 'UTC') at time zone 'UTC')`;
+const hourOf = (column: string) => `(date_trunc('hour', ${column} at time zone 'UTC') at time zone 'UTC')`;
 
 export const COUNTERS = [
   'conversations', 'customer_messages', 'handed_over',
@@ -28,27 +28,24 @@ export const COUNTERS = [
  * `slotted`, to the rows of this connection's slot.
  */
 function addToHours(columns: readonly string[], select: string, slotted: boolean): string {
-  if (!slotted) {
-    return `insert into analytics_hours (workspace_id, hour, channel, ${columns.join(', ')})
-    ${select}
-    on conflict (workspace_id, hour, channel) do update set
-      ${columns.map((c) => `${c} = analytics_hours.${c} + excluded.${c}`).join(',\n      ')}`;
-  }
-  return `insert into analytics_hours (workspace_id, hour, channel, ${columns.join(', ')}, slot)
-    select x.*, ${ANALYTICS_SLOT} from (${select}) x order by 1, 2, 3
-    on conflict (workspace_id, hour, channel, slot) do update set
-      ${columns.map((c) => `${c} = analytics_hours.${c} + excluded.${c}`).join(',\n      ')}`;
+  return upsert('analytics_hours', ['workspace_id', 'hour', 'channel'], columns, select, '1, 2, 3', slotted);
 }
 
 function addToLatency(select: string, slotted: boolean): string {
-  if (!slotted) {
-    return `insert into analytics_latency (workspace_id, hour, channel, kind, bucket, count)
-    ${select}
-    on conflict (workspace_id, kind, hour, channel, bucket) do update set count = analytics_latency.count + excluded.count`;
-  }
-  return `insert into analytics_latency (workspace_id, hour, channel, kind, bucket, count, slot)
-    select x.*, ${ANALYTICS_SLOT} from (${select}) x order by 1, 4, 2, 3, 5
-    on conflict (workspace_id, kind, hour, channel, bucket, slot) do update set count = analytics_latency.count + excluded.count`;
+  return upsert('analytics_latency', ['workspace_id', 'kind', 'hour', 'channel', 'bucket'], ['count'], select, '1, 4, 2, 3, 5', slotted, ['workspace_id', 'hour', 'channel', 'kind', 'bucket']);
+}
+
+/**
+ * Adds `select`'s rows (the columns `insertOrder`, then `values`) to `table`, whose key is `key`; with `slotted`, into
+ * this connection's slot, in `order` (key order, so two statements wait for each other rather than deadlock).
+ */
+function upsert(table: string, key: readonly string[], values: readonly string[], select: string, order: string, slotted: boolean, insertOrder: readonly string[] = key): string {
+  const columns = [...insertOrder, ...values, ...(slotted ? ['slot'] : [])];
+  const rows = slotted ? `select x.*, ${ANALYTICS_SLOT} from (${select}) x order by ${order}` : select;
+  return `insert into ${table} (${columns.join(', ')})
+    ${rows}
+    on conflict (${[...key, ...(slotted ? ['slot'] : [])].join(', ')}) do update set
+      ${values.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(',\n      ')}`;
 }
 
 /** Sessions of `source` counted as conversations in the hour they started. */
