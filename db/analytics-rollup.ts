@@ -32,14 +32,23 @@ function addToHours(columns: readonly string[], select: string, slotted: boolean
 }
 
 function addToLatency(select: string, slotted: boolean): string {
-  return upsert('analytics_latency', ['workspace_id', 'kind', 'hour', 'channel', 'bucket'], ['count'], select, '1, 4, 2, 3, 5', slotted, ['workspace_id', 'hour', 'channel', 'kind', 'bucket']);
+  const key = ['workspace_id', 'kind', 'hour', 'channel', 'bucket'];
+  return upsert('analytics_latency', key, ['count'], select, '1, 4, 2, 3, 5', slotted, ['workspace_id', 'hour', 'channel', 'kind', 'bucket']);
 }
 
 /**
  * Adds `select`'s rows (the columns `insertOrder`, then `values`) to `table`, whose key is `key`; with `slotted`, into
  * this connection's slot, in `order` (key order, so two statements wait for each other rather than deadlock).
  */
-function upsert(table: string, key: readonly string[], values: readonly string[], select: string, order: string, slotted: boolean, insertOrder: readonly string[] = key): string {
+function upsert(
+  table: string,
+  key: readonly string[],
+  values: readonly string[],
+  select: string,
+  order: string,
+  slotted: boolean,
+  insertOrder: readonly string[] = key,
+): string {
   const columns = [...insertOrder, ...values, ...(slotted ? ['slot'] : [])];
   const rows = slotted ? `select x.*, ${ANALYTICS_SLOT} from (${select}) x order by ${order}` : select;
   return `insert into ${table} (${columns.join(', ')})
