@@ -54,7 +54,12 @@ describeEachDatabase('WhatsApp conversations', (get) => {
       expect(seen[1]!.session_id).toBe(seen[0]!.session_id);
       // The session id is ours (a conversation id), not the phone number.
       expect(seen[0]!.session_id).not.toContain(waId);
-      const session = await h.service.database.db.selectFrom('sessions').selectAll().where('external_id', '=', seen[0]!.session_id).executeTakeFirstOrThrow();
+      // The message is marked done and the turn's session row written in separate commits (the turn's is grouped):
+      // through a transaction pooler the read may come between them, so it waits for the second turn.
+      const session = await until(async () => {
+        const row = await h.service.database.db.selectFrom('sessions').selectAll().where('external_id', '=', seen[0]!.session_id).executeTakeFirstOrThrow();
+        return row.turn_count >= 2 ? row : undefined;
+      });
       expect(session).toMatchObject({ channel: 'whatsapp', customer_phone: '+31612345678', turn_count: 2 });
     });
 
