@@ -181,15 +181,16 @@ describeEachDatabase('no answer lost to the breaker: the deadline holds until an
       expect(Math.abs(turn.ms - PHONE_CHANNEL_TIMEOUT_MS)).toBeLessThan(300);
     }
     expect((await health(shop)).state).toBe('down');
-    // Down: answered at the knowledge base's speed, no filler needed.
+    // Down: answered at the knowledge base's speed, the deadline no longer waited. (Not "no filler": the filler is
+    // heard whenever an answer takes 1.5 s, which a knowledge answer on a loaded CI machine once did.)
     for (let i = 4; i <= 5; i++) {
       const turn = await phone.ask(`Where is my order ${i}?`);
-      expect(turn.fillerAt).toBeNull();
-      expect(turn.ms).toBeLessThan(1_000);
+      expect(turn.answer).not.toContain('Integrator:');
+      expect(turn.ms).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS - 1_000);
     }
   }, 60_000);
 
-  it.concurrent('WhatsApp, one message at a time to a dead endpoint: at most three answers take the 6 s deadline, the later ones come under 1.5 s', async () => {
+  it.concurrent('WhatsApp, one message at a time to a dead endpoint: at most three answers take the 6 s deadline, the later ones do not wait it', async () => {
     const shop = shops.dead;
     const whatsapp = customer(shop);
     // It answered in 2.5 s before it died: that must not shorten the wait, nor hide a failure from the next message.
@@ -202,7 +203,7 @@ describeEachDatabase('no answer lost to the breaker: the deadline holds until an
     expect(waited.length).toBeLessThanOrEqual(3);
     // The deadline was waited in full while the endpoint might still answer, and nobody waits from the fourth on.
     for (const t of turns.slice(0, 3)) expect(t.ms).toBeGreaterThanOrEqual(CHANNEL_TIMEOUT_MS - 200);
-    for (const t of turns.slice(3)) expect(t.ms).toBeLessThan(1_500);
+    for (const t of turns.slice(3)) expect(t.ms).toBeLessThan(CHANNEL_TIMEOUT_MS - 2_000);
     expect((await health(shop)).state).toBe('down');
   }, 60_000);
 });
