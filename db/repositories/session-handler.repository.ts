@@ -71,11 +71,7 @@ export function sessionHandlerRepository(db: Db) {
       await db.updateTable('workspaces').set({ handback_after_minutes: minutes }).where('id', '=', workspaceId).execute();
     },
 
-    /** A user of the workspace who may hold a conversation (not removed). */
-    async activeUser(workspaceId: string, userId: string) {
-      return db.selectFrom('users').select(['id', 'email']).where('workspace_id', '=', workspaceId).where('id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
-    },
-
+    /** A user's email (a holder shown by name, also after they were removed). */
     async userEmail(userId: string): Promise<string | undefined> {
       return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst())?.email;
     },

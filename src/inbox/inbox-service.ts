@@ -6,7 +6,6 @@
  * the bot after the workspace's handback_after_minutes.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Principal } from '../../db/repositories/accounts.repository.ts';
 import { inboxRepository, type InboxView } from '../../db/repositories/inbox.repository.ts';
 import type { MessageRecord, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
@@ -75,10 +74,9 @@ export function createInboxService(deps: InboxServiceDeps) {
     }
   }
 
-  async function agentOf(principal: Principal): Promise<AgentRef> {
-    const user = await sessions.activeUser(principal.workspaceId, principal.userId);
-    if (!user) throw new AppError('forbidden', 'This user may not hold conversations.');
-    return { userId: user.id, email: user.email, name: displayName(user.email) };
+  /** The signed-in user as the holder: their token was found live, for a live user, in this very request. */
+  function agentOf(principal: Principal): AgentRef {
+    return { userId: principal.userId, email: principal.email, name: displayName(principal.email) };
   }
 
   function control(row: SessionRow, event: HandlerEvent): Promise<HandlerOutcome> {
@@ -108,29 +106,18 @@ export function createInboxService(deps: InboxServiceDeps) {
       at,
     };
     if (row.channel === 'whatsapp') {
-      const inbound = await repo.latestInbound(row.workspace_id, row.external_id);
-      if (!inbound || now() - new Date(inbound.sent_at).getTime() > WHATSAPP_WINDOW_MS) {
+      outboundId = randomUUID();
+      const stored = await sessions.addWhatsappMessage(
+        { ...record, outbound_id: outboundId },
+        { workspaceId: row.workspace_id, externalId: row.external_id, kind: from === 'agent' ? 'agent' : 'notice', windowStart: new Date(now() - WHATSAPP_WINDOW_MS) },
+      );
+      if (!stored) {
         if (from === 'bot') return null; // a sentence of ours: not sent outside the window (Meta would refuse it)
         throw new AppError(
           'whatsapp_window_closed',
           "More than 24 hours passed since the customer's last message: WhatsApp accepts only a template message now, so this one cannot be sent.",
         );
       }
-      outboundId = randomUUID();
-      const outbound = outboundId;
-      // The message row last: its insert counts into the Overview's roll-ups (db/analytics-rollup.ts), whose row lock
-      // is then held only for the commit, never while this transaction waits for the session's row.
-      await deps.db.transaction().execute(async (trx) => {
-        await trx.updateTable('sessions').set({ updated_at: sql<Date>`now()` }).where('id', '=', row.id).execute();
-        await trx
-          .insertInto('whatsapp_outbound_messages')
-          .values({ id: outbound, workspace_id: row.workspace_id, inbound_id: null, phone_number_id: inbound.phone_number_id, wa_id: inbound.wa_id, kind: from === 'agent' ? 'agent' : 'notice', body: text, next_attempt_at: sql<Date>`now()` })
-          .execute();
-        await trx
-          .insertInto('session_messages')
-          .values({ ...record, outbound_id: outbound })
-          .execute();
-      });
       deps.wakeWhatsapp?.();
     } else {
       await sessions.addMessage(record);
@@ -173,7 +160,7 @@ export function createInboxService(deps: InboxServiceDeps) {
     async takeover(principal: Principal, id: string) {
       const row = await load(principal.workspaceId, id);
       chatOnly(row);
-      const agent = await agentOf(principal);
+      const agent = agentOf(principal);
       const outcome = await control(row, { type: 'takeover', agent, at: now() });
       if (outcome.handledBy === 'agent' && outcome.agent?.userId === agent.userId) {
         if (outcome.applied) log.info({ sessionId: row.id, userId: agent.userId }, 'conversation taken over');
@@ -220,7 +207,7 @@ export function createInboxService(deps: InboxServiceDeps) {
       if (row.handled_by !== 'agent' || row.agent_user_id !== principal.userId) {
         throw new AppError('not_holder', 'Only the user who holds this conversation may write in it: take it over first (POST /v1/sessions/{id}/takeover).');
       }
-      const agent = await agentOf(principal);
+      const agent = agentOf(principal);
       const sent = await deliver(row, 'agent', body, agent);
       return { message: sent! };
     },

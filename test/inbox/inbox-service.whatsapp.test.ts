@@ -186,6 +186,10 @@ describeEachDatabase('a WhatsApp customer reaches a person', (get) => {
     expect((await api('POST', `/v1/sessions/${sessionId}/takeover`, h.workspace.agent)).status).toBe(200);
     const res = await api('POST', `/v1/sessions/${sessionId}/messages`, h.workspace.agent, { text: 'Sorry for the wait!' });
     expect([res.status, res.body.error.code]).toEqual([422, 'whatsapp_window_closed']);
+    // Refused whole: neither the message nor an outgoing row was stored.
+    const db = get().db;
+    expect(await db.selectFrom('session_messages').select('id').where('session_id', '=', sessionId).where('text', '=', 'Sorry for the wait!').execute()).toEqual([]);
+    expect(await db.selectFrom('whatsapp_outbound_messages').select('id').where('body', '=', 'Sorry for the wait!').where('wa_id', '=', waId).execute()).toEqual([]);
   });
 
   it('a Graph failure shows as failed with the reason, and a retry sends it', async () => {
