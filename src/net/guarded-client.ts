@@ -10,19 +10,22 @@
  *   Node may try every address, so filtering out the bad ones would still trust a name that points inward).
  * - Redirects are never followed: a 3xx is returned to the caller as a status (undici's Agent follows none unless a
  *   redirect interceptor is composed in, and we compose none).
- * - One deadline per request (an AbortSignal) covers connect, headers and body, combined with the caller's signal.
- * - The body is read up to `maxBytes` and then the stream is destroyed (protocol §7.2: "a response beyond 64 KB is cut
- *   off at that size").
+ * - One deadline per request (a timer) covers connect, headers and body; the caller's signal ends it too.
+ * - The body is kept up to `maxBytes` and then the request is aborted, which closes its connection (protocol §7.2: "a
+ *   response beyond 64 KB is cut off at that size").
+ * - Requests go through undici's `dispatch` with a handler of ours (CappedHandler), not `request`: no body stream, no
+ *   abort signal handed to undici, one timer. That is most of what the Bot Link client spent beyond plain undici
+ *   (docs/performance.md, "botlink-client").
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { createSecureContext, getCACertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { BotlinkError, type FailureReason } from '../errors.ts';
 import { CHANNEL_TIMEOUT_MS } from '../limits.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { createAddressPolicy, inspectUrl, literalAddress, refusedAddressReason } from './address-policy.ts';
-import { discard, readCapped, untilAborted } from './bounded-read.ts';
+import { untilAborted } from './bounded-read.ts';
 
 export type OutboundFailureReason = Extract<FailureReason, 'invalid_url' | 'refused_address' | 'timeout' | 'tls' | 'connection' | 'aborted'>;
 
@@ -234,58 +237,27 @@ export class GuardedClient {
       throw new RangeError('maxBytes must be an integer >= 0');
     }
     const url = this.#inspect(req.url);
-    if (req.signal?.aborted === true) {
+    const callerSignal = req.signal;
+    if (callerSignal?.aborted === true) {
       throw new OutboundError('aborted', `The request to ${url.host} was cancelled before it started.`, {
-        cause: req.signal.reason,
+        cause: callerSignal.reason,
       });
     }
-    // One controller per request: a timer cleared when the body is read (AbortSignal.timeout would keep its timer
-    // and signal alive for the whole deadline after the request ended), and the caller's signal forwarded into it.
-    const controller = new AbortController();
-    const { signal } = controller;
-    // The reason is made only when the deadline fires: a DOMException captures a stack, 9 % of a request's CPU.
-    const deadline = { reason: undefined as DOMException | undefined };
-    const timer = setTimeout(() => {
-      deadline.reason = new DOMException(`The deadline of ${req.timeoutMs} ms passed.`, 'TimeoutError');
-      controller.abort(deadline.reason);
-    }, req.timeoutMs);
-    const callerSignal = req.signal;
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    const context = { host: url.host, timeoutMs: req.timeoutMs, deadline, signal };
-
     // Counted from here: nothing above awaits, so a request that failed before this point has already ended.
     this.#inFlight++;
+    const { promise, resolve, reject } = Promise.withResolvers<GuardedResponse>();
+    const handler = new CappedHandler(req.maxBytes, started, resolve, reject);
+    // The reason is made only when the deadline fires: a DOMException captures a stack, 9 % of a request's CPU.
+    const timer = setTimeout(() => {
+      handler.giveUp('deadline', new DOMException(`The deadline of ${req.timeoutMs} ms passed.`, 'TimeoutError'));
+    }, req.timeoutMs);
+    const onCallerAbort = () => handler.giveUp('caller', callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      let response;
-      try {
-        const pending = this.#agent.request({
-          origin: url.origin,
-          path: url.path,
-          method: req.method,
-          headers: req.headers,
-          body: req.body,
-          signal,
-        });
-        response = await untilAborted(pending, signal, (late) => discard(late.body));
-      } catch (err) {
-        throw classify(err, context, 'before the status line');
-      }
-      const firstByteMs = performance.now() - started;
-
-      let read: { body: Buffer; truncated: boolean };
-      try {
-        read = await readCapped(response.body, req.maxBytes, signal);
-      } catch (err) {
-        throw classify(err, context, 'while reading the body');
-      }
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: read.body,
-        truncated: read.truncated,
-        timings: { firstByteMs, totalMs: performance.now() - started },
-      };
+      this.#agent.dispatch({ origin: url.origin, path: url.path, method: req.method, headers: req.headers, body: req.body ?? null }, handler);
+      return await promise;
+    } catch (err) {
+      throw classify(err, { host: url.host, timeoutMs: req.timeoutMs, gaveUp: handler.gaveUpFor }, handler.phase);
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -328,6 +300,102 @@ export class GuardedClient {
   }
 }
 
+/** Why a request was given up by us rather than failed by the network. */
+type GaveUp = 'deadline' | 'caller' | null;
+
+/** The body was longer than the cap: the rest is not downloaded (the connection is closed). */
+class BodyCutOff extends Error {}
+
+/**
+ * One request driven through undici's `dispatch` (not `request`, which wraps each response in a stream and an
+ * abort-signal listener): the status and headers, the body kept up to `maxBytes` and the connection closed past it,
+ * and a give-up (the deadline or the caller) that settles at once. undici calls `onRequestStart` only once the request
+ * is on a socket; a request given up while its socket was still being opened is aborted the moment it gets one, and
+ * whatever it would have answered is dropped (the agent's connect time-out bounds that wait).
+ */
+class CappedHandler implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | null = null;
+  #settled = false;
+  #status = 0;
+  #headers: GuardedResponse['headers'] = {};
+  #firstByteMs = 0;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #abortWith: Error | null = null;
+  gaveUpFor: GaveUp = null;
+  phase: 'before the status line' | 'while reading the body' = 'before the status line';
+
+  readonly #maxBytes: number;
+  readonly #started: number;
+  readonly #resolve: (response: GuardedResponse) => void;
+  readonly #reject: (err: unknown) => void;
+
+  constructor(maxBytes: number, started: number, resolve: (response: GuardedResponse) => void, reject: (err: unknown) => void) {
+    this.#maxBytes = maxBytes;
+    this.#started = started;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#abortWith) controller.abort(this.#abortWith);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: GuardedResponse['headers']): void {
+    this.#status = statusCode;
+    this.#headers = headers;
+    this.#firstByteMs = performance.now() - this.#started;
+    this.phase = 'while reading the body';
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    if (this.#size + chunk.length > this.#maxBytes) {
+      this.#chunks.push(chunk.subarray(0, this.#maxBytes - this.#size));
+      this.#size = this.#maxBytes;
+      this.#finish(true);
+      controller.abort(new BodyCutOff('The body was cut off at its cap.'));
+      return;
+    }
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.#finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, err: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(err);
+  }
+
+  /** The deadline passed or the caller cancelled: settles now with `reason`; the request is aborted where it stands. */
+  giveUp(why: Exclude<GaveUp, null>, reason: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.gaveUpFor = why;
+    this.#abortWith = reason instanceof Error ? reason : new Error(String(reason));
+    this.#controller?.abort(this.#abortWith);
+    this.#reject(reason);
+  }
+
+  #finish(truncated: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const body = this.#chunks.length === 1 && !truncated ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
+    this.#resolve({
+      status: this.#status,
+      headers: this.#headers,
+      body,
+      truncated,
+      timings: { firstByteMs: this.#firstByteMs, totalMs: performance.now() - this.#started },
+    });
+  }
+}
+
 const tlsCodePattern =
   /^(ERR_TLS_|ERR_SSL_)|CERT|CRL|SIGNATURE|ISSUER|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE|HOSTNAME_MISMATCH/;
 const timeoutCodes = new Set([
@@ -339,20 +407,19 @@ const timeoutCodes = new Set([
 
 function classify(
   err: unknown,
-  context: { host: string; timeoutMs: number; deadline: { reason: unknown }; signal: AbortSignal },
+  context: { host: string; timeoutMs: number; gaveUp: GaveUp },
   phase: 'before the status line' | 'while reading the body',
 ): OutboundError {
-  const { host, timeoutMs, deadline, signal } = context;
+  const { host, timeoutMs, gaveUp } = context;
   const chain = causeChain(err);
   const refused = chain.find((e) => e instanceof RefusedAddressError);
   if (refused !== undefined) {
     return new OutboundError('refused_address', `Refused to connect to ${host}: ${refused.message}.`, { cause: err });
   }
-  // The combined signal's reason is the reason of whichever source fired first.
-  if (signal.aborted) {
-    if (deadline.reason !== undefined && signal.reason === deadline.reason) {
-      return new OutboundError('timeout', `${host} did not answer within ${timeoutMs} ms (${phase}).`, { cause: err });
-    }
+  if (gaveUp === 'deadline') {
+    return new OutboundError('timeout', `${host} did not answer within ${timeoutMs} ms (${phase}).`, { cause: err });
+  }
+  if (gaveUp === 'caller') {
     return new OutboundError('aborted', `The request to ${host} was cancelled by the caller (${phase}).`, {
       cause: err,
     });

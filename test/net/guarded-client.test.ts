@@ -223,6 +223,17 @@ describe('one deadline covers connect, headers and body', () => {
     expect(performance.now() - closing).toBeLessThan(1_000);
   });
 
+  it('a request given up while its connection opens is never sent once the connection is there', async () => {
+    // DNS answers only after the deadline: the socket opens for a request that no longer waits.
+    const slow: ResolveHost = () => new Promise((r) => setTimeout(() => r([{ address: '127.0.0.1', family: 4 }]), 300));
+    const c = client({ lookup: slow, allow: ['127.0.0.1/32'] });
+    await expectFailure(c.request(get(`https://api.integrator.test:${server.port}/late`, { timeoutMs: 100 })), 'timeout');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(server.requests.filter((r) => r.url === '/late')).toEqual([]);
+    // The client works on for the next request.
+    expect((await c.request(get(`https://api.integrator.test:${server.port}/next`))).status).toBe(200);
+  });
+
   it('fails with timeout when the headers never come', async () => {
     server.handle(() => {});
     const started = performance.now();
