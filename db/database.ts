@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type MigrationLockOptions } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
@@ -92,6 +92,36 @@ export function listenOverConnection(url: string): Listen {
 /** A pooled connection unused this long is closed (a quiet engine gives its connections back), ms. */
 export const POOL_IDLE_TIMEOUT_MS = 5 * 60_000;
 
+/** Kysely's own key for its migration lock, kept so a process of an older build and one of this build exclude each other. */
+const MIGRATION_LOCK_ID = 3853314791062309107n;
+
+/**
+ * Kysely's PostgreSQL adapter, with the migration lock of a migration run given a transaction (`migrate`'s
+ * `inOneTransaction`, through a transaction pooler) taken as a transaction-level advisory lock. Kysely takes its lock
+ * in that transaction as a session-level lock and releases it with a statement in a `finally`; when a migration
+ * fails, that statement runs in the aborted transaction and fails too, hiding the migration's own error, and the lock
+ * stays with the connection: through a pooler, a server connection others are handed, so every later migration waits
+ * on it (Kysely allows an hour). A transaction-level lock ends with the transaction, whatever becomes of it. A run
+ * given the pool keeps Kysely's own lock: taken on one connection around the migration's transaction, it is released
+ * on that connection after the rollback.
+ */
+class TransactionLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    if (!db.isTransaction) return super.acquireMigrationLock(db, options);
+    await sql`select set_config('lock_timeout', '300000', true), pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    if (!db.isTransaction) return super.releaseMigrationLock(db, options);
+  }
+}
+
+class MigrationSafePostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockAdapter();
+  }
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
     const pooled = options.pooler === 'transaction';
@@ -110,7 +140,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     });
     // An idle client that loses its server must not crash the process (pg emits 'error' on the pool).
     pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new MigrationSafePostgresDialect({ pool }) });
     const listenUrl = options.directUrl ?? (pooled ? null : options.url);
     return {
       db,
@@ -134,10 +164,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
 const MIGRATE_ATTEMPTS = 3;
 
 /**
- * Applies every pending migration; throws with the failing migration's name. `inOneTransaction` (through a
- * transaction pooler): Kysely's migration lock is a session-level advisory lock, which a pooler may take on one server
- * connection and release on another; given a transaction, Kysely takes and releases it inside that transaction, on
- * one server connection.
+ * Applies every pending migration; throws with the failing migration's name. Kysely's migration lock is taken for the
+ * migration's transaction (TransactionLockAdapter). `inOneTransaction` (through a transaction pooler): the migration
+ * table's creation and reads too run in that one transaction, on one server connection.
  */
 export async function migrate(db: Db, schema?: string, options: { inOneTransaction?: boolean } = {}): Promise<void> {
   const migratorOf = (on: Db) =>

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../db/database.ts';
 import { migrations } from '../../db/migrations/index.ts';
@@ -39,3 +41,47 @@ describe('test isolation', () => {
     expect(Number(rows[0]!.n)).toBe(0);
   });
 });
+
+describe('the migration lock', () => {
+  const url = process.env.TEST_DATABASE_URL;
+  it('of a run in one transaction ends with a failed migration: its own error is reported, and the next run elsewhere is not held up', async () => {
+    if (!url) return expect(url).toBeUndefined();
+    const { openDatabase } = await import('../../db/database.ts');
+    // One connection each: a lock left behind would stay with `a`'s only connection, as with a pooler's server connection.
+    const a = await openDatabase({ url, poolSize: 1 });
+    const b = await openDatabase({ url, poolSize: 1 });
+    const schema = `lock_${randomBytes(4).toString('hex')}`;
+    try {
+      await sql`create schema ${sql.id(schema)}`.execute(a.db);
+      // As migrate() runs through a transaction pooler: the whole run in one transaction.
+      const { error } = await a.db
+        .transaction()
+        .execute(async (trx) => {
+          const result = await new Migrator({
+            db: trx,
+            provider: { getMigrations: async () => ({ '0001-fails': { up: async (db) => void (await sql`select 1 / 0`.execute(db)) } }) },
+            migrationTableSchema: schema,
+          }).migrateToLatest();
+          if (result.error) throw result.error; // rolled back, as migrate() does
+          return result;
+        })
+        .catch((err: unknown) => ({ error: err }));
+      // The migration's own error, not "current transaction is aborted" from releasing the lock after it.
+      expect((error as Error).message).toMatch(/division by zero/);
+      // Another process takes the lock (other files' migrations may hold it for a moment, never for long).
+      const deadline = Date.now() + 10_000;
+      let got = false;
+      while (!got && Date.now() < deadline) {
+        got = (await sql<{ got: boolean }>`select pg_try_advisory_lock(3853314791062309107) as got`.execute(b.db)).rows[0]!.got;
+        if (!got) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(got).toBe(true);
+      await sql`select pg_advisory_unlock(3853314791062309107)`.execute(b.db);
+    } finally {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(b.db);
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
