@@ -18,6 +18,7 @@ import { createWebhookService, type WebhookService } from '../../src/webhooks/we
 import { describeEachDatabase } from '../helpers/db.ts';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { received, verifyAt } from './receiver.ts';
+import { until } from '../channels/whatsapp/fixtures/harness.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -108,6 +109,18 @@ describeEachDatabase('webhook delivery on a fake clock', (get) => {
     expect(requests).toHaveLength(8);
     expect(requests.map((w) => w.timestamp)).toEqual(started.map((t) => Math.floor(t / 1000)));
     for (const w of requests) expect(verifyAt(secret, w)).toMatchObject({ event: 'new_chat', conversation_id: 'c1' });
+  });
+
+  it("claims at once what the database queued a moment later than the worker's clock reads (the same millisecond, or an engine's clock a little behind)", async () => {
+    await endpoint('new_chat', '/behind');
+    const { id: endpointId } = await get().db.selectFrom('webhook_endpoints').select('id').where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    // The outbox row is due at the database's now(), with microseconds; the worker's clock reads a little earlier. The
+    // worker is not started (no poll): only the wake, as a NOTIFY gives it, can make the claim.
+    clock = Date.now() - 50;
+    const id = await chat(50);
+    worker.wake([endpointId]);
+    await until(() => receiver.requests.some((r) => r.headers['webhook-id'] === id), 5_000);
+    await until(async () => (await deliveryOf(id)).status === 'succeeded', 5_000);
   });
 
   it('jitters the delays within ±20 %', async () => {
