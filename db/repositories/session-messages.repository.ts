@@ -29,7 +29,9 @@ export function sessionMessagesRepository(db: Db) {
      * now) in one statement, addressed to the number and line of the customer's latest message; the session is
      * touched. Nothing is written, and false returned, when that message is older than `windowStart` or there is none
      * (WhatsApp's 24-hour customer-service window, docs/whatsapp.md). One round trip instead of a transaction's five:
-     * an agent's reply waits for fewer (docs/performance.md, "inbox").
+     * an agent's reply waits for fewer (docs/performance.md, "inbox"). The order in which PostgreSQL runs the parts is
+     * its own; the Overview roll-up row the message's insert counts into is this connection's slot (migration 0024), so
+     * no order makes replies queue behind each other on it.
      */
     async addWhatsappMessage(message: MessageRecord & { outbound_id: string }, send: { workspaceId: string; externalId: string; kind: 'agent' | 'notice'; windowStart: Date }): Promise<boolean> {
       const { rows } = await sql<{ id: string }>`
@@ -40,7 +42,7 @@ export function sessionMessagesRepository(db: Db) {
         ), o as (
           insert into whatsapp_outbound_messages (id, workspace_id, inbound_id, phone_number_id, wa_id, kind, body, next_attempt_at)
           select ${message.outbound_id}, ${send.workspaceId}, null, phone_number_id, wa_id, ${send.kind}, ${message.text}, now()
-          from inbound where sent_at > ${send.windowStart}
+          from inbound where sent_at >= ${send.windowStart}
           returning id
         ), m as (
           insert into session_messages (id, session_id, "from", text, source, agent_user_id, turn_id, outbound_id, at)
