@@ -160,8 +160,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
   return { db, kind: 'pglite', close: () => db.destroy(), listen: listenInProcess(pglite) };
 }
 
-/** How often a migration run is tried when it lost a race with another schema being dropped (see below). */
-const MIGRATE_ATTEMPTS = 3;
+/** How often a migration run is tried when it lost a race with another schema being dropped (retryingDroppedSchema). */
+const MIGRATE_ATTEMPTS = 5;
+
+/**
+ * Runs a migration step (Kysely's Migrator), and again while it failed with 3F000 before applying anything. Kysely
+ * looks for its own tables through `introspection.getTables()`, which reads every schema of the database: a schema
+ * dropped by someone else at that moment (another tenant, another test file) fails the read before any migration
+ * ran. Nothing was applied, so the step is simply tried again.
+ */
+export async function retryingDroppedSchema(once: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  let result = await once();
+  for (let attempt = 1; attempt < MIGRATE_ATTEMPTS && result.error && !result.results?.length && (result.error as { code?: string }).code === '3F000'; attempt++) {
+    result = await once();
+  }
+  return result;
+}
 
 /**
  * Applies every pending migration; throws with the failing migration's name. Kysely's migration lock is taken for the
@@ -188,13 +202,7 @@ export async function migrate(db: Db, schema?: string, options: { inOneTransacti
       throw err;
     }
   };
-  let { error, results } = await once();
-  // Kysely looks for its own tables through `introspection.getTables()`, which reads every schema of the database: a
-  // schema dropped by someone else at that moment (another tenant, another test file) fails the read with 3F000
-  // before any migration ran. Nothing was applied, so the run is simply tried again.
-  for (let attempt = 1; attempt < MIGRATE_ATTEMPTS && error && !results?.length && (error as { code?: string }).code === '3F000'; attempt++) {
-    ({ error, results } = await once());
-  }
+  const { error, results } = await retryingDroppedSchema(once);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
