@@ -94,6 +94,8 @@ export const POOL_IDLE_TIMEOUT_MS = 5 * 60_000;
 
 /** Kysely's own key for its migration lock, kept so a process of an older build and one of this build exclude each other. */
 const MIGRATION_LOCK_ID = 3853314791062309107n;
+/** How long a migration run waits for another's lock before it fails, ms. */
+const MIGRATION_LOCK_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * Kysely's PostgreSQL adapter, with the migration lock of a migration run given a transaction (`migrate`'s
@@ -108,7 +110,7 @@ const MIGRATION_LOCK_ID = 3853314791062309107n;
 class TransactionLockAdapter extends PostgresAdapter {
   override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
     if (!db.isTransaction) return super.acquireMigrationLock(db, options);
-    await sql`select set_config('lock_timeout', '300000', true), pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
+    await sql`select set_config('lock_timeout', ${String(MIGRATION_LOCK_TIMEOUT_MS)}, true), pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
   }
 
   override async releaseMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {

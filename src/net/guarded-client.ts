@@ -193,7 +193,7 @@ export class GuardedClient {
       // HTTP/1.1 only: every integrator speaks it, and one request per connection means destroying a cut-off body
       // closes exactly that connection.
       allowH2: false,
-      // undici keeps opening a socket after the request that wanted it gave up (see untilAborted); no request of ours
+      // undici keeps opening a socket after the request that wanted it gave up (see CappedHandler); no request of ours
       // waits longer than the channel message time-out (protocol §8: 6 s), so an attempt past that serves nobody.
       connectTimeout: CHANNEL_TIMEOUT_MS,
       connect: {
@@ -303,6 +303,9 @@ export class GuardedClient {
 /** Why a request was given up by us rather than failed by the network. */
 type GaveUp = 'deadline' | 'caller' | null;
 
+/** Where a request was when it failed, as its error says. */
+type Phase = 'before the status line' | 'while reading the body';
+
 /** The body was longer than the cap: the rest is not downloaded (the connection is closed). */
 class BodyCutOff extends Error {}
 
@@ -323,7 +326,7 @@ class CappedHandler implements Dispatcher.DispatchHandler {
   #size = 0;
   #abortWith: Error | null = null;
   gaveUpFor: GaveUp = null;
-  phase: 'before the status line' | 'while reading the body' = 'before the status line';
+  phase: Phase = 'before the status line';
 
   readonly #maxBytes: number;
   readonly #started: number;
@@ -408,7 +411,7 @@ const timeoutCodes = new Set([
 function classify(
   err: unknown,
   context: { host: string; timeoutMs: number; gaveUp: GaveUp },
-  phase: 'before the status line' | 'while reading the body',
+  phase: Phase,
 ): OutboundError {
   const { host, timeoutMs, gaveUp } = context;
   const chain = causeChain(err);
