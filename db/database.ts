@@ -6,10 +6,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type MigrationLockOptions } from 'kysely';
+import { Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql, type DatabaseIntrospector, type DialectAdapter, type MigrationLockOptions, type QueryExecutorProvider } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
+import { SnapshotIntrospector } from './introspector.ts';
 import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
@@ -122,6 +123,11 @@ class MigrationSafePostgresDialect extends PostgresDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionLockAdapter();
   }
+
+  // Kysely's own introspector fails on a schema or table someone else drops while it reads (db/introspector.ts).
+  override createIntrospector(db: QueryExecutorProvider): DatabaseIntrospector {
+    return new SnapshotIntrospector(db);
+  }
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
@@ -162,23 +168,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
   return { db, kind: 'pglite', close: () => db.destroy(), listen: listenInProcess(pglite) };
 }
 
-/** How often a migration run is tried when it lost a race with another schema being dropped (retryingDroppedSchema). */
-const MIGRATE_ATTEMPTS = 5;
-
-/**
- * Runs a migration step (Kysely's Migrator), and again while it failed with 3F000 before applying anything. Kysely
- * looks for its own tables through `introspection.getTables()`, which reads every schema of the database: a schema
- * dropped by someone else at that moment (another tenant, another test file) fails the read before any migration
- * ran. Nothing was applied, so the step is simply tried again.
- */
-export async function retryingDroppedSchema(once: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
-  let result = await once();
-  for (let attempt = 1; attempt < MIGRATE_ATTEMPTS && result.error && !result.results?.length && (result.error as { code?: string }).code === '3F000'; attempt++) {
-    result = await once();
-  }
-  return result;
-}
-
 /**
  * Applies every pending migration; throws with the failing migration's name. Kysely's migration lock is taken for the
  * migration's transaction (TransactionLockAdapter). `inOneTransaction` (through a transaction pooler): the migration
@@ -191,7 +180,7 @@ export async function migrate(db: Db, schema?: string, options: { inOneTransacti
       provider: { getMigrations: async () => migrations },
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
-  const once = async (): Promise<MigrationResultSet> => {
+  const run = async (): Promise<MigrationResultSet> => {
     if (!options.inOneTransaction) return migratorOf(db).migrateToLatest();
     try {
       return await db.transaction().execute(async (trx) => {
@@ -204,7 +193,7 @@ export async function migrate(db: Db, schema?: string, options: { inOneTransacti
       throw err;
     }
   };
-  const { error, results } = await retryingDroppedSchema(once);
+  const { error, results } = await run();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
