@@ -23,7 +23,7 @@ export interface DatabaseOptions {
   dataDir?: string | null;
   /** Real PostgreSQL: the schema to work in (tests isolate each file in its own); default public. */
   schema?: string;
-  /** Real PostgreSQL: pool size; default 10. */
+  /** Real PostgreSQL: connections in the pool at most (DATABASE_POOL_SIZE); default DEFAULT_POOL_SIZE. */
   poolSize?: number;
   /** Real PostgreSQL: a direct connection for LISTEN and migrations when `url` is a transaction pooler. */
   directUrl?: string | null;
@@ -90,6 +90,9 @@ export function listenOverConnection(url: string): Listen {
   };
 }
 
+/** Connections an engine keeps to the database at most, unless DATABASE_POOL_SIZE says otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /** A pooled connection unused this long is closed (a quiet engine gives its connections back), ms. */
 export const POOL_IDLE_TIMEOUT_MS = 5 * 60_000;
 
@@ -135,7 +138,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     const pooled = options.pooler === 'transaction';
     const pool = new pg.Pool({
       connectionString: options.url,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
       // pg's default closes a connection idle for 10 s. A pool lends its most recently used connection first, so under
       // steady load the others sit idle, are closed, and are opened again together at the next peak: each a new
       // PostgreSQL backend (fork, authentication, catalog caches, the named statements prepared again). The inbox

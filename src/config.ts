@@ -14,6 +14,7 @@ const settings = {
   DATABASE_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL' },
   DATABASE_DIRECT_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL of a direct connection to the same database' },
   DATABASE_POOLER: { schema: { enum: ['none', 'transaction'] }, must: 'be none or transaction (DATABASE_URL goes through a pooler such as pgbouncer in transaction mode)' },
+  DATABASE_POOL_SIZE: { schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, must: 'be a whole number of connections from 1 to 1000' },
   DATA_DIR: { schema: { type: 'string', minLength: 1 }, must: 'be a directory path' },
   PUBLIC_URL: { schema: { type: 'string', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' }, must: 'be the service\'s own base URL, like https://botlink.example.com' },
   MASTER_KEY: { schema: { type: 'string', pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$' }, must: 'be 32 random bytes as 64 hex characters or base64 (openssl rand -base64 32)' },
@@ -56,6 +57,11 @@ export interface Config {
    * named prepared statements, migrations in one transaction, LISTEN only over DATABASE_DIRECT_URL. Default `none`.
    */
   readonly databasePooler: 'none' | 'transaction';
+  /**
+   * Connections this engine keeps to DATABASE_URL at most (a LISTEN connection comes on top); null: the database
+   * module's default (10, db/database.ts). Engines × this must fit the server's or the pooler's client limit.
+   */
+  readonly databasePoolSize: number | null;
   /** Embedded database and generated local secrets; default ./data. */
   readonly dataDir: string;
   /** The service's own base URL, without a trailing slash; default http://localhost:<port>. */
@@ -128,6 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('MASTER_KEY must be set when DATABASE_URL is set, so stored secrets stay readable across hosts.');
   }
   if (raw.DATABASE_DIRECT_URL && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: it is a second way into the same database.');
+  const databasePoolSize = raw.DATABASE_POOL_SIZE === undefined ? null : Number(raw.DATABASE_POOL_SIZE);
+  if (databasePoolSize !== null && (databasePoolSize < 1 || databasePoolSize > 1000)) {
+    throw new ConfigError(`DATABASE_POOL_SIZE must ${settings.DATABASE_POOL_SIZE.must} (got ${JSON.stringify(raw.DATABASE_POOL_SIZE)}).`);
+  }
+  if (databasePoolSize !== null && !databaseUrl) throw new ConfigError('DATABASE_POOL_SIZE needs DATABASE_URL: the embedded database has no connections to pool.');
   if (raw.DATABASE_POOLER === 'transaction' && !databaseUrl) throw new ConfigError('DATABASE_POOLER=transaction needs DATABASE_URL: the embedded database has no pooler.');
   const trustProxy = parseTrustProxy(raw.TRUST_PROXY);
   if ((raw.LLM_API_KEY || raw.LLM_MODEL) && !raw.LLM_BASE_URL) {
@@ -140,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     databaseDirectUrl: raw.DATABASE_DIRECT_URL ?? null,
     databasePooler: (raw.DATABASE_POOLER as 'none' | 'transaction' | undefined) ?? 'none',
+    databasePoolSize,
     dataDir: raw.DATA_DIR ?? './data',
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     masterKey,

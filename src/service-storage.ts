@@ -40,7 +40,13 @@ export async function openStorage(options: ServiceOptions): Promise<ServiceStora
   const { config } = options;
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   const embedded = !options.database && !config.databaseUrl;
-  const opening = { url: config.databaseUrl, directUrl: config.databaseDirectUrl, pooler: config.databasePooler, dataDir: config.dataDir };
+  const opening = {
+    url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
+    pooler: config.databasePooler,
+    dataDir: config.dataDir,
+    ...(config.databasePoolSize === null ? {} : { poolSize: config.databasePoolSize }),
+  };
   const database = options.database ?? (await openDatabase(opening));
   try {
     if (!options.database) await migrateDatabase(config, database);

@@ -78,6 +78,17 @@ describe('configuration', () => {
     }
   });
 
+  it('sizes the connection pool with DATABASE_POOL_SIZE, from 1 to 1000, only for a real PostgreSQL', () => {
+    const db = { DATABASE_URL: 'postgres://postgres@127.0.0.1/test', MASTER_KEY: key };
+    expect(loadConfig(db).databasePoolSize).toBeNull();
+    expect(loadConfig({ ...db, DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(loadConfig({ ...db, DATABASE_POOL_SIZE: '1000' }).databasePoolSize).toBe(1000);
+    for (const wrong of ['0', '1001', 'ten', '-1', '2.5']) {
+      expect(() => loadConfig({ ...db, DATABASE_POOL_SIZE: wrong }), wrong).toThrow(/^DATABASE_POOL_SIZE must be a whole number of connections from 1 to 1000/);
+    }
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '4' })).toThrow(/^DATABASE_POOL_SIZE needs DATABASE_URL/);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(8080);
   });
