@@ -7,9 +7,12 @@
  * becomes one statement on every connection. MAX_PREPARED_TEXTS bounds them anyway; beyond it, marked queries go
  * unnamed as before. PGlite ignores the mark (it is an SQL comment).
  *
- * Mark only queries whose plan does not depend on their parameters. After five executions PostgreSQL may switch a
- * prepared statement to a generic plan, made without the values: for primary-key writes and index lookups that is the
- * same plan. The knowledge search is not marked (its plan depends on the query's terms and limits).
+ * Mark only queries whose plan does not depend on their parameters or on the table's size. After five executions
+ * PostgreSQL may switch a prepared statement to a generic plan, made without the values and kept until the table's
+ * next ANALYZE: for primary-key writes and lookups that is the same plan. A lookup that several indexes could serve
+ * is not marked: made on a new, small table, its generic plan may take the wrong one and keep it while the table
+ * grows (the sessions' find by external id read a whole workspace's sessions). Neither is the knowledge search (its
+ * plan depends on the query's terms and limits).
  */
 import { sql, type RawBuilder } from 'kysely';
 import pg from 'pg';
