@@ -203,6 +203,18 @@ export async function migrate(db: Db, schema?: string, options: { inOneTransacti
   }
 }
 
+/**
+ * True when the PostgreSQL server runs with autovacuum off. Without it no table is analyzed: the plans of statements
+ * prepared while a table was small (named statements, the analytics triggers) are kept as it grows, and a lookup by
+ * key turns into a scan (docs/operations.md, "Autovacuum"). False on the embedded database, which analyzes nothing
+ * either but holds one shop's data.
+ */
+export async function autovacuumOff(database: OpenedDatabase): Promise<boolean> {
+  if (database.kind !== 'postgres') return false;
+  const { rows } = await sql<{ on: string }>`select current_setting('autovacuum') as on`.execute(database.db);
+  return rows[0]?.on === 'off';
+}
+
 /** A failed run inside a transaction: thrown to roll it back, caught to report it as Kysely reports it. */
 class RolledBack extends Error {
   readonly result: MigrationResultSet;

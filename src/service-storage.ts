@@ -2,7 +2,7 @@
  * The composition root's first stage (src/service.ts): the database, opened and migrated under the data-dir lock, and
  * the one box that seals every stored secret.
  */
-import { migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
+import { autovacuumOff, migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
 import type { Config } from './config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import type { Logger } from './log.ts';
@@ -54,6 +54,11 @@ export async function openStorage(options: ServiceOptions): Promise<ServiceStora
     await database.close();
     releaseLock();
     throw err;
+  }
+  if (await autovacuumOff(database).catch(() => false)) {
+    options.logger.warn(
+      'PostgreSQL runs with autovacuum off: tables are never analyzed, so queries planned while they were small stay slow as they grow; turn it on (docs/operations.md, "Autovacuum")',
+    );
   }
   return { database, releaseLock, embedded };
 }
