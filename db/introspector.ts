@@ -11,9 +11,10 @@
  * the serial sequence is read from `pg_depend` as `pg_get_serial_sequence` itself reads it.
  */
 import { sql, type ColumnMetadata, type DatabaseIntrospector, type DatabaseMetadataOptions, type QueryExecutorProvider, type SchemaMetadata, type TableMetadata } from 'kysely';
+import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/migration';
 
-/** The Migrator's own tables, listed only when asked for (Kysely's DEFAULT_MIGRATION_TABLE and _LOCK_TABLE). */
-const KYSELY_TABLES = ['kysely_migration', 'kysely_migration_lock'];
+/** The Migrator's own tables, listed only when asked for. */
+const KYSELY_TABLES = [DEFAULT_MIGRATION_TABLE, DEFAULT_MIGRATION_LOCK_TABLE];
 
 interface ColumnRow {
   column: string;
