@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOverConnection } from '../../db/database.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
@@ -117,10 +118,14 @@ describeEachDatabase('live events after the LISTEN connection was lost', (get) =
   let a: TestService;
   let b: TestService;
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+  // These engines' LISTEN connections carry a name of their own: only they are cut, not other test files' listeners.
+  const tag = `live_lost_${process.pid}`;
   beforeAll(async () => {
     const options = { live: { pollMs: 500, watchesRefreshMs: 500 } };
-    a = await startTestService(get(), {}, { ...options, sessions: { instanceId: 'engine-e' } });
-    b = await startTestService(get(), {}, { ...options, sessions: { instanceId: 'engine-f' } });
+    const database = get();
+    const tagged = database.kind === 'postgres' ? { ...database, listen: listenOverConnection(`${process.env.TEST_DATABASE_URL}?application_name=${tag}`) } : database;
+    a = await startTestService(tagged, {}, { ...options, sessions: { instanceId: 'engine-e' } });
+    b = await startTestService(tagged, {}, { ...options, sessions: { instanceId: 'engine-f' } });
     ws = await seedWorkspace(a);
   });
   afterAll(async () => {
@@ -132,7 +137,8 @@ describeEachDatabase('live events after the LISTEN connection was lost', (get) =
     if (get().kind === 'postgres') {
       // Every LISTEN connection of this database's engines goes away, as when the server or a network drops it.
       const killed = await sql<{ n: number }>`
-        select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where query ilike 'listen %' and pid <> pg_backend_pid()`.execute(get().db);
+        select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+        where application_name = ${tag} and datname = current_database() and query ilike 'listen %'`.execute(get().db);
       expect(killed.rows[0]!.n).toBeGreaterThanOrEqual(2);
     }
     const first = await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-lost', text: 'hello', language: 'en' });
@@ -147,7 +153,9 @@ describeEachDatabase('live events after the LISTEN connection was lost', (get) =
       const deadline = Date.now() + 5_000;
       let listening = 0;
       while (Date.now() < deadline && listening < 2) {
-        listening = (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query ilike 'listen %'`.execute(get().db)).rows[0]!.n;
+        listening = (await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+          where application_name = ${tag} and datname = current_database() and query ilike 'listen %'`.execute(get().db)).rows[0]!.n;
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(listening).toBeGreaterThanOrEqual(2);
