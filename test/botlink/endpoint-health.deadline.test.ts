@@ -161,7 +161,7 @@ describeEachDatabase('no answer lost to the breaker: the deadline holds until an
       expect(t.fillerAt!).toBeGreaterThanOrEqual(PHONE_FILLER_MS - 50);
       expect(t.fillerAt!).toBeLessThan(SLOW_MS);
       expect(t.ms).toBeGreaterThanOrEqual(SLOW_MS);
-      expect(t.ms).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS + 300);
+      expect(t.ms).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS + 2_000);
     }
     // Still degraded throughout (20 answers in a row make it healthy): the state never shortened a wait.
     expect((await health(shop)).state).toBe('degraded');
@@ -176,9 +176,13 @@ describeEachDatabase('no answer lost to the breaker: the deadline holds until an
     for (let i = 1; i <= 3; i++) {
       const turn = await phone.ask(`Where is my order ${i}?`);
       expect(turn.answer).not.toContain('Integrator:');
+      // The filler when an answer takes 1.5 s, and the whole deadline waited, once. The upper bounds are loose: a
+      // loaded machine delays a timer by a few hundred ms, and a second wait would add 3.5 s.
       expect(turn.fillerAt).not.toBeNull();
-      expect(Math.abs(turn.fillerAt! - PHONE_FILLER_MS)).toBeLessThan(300);
-      expect(Math.abs(turn.ms - PHONE_CHANNEL_TIMEOUT_MS)).toBeLessThan(300);
+      expect(turn.fillerAt!).toBeGreaterThanOrEqual(PHONE_FILLER_MS - 50);
+      expect(turn.fillerAt!).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS);
+      expect(turn.ms).toBeGreaterThanOrEqual(PHONE_CHANNEL_TIMEOUT_MS - 50);
+      expect(turn.ms).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS + 2_000);
     }
     expect((await health(shop)).state).toBe('down');
     // Down: answered at the knowledge base's speed, the deadline no longer waited. (Not "no filler": the filler is
@@ -186,7 +190,7 @@ describeEachDatabase('no answer lost to the breaker: the deadline holds until an
     for (let i = 4; i <= 5; i++) {
       const turn = await phone.ask(`Where is my order ${i}?`);
       expect(turn.answer).not.toContain('Integrator:');
-      expect(turn.ms).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS - 1_000);
+      expect(turn.ms).toBeLessThan(PHONE_CHANNEL_TIMEOUT_MS);
     }
   }, 60_000);
 

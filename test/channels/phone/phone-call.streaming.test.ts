@@ -11,7 +11,10 @@ import { startHttpsServer, type TestHttpsServer } from '../../helpers/https-serv
 import { BRIDGE_TOKEN, Caller, type Frame } from '../../helpers/phone-caller.ts';
 import { seedWorkspace, startTestService, type TestService } from '../../helpers/service.ts';
 
-const FILLER_MS = 300;
+// Well above the time a scripted first sentence takes to be spoken, even on a loaded CI machine.
+const FILLER_MS = 1_000;
+/** A frame of the answer: text that is not the filler (tests not about the filler pass over one, should it come). */
+const spoken = (f: Frame) => f.type === 'text' && !f.preemptible;
 
 interface ChatRequest {
   stream?: boolean;
@@ -164,10 +167,10 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       expect(completion.request.stream).toBe(true);
       completion.write('We are open **until 17:00** on weekdays. On ');
       // Heard before the model has written another word.
-      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: 'We are open until 17:00 on weekdays. ', last: false, lang: 'en-US' });
+      expect(await caller.next(spoken)).toEqual({ type: 'text', token: 'We are open until 17:00 on weekdays. ', last: false, lang: 'en-US' });
       completion.write('Saturday we close at 12:00.');
       completion.end();
-      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: 'On Saturday we close at 12:00.', last: true, lang: 'en-US' });
+      expect(await caller.next(spoken)).toEqual({ type: 'text', token: 'On Saturday we close at 12:00.', last: true, lang: 'en-US' });
       const [turn] = await until(() => turns(sid), (t) => t.length === 1);
       expect(turn).toMatchObject({ status: 'completed', source: 'ai', reply: 'We are open **until 17:00** on weekdays. On Saturday we close at 12:00.' });
       const seen = await events.until((e) => e.some((x) => x.event === 'reply'));
@@ -194,7 +197,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       const completion = await nextCompletion();
       completion.write('Yes, we ship to all of Europe.');
       completion.end();
-      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: 'Yes, we ship to all of Europe.', last: true, lang: 'en-US' });
+      expect(await caller.next(spoken)).toEqual({ type: 'text', token: 'Yes, we ship to all of Europe.', last: true, lang: 'en-US' });
     });
   });
 
@@ -206,7 +209,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       expect(dialogue(first)).toEqual([['user', 'How much is the red bike?']]);
       first.write('The red bike costs 499 euro.');
       first.end();
-      expect(await caller.next((f) => f.type === 'text')).toMatchObject({ token: 'The red bike costs 499 euro.', last: true });
+      expect(await caller.next(spoken)).toMatchObject({ token: 'The red bike costs 499 euro.', last: true });
       caller.say('And the other one?');
       const second = await nextCompletion();
       expect(dialogue(second)).toEqual([
@@ -216,7 +219,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       ]);
       second.write('The blue bike costs 549 euro.');
       second.end();
-      expect(await caller.next((f) => f.type === 'text')).toMatchObject({ token: 'The blue bike costs 549 euro.', last: true });
+      expect(await caller.next(spoken)).toMatchObject({ token: 'The blue bike costs 549 euro.', last: true });
     });
   });
 
@@ -237,7 +240,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       ]);
       second.write('Belgium is 7 euro.');
       second.end();
-      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: 'Belgium is 7 euro.', last: true, lang: 'en-US' });
+      expect(await caller.next(spoken)).toEqual({ type: 'text', token: 'Belgium is 7 euro.', last: true, lang: 'en-US' });
       // Nothing of the interrupted answer was sent after the interrupt.
       expect(caller.frames.filter((f: Frame) => f.type === 'text')).toEqual([]);
       const written = await until(() => turns(sid), (t) => t.length === 2);
@@ -249,7 +252,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
     it('the talk cycle is closed, and the history keeps the first turn with what was sent of it', async () => {
       const { caller } = await answering('What are your opening hours?', 'We open at nine on weekdays. On ');
       caller.say('And on Sunday?');
-      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
+      expect(await caller.next(spoken)).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
       const second = await nextCompletion();
       expect(dialogue(second)).toEqual([
         ['user', 'What are your opening hours?'],
@@ -258,7 +261,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       ]);
       second.write('We are closed on Sunday.');
       second.end();
-      expect(await caller.next((f) => f.type === 'text')).toMatchObject({ token: 'We are closed on Sunday.', last: true });
+      expect(await caller.next(spoken)).toMatchObject({ token: 'We are closed on Sunday.', last: true });
     });
   });
 
@@ -266,7 +269,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
     it('after a spoken sentence: that sentence is the answer, the talk cycle is closed, and the turn says why', async () => {
       const { caller, sid, completion } = await answering('Where is my parcel?', 'Your parcel left our warehouse today. It should ');
       completion.destroy();
-      expect(await caller.next((f) => f.type === 'text')).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
+      expect(await caller.next(spoken)).toEqual({ type: 'text', token: '', last: true, lang: 'en-US' });
       const [turn] = await until(() => turns(sid), (t) => t.length === 1);
       expect(turn).toMatchObject({ status: 'completed', source: 'ai', reply: 'Your parcel left our warehouse today.' });
       expect(turn!.errors).toEqual([expect.stringContaining('the stream broke off (connection)')]);
@@ -278,7 +281,7 @@ describeEachDatabase('phone replies streamed sentence by sentence', (get) => {
       const completion = await nextCompletion();
       completion.write('Yes you');
       completion.destroy();
-      const answer = await caller.next((f) => f.type === 'text' && !f.preemptible);
+      const answer = await caller.next(spoken);
       expect(answer).toMatchObject({ last: true, token: expect.stringContaining('connect you with the team') });
     });
   });
