@@ -72,7 +72,9 @@ for (const url of admin ? [admin] : []) {
       const other = (await sql<{ id: string }>`insert into workspaces (id, name) values (gen_random_uuid(), 'others') returning id`.execute(logged)).rows[0]!.id;
       await sql`insert into sessions (id, workspace_id, channel, external_id, machine_version)
         select gen_random_uuid(), ${other}, 'whatsapp', 'wa' || g, 1 from generate_series(1, 20000) g`.execute(logged);
-      await sql`analyze`.execute(logged);
+      // This schema's tables only: a bare ANALYZE would analyze (and re-plan) every other test file's tables too.
+      const tables = (await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(logged)).rows;
+      for (const { name } of tables) await sql`analyze ${sql.id(name)}`.execute(logged);
     }, 60_000);
 
     afterAll(async () => {

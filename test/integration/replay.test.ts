@@ -269,7 +269,9 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
       try {
         const body = { endpoint_url: `${slow.origin}/channel`, key: CANDIDATE_KEY, last: 10 };
         const first = service.api('POST', '/v1/integration/replay', { token: other.owner, body });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // The first replay is running once the candidate has its first request.
+        for (let i = 0; i < 500 && slow.requests.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(slow.requests.length).toBeGreaterThan(0);
         const second = await service.api('POST', '/v1/integration/replay', { token: other.admin, body });
         expect(second.status).toBe(429);
         expect(second.body.error.code).toBe('rate_limited');

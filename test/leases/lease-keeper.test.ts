@@ -114,17 +114,18 @@ describeEachDatabase('the lease keeper', (get) => {
       .insertInto('whatsapp_inbound_messages')
       .values({ id, workspace_id: workspaceId, message_id: 'wamid.LEASE1', event_id: null, phone_number_id: '1065', wa_id: '31600000001', type: 'text', text: 'Hello', profile_name: null, sent_at: new Date(), created_at: new Date() })
       .execute();
-    const keeper = createLeaseKeeper({ kind: 'whatsapp_inbound', owner: 'engine-a', store: { renew: (ids, o, ms) => whatsapp.renewInbound(ids, o, ms) }, logger, leaseMs: 300 });
+    // A 1 s lease renewed every third of it: a database round trip slowed by a loaded machine stays well inside it.
+    const keeper = createLeaseKeeper({ kind: 'whatsapp_inbound', owner: 'engine-a', store: { renew: (ids, o, ms) => whatsapp.renewInbound(ids, o, ms) }, logger, leaseMs: 1_000 });
     try {
       const [claimed] = await keeper.claim((owner, ms) => whatsapp.claimInbound(owner, ms, 10));
       expect(claimed!.row.id).toBe(id);
       expect(await whatsapp.startInbound(id, 'engine-a', 'conv-1')).toBe(true);
-      await sleep(700);
+      await sleep(2_300);
       // Still A's after more than two lease lengths.
-      expect(await whatsapp.claimInbound('engine-b', 300, 10)).toEqual([]);
+      expect(await whatsapp.claimInbound('engine-b', 1_000, 10)).toEqual([]);
       // A stalls; its lease runs out and A itself claims the message again (a second attempt): the first is fenced.
       claimed!.lease.end();
-      await sleep(450);
+      await sleep(1_400);
       const [again] = await keeper.claim((owner, ms) => whatsapp.claimInbound(owner, ms, 10));
       expect(again!.row.id).toBe(id);
       expect(await whatsapp.startInbound(id, 'engine-a', 'conv-1')).toBe(true);
