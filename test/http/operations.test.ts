@@ -72,7 +72,9 @@ describe('graceful stop', () => {
     const ws = await seedWorkspace(service);
     await service.api('PUT', '/v1/integration', { token: ws.owner, body: { endpoint_url: `${integrator.origin}/channel` } });
     const inFlight = service.api('POST', '/v1/integration/test', { token: ws.owner });
-    await new Promise((r) => setTimeout(r, 50));
+    // In flight: the endpoint has the request (and answers it 300 ms later).
+    for (let i = 0; i < 500 && integrator.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(integrator.requests).toHaveLength(1);
     const stopping = service.stop();
     const res = await inFlight;
     await stopping;

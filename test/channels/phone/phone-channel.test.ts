@@ -530,7 +530,10 @@ describeEachDatabase('phone channel on SIGTERM', (get) => {
       const caller = await Caller.connect(service);
       caller.setup('CA-drain');
       caller.say('slow question');
-      await new Promise((r) => setTimeout(r, 200));
+      // In flight: the integrator has the question (and answers it SLOW_MS later).
+      const asked = () => integrator.requests.some((r) => r.method === 'POST');
+      for (let i = 0; i < 500 && !asked(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(asked()).toBe(true);
       const stopping = service.stop();
       expect((await caller.answer()).token).toContain('Answer to: slow question');
       const end = await caller.next();
