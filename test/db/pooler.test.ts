@@ -134,8 +134,8 @@ for (const url of admin ? [admin] : []) {
         }
       })();
       await until(() => text.includes('event: state'), 5_000);
-      // The watch reaches engine A at its next look (no NOTIFY through a pooler).
-      await new Promise((r) => setTimeout(r, 600));
+      // The watch reaches engine A at its next look (no NOTIFY through a pooler; every 200 ms, generous for a loaded machine).
+      await new Promise((r) => setTimeout(r, 1_200));
       caller.say('And do you ship to Belgium?');
       await caller.answer();
       await until(() => text.includes('event: turn_completed'), 5_000);

@@ -63,8 +63,8 @@ describeEachDatabase('live events reach the streams of every engine', (get) => {
     it('a turn handled on engine A is on a stream of engine B: started, reply and completed, in order', async () => {
       const first = await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-live-1', text: 'hello', language: 'en' });
       const stream = await openStream(b, first.sessionId, ws.agent);
-      // The watch reaches engine A by NOTIFY too.
-      await new Promise((r) => setTimeout(r, 300));
+      // The watch reaches engine A by NOTIFY too (generous: a loaded machine is slow to read it).
+      await new Promise((r) => setTimeout(r, 1_000));
       const sent = performance.now();
       await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-live-1', text: 'are you open on sunday', language: 'en' });
       await stream.until(() => stream.events.some((e) => e.type === 'turn_completed'), 3_000);
@@ -102,7 +102,8 @@ describeEachDatabase('live events reach the streams of every engine', (get) => {
     it('every event arrives, once, within a poll or two', async () => {
       const first = await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-poll', text: 'hello', language: 'en' });
       const stream = await openStream(b, first.sessionId, ws.agent);
-      await new Promise((r) => setTimeout(r, 500));
+      // The watch reaches engine A at its next look (every 200 ms; generous for a loaded machine).
+      await new Promise((r) => setTimeout(r, 1_000));
       for (const text of ['one', 'two', 'three']) await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-poll', text, language: 'en' });
       await stream.until(() => stream.events.filter((e) => e.type === 'turn_completed').length === 3, 3_000);
       await new Promise((r) => setTimeout(r, 500));
@@ -143,7 +144,8 @@ describeEachDatabase('live events after the LISTEN connection was lost', (get) =
     }
     const first = await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-lost', text: 'hello', language: 'en' });
     const stream = await openStream(b, first.sessionId, ws.agent);
-    await new Promise((r) => setTimeout(r, 1_200));
+    // The watch reaches engine A at its next look (every 500 ms without LISTEN; generous for a loaded machine).
+    await new Promise((r) => setTimeout(r, 2_000));
     await a.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'phone', externalId: 'call-lost', text: 'after the loss', language: 'en' });
     await stream.until(() => stream.events.some((e) => e.type === 'turn_completed'), 4_000);
     stream.close();
