@@ -59,7 +59,7 @@ export interface Config {
   readonly databasePooler: 'none' | 'transaction';
   /**
    * Connections this engine keeps to DATABASE_URL at most (a LISTEN connection comes on top); null: the database
-   * module's default (10, db/database.ts). Engines × this must fit the server's or the pooler's client limit.
+   * module's DEFAULT_POOL_SIZE (db/database.ts). Engines × this must fit the server's or the pooler's client limit.
    */
   readonly databasePoolSize: number | null;
   /** Embedded database and generated local secrets; default ./data. */

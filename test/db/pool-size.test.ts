@@ -5,10 +5,10 @@
  * answers web chats in parallel, is asked for a person, taken over, answers as an agent, hands back, and lists its
  * conversations and figures; the database then has one connection from it, beside its LISTEN connections.
  */
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/database.ts';
+import { createOwnDatabase, type OwnDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestServiceOn, type TestService } from '../helpers/service.ts';
 
 const admin = process.env.TEST_DATABASE_URL;
@@ -16,26 +16,17 @@ const SHOP = 'https://shop.example';
 
 for (const url of admin ? [admin] : []) {
   describe('an engine with DATABASE_POOL_SIZE=1', () => {
-    let database: string;
+    let database: OwnDatabase;
     let service: TestService;
 
     beforeAll(async () => {
-      database = `pool_${randomBytes(6).toString('hex')}`;
-      const direct = await openDatabase({ url, poolSize: 1 });
-      await sql`create database ${sql.id(database)}`.execute(direct.db);
-      await direct.close();
-      const own = new URL(url);
-      own.pathname = `/${database}`;
-      service = await startTestServiceOn({ DATABASE_URL: own.toString(), DATABASE_POOL_SIZE: '1' });
+      database = await createOwnDatabase(url, 'pool');
+      service = await startTestServiceOn({ DATABASE_URL: database.url, DATABASE_POOL_SIZE: '1' });
     }, 60_000);
 
     afterAll(async () => {
       await service?.stop();
-      if (database) {
-        const direct = await openDatabase({ url, poolSize: 1 });
-        await sql`drop database if exists ${sql.id(database)} with (force)`.execute(direct.db);
-        await direct.close();
-      }
+      await database?.drop();
     });
 
     it('does everything a shop does with one connection, and never opens a second', async () => {
@@ -80,7 +71,7 @@ for (const url of admin ? [admin] : []) {
       const watcher = await openDatabase({ url, poolSize: 1 });
       try {
         const { rows } = await sql<{ query: string }>`
-          select query from pg_stat_activity where datname = ${database} and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(watcher.db);
+          select query from pg_stat_activity where datname = ${database.name} and backend_type = 'client backend' and pid <> pg_backend_pid()`.execute(watcher.db);
         const pooled = rows.filter((r) => !/^\s*listen /i.test(r.query));
         expect(pooled).toHaveLength(1);
       } finally {

@@ -6,9 +6,8 @@
  * PostgreSQL (TEST_DATABASE_URL, which CI sets) and pgbouncer (which .ci/run installs).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../db/database.ts';
+import { createOwnDatabase, type OwnDatabase } from '../helpers/db.ts';
 import { fixture, metaSignature, unixSeconds } from '../channels/whatsapp/fixtures/meta.ts';
 import { ACCESS_TOKEN, APP_SECRET, PHONE_NUMBER_ID, TEST_WORKER, VERIFY_TOKEN, until, wamid } from '../channels/whatsapp/fixtures/harness.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
@@ -23,7 +22,7 @@ const NUMBER = '+31201119999';
 for (const url of admin ? [admin] : []) {
   describe('two engines through pgbouncer in transaction mode', () => {
     let bouncer: Pgbouncer;
-    let database: string;
+    let database: OwnDatabase | undefined;
     let a: TestService;
     let b: TestService;
     let graph: TestHttpsServer;
@@ -34,17 +33,14 @@ for (const url of admin ? [admin] : []) {
     beforeAll(async () => {
       const upstream = new URL(url);
       bouncer = await startPgbouncer({ host: upstream.hostname, port: Number(upstream.port || 5432), user: decodeURIComponent(upstream.username || 'postgres') });
-      database = `pooler_${randomBytes(6).toString('hex')}`;
-      const direct = await openDatabase({ url, poolSize: 1 });
-      await sql`create database ${sql.id(database)}`.execute(direct.db);
-      await direct.close();
+      database = await createOwnDatabase(url, 'pooler');
       graph = await startHttpsServer((_req, res, body) => {
         const to = (JSON.parse(body.toString()) as { to: string }).to;
         sendJson(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: `wamid.OUT${randomUUID()}` }] });
       });
       receiver = await startHttpsServer((_req, res) => void res.writeHead(204).end());
       const env = {
-        DATABASE_URL: bouncer.url(database),
+        DATABASE_URL: bouncer.url(database.name),
         DATABASE_POOLER: 'transaction',
         MASTER_KEY: randomBytes(32).toString('hex'),
         BRIDGE_TOKEN,
@@ -66,11 +62,7 @@ for (const url of admin ? [admin] : []) {
       await graph?.close();
       await receiver?.close();
       await bouncer?.stop();
-      if (database) {
-        const direct = await openDatabase({ url, poolSize: 1 });
-        await sql`drop database if exists ${sql.id(database)} with (force)`.execute(direct.db);
-        await direct.close();
-      }
+      await database?.drop();
     });
 
     it('the knowledge base, web chat and its webhook: synced on one engine, answered and delivered by the engines', async () => {

@@ -64,25 +64,44 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
   };
 }
 
-/** A new database on the server, used through the pooler; dropped at close. */
-async function openPooledDatabase(url: string, pooler: string): Promise<TestDatabase> {
-  const name = `p_${randomBytes(6).toString('hex')}`;
-  const admin = await openDatabase({ url, poolSize: 1 });
+/** A database of its own on the server (`<prefix>_<random>`); `drop()` removes it, whoever is still connected. */
+export interface OwnDatabase {
+  name: string;
+  /** A direct URL to it: the server's URL with this database's name. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createOwnDatabase(serverUrl: string, prefix: string): Promise<OwnDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = await openDatabase({ url: serverUrl, poolSize: 1 });
   await sql`create database ${sql.id(name)}`.execute(admin.db);
   await admin.close();
-  const direct = new URL(url);
+  const direct = new URL(serverUrl);
   direct.pathname = `/${name}`;
-  const opened = await openDatabase({ url: `${pooler}/${name}`, pooler: 'transaction', directUrl: direct.toString(), poolSize: 4 });
+  return {
+    name,
+    url: direct.toString(),
+    async drop() {
+      const again = await openDatabase({ url: serverUrl, poolSize: 1 });
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(again.db);
+      await again.close();
+    },
+  };
+}
+
+/** A new database on the server, used through the pooler; dropped at close. */
+async function openPooledDatabase(url: string, pooler: string): Promise<TestDatabase> {
+  const own = await createOwnDatabase(url, 'p');
+  const opened = await openDatabase({ url: `${pooler}/${own.name}`, pooler: 'transaction', directUrl: own.url, poolSize: 4 });
   await migrate(opened.db, undefined, { inOneTransaction: true });
   return {
     db: opened.db,
     kind: 'postgres',
-    listen: listenOverConnection(direct.toString()),
+    listen: listenOverConnection(own.url),
     async close() {
       await opened.close();
-      const again = await openDatabase({ url, poolSize: 1 });
-      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(again.db);
-      await again.close();
+      await own.drop();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../channels/whatsapp/fixtures/harness.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -73,8 +74,7 @@ describe('graceful stop', () => {
     await service.api('PUT', '/v1/integration', { token: ws.owner, body: { endpoint_url: `${integrator.origin}/channel` } });
     const inFlight = service.api('POST', '/v1/integration/test', { token: ws.owner });
     // In flight: the endpoint has the request (and answers it 300 ms later).
-    for (let i = 0; i < 500 && integrator.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(integrator.requests).toHaveLength(1);
+    await until(() => integrator.requests.length === 1);
     const stopping = service.stop();
     const res = await inFlight;
     await stopping;

@@ -11,6 +11,7 @@ import { sessionsRepository } from '../../db/repositories/sessions.repository.ts
 import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
 import { REPLAYS_PER_MINUTE } from '../../src/integration/replay.ts';
 import { summary } from '../../src/sessions/turn-record.ts';
+import { until } from '../channels/whatsapp/fixtures/harness.ts';
 import { runCli } from '../helpers/cli.ts';
 import { describeEachDatabase, type TestDatabase } from '../helpers/db.ts';
 import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
@@ -270,8 +271,7 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
         const body = { endpoint_url: `${slow.origin}/channel`, key: CANDIDATE_KEY, last: 10 };
         const first = service.api('POST', '/v1/integration/replay', { token: other.owner, body });
         // The first replay is running once the candidate has its first request.
-        for (let i = 0; i < 500 && slow.requests.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-        expect(slow.requests.length).toBeGreaterThan(0);
+        await until(() => slow.requests.length > 0);
         const second = await service.api('POST', '/v1/integration/replay', { token: other.admin, body });
         expect(second.status).toBe(429);
         expect(second.body.error.code).toBe('rate_limited');

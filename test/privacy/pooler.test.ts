@@ -6,9 +6,8 @@
  * the real PostgreSQL (TEST_DATABASE_URL) and pgbouncer.
  */
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../db/database.ts';
+import { createOwnDatabase, type OwnDatabase } from '../helpers/db.ts';
 import { startPgbouncer, type Pgbouncer } from '../../harness/pgbouncer.ts';
 import { seedWorkspace, startTestServiceOn, type TestService } from '../helpers/service.ts';
 
@@ -16,7 +15,7 @@ const admin = process.env.TEST_DATABASE_URL;
 
 describe('privacy through pgbouncer in transaction mode', () => {
   let bouncer: Pgbouncer;
-  let database: string;
+  let database: OwnDatabase | undefined;
   let a: TestService;
   let b: TestService;
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
@@ -25,11 +24,8 @@ describe('privacy through pgbouncer in transaction mode', () => {
     if (!admin) return;
     const upstream = new URL(admin);
     bouncer = await startPgbouncer({ host: upstream.hostname, port: Number(upstream.port || 5432), user: decodeURIComponent(upstream.username || 'postgres') });
-    database = `privacy_${randomBytes(6).toString('hex')}`;
-    const direct = await openDatabase({ url: admin, poolSize: 1 });
-    await sql`create database ${sql.id(database)}`.execute(direct.db);
-    await direct.close();
-    const env = { DATABASE_URL: bouncer.url(database), DATABASE_POOLER: 'transaction', MASTER_KEY: randomBytes(32).toString('hex') };
+    database = await createOwnDatabase(admin, 'privacy');
+    const env = { DATABASE_URL: bouncer.url(database.name), DATABASE_POOLER: 'transaction', MASTER_KEY: randomBytes(32).toString('hex') };
     a = await startTestServiceOn(env, { sessions: { instanceId: 'privacy-a' }, retention: { intervalMs: 0 } });
     b = await startTestServiceOn(env, { sessions: { instanceId: 'privacy-b' }, retention: { intervalMs: 0 } });
     ws = await seedWorkspace(a, 'Pooled');
@@ -38,11 +34,7 @@ describe('privacy through pgbouncer in transaction mode', () => {
     await a?.stop();
     await b?.stop();
     await bouncer?.stop();
-    if (admin && database) {
-      const direct = await openDatabase({ url: admin, poolSize: 1 });
-      await sql`drop database if exists ${sql.id(database)} with (force)`.execute(direct.db);
-      await direct.close();
-    }
+    await database?.drop();
   });
 
   it('writes and reads the audit log; only its own retention deletes from it', async () => {

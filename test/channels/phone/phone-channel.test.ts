@@ -531,9 +531,7 @@ describeEachDatabase('phone channel on SIGTERM', (get) => {
       caller.setup('CA-drain');
       caller.say('slow question');
       // In flight: the integrator has the question (and answers it SLOW_MS later).
-      const asked = () => integrator.requests.some((r) => r.method === 'POST');
-      for (let i = 0; i < 500 && !asked(); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(asked()).toBe(true);
+      await until(async () => integrator.requests.some((r) => r.method === 'POST'), (asked) => asked);
       const stopping = service.stop();
       expect((await caller.answer()).token).toContain('Answer to: slow question');
       const end = await caller.next();
