@@ -5,9 +5,10 @@
 import type { Server } from 'node:http';
 import type { OpenedDatabase } from '../db/database.ts';
 import { whatsappRepository } from '../db/repositories/whatsapp.repository.ts';
+import { createRateLimiter } from './admission/rate-limiter.ts';
 import { createPhoneChannel, type PhoneChannel } from './channels/phone/phone-channel.ts';
 import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
-import { createRateLimiter } from './channels/webchat/rate-limiter.ts';
+import { MAX_RATE_BUCKETS, WEBCHAT_RATE_BURST, WEBCHAT_RATE_WINDOW_MS } from './channels/webchat/limits.ts';
 import { createWebchatService } from './channels/webchat/webchat-service.ts';
 import { createWidgetGate, WEBCHAT_PATH } from './channels/webchat/widget-gate.ts';
 import { createWhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
@@ -50,7 +51,7 @@ export function createChannels(deps: {
   const widgetGate = createWidgetGate({
     apiKeys,
     access: (workspaceId) => webchat.access(workspaceId),
-    limiter: createRateLimiter(options.webchat?.rateLimit),
+    limiter: createRateLimiter({ burst: WEBCHAT_RATE_BURST, windowMs: WEBCHAT_RATE_WINDOW_MS, maxBuckets: MAX_RATE_BUCKETS }, options.webchat?.rateLimit),
     admission,
     metrics,
   });

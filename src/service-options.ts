@@ -4,11 +4,11 @@
  */
 import type { OpenedDatabase } from '../db/database.ts';
 import type { AdmissionLimits } from './admission/admission.ts';
+import type { RateLimitOptions } from './admission/rate-limiter.ts';
 import type { LoginThrottleOptions } from './auth/login-throttle.ts';
 import type { StreamGuardOptions } from './auth/stream-guard.ts';
 import type { EndpointHealthTrackerDeps } from './botlink/endpoint-health-tracker.ts';
 import type { PhoneChannelOptions } from './channels/phone/phone-channel.ts';
-import type { RateLimitOptions } from './channels/webchat/rate-limiter.ts';
 import type { WhatsappChannelOptions } from './channels/whatsapp/whatsapp-channel.ts';
 import type { Config } from './config.ts';
 import type { LiveBusDeps } from './events/live-bus.ts';

@@ -24,12 +24,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { Counter } from 'prom-client';
 import type { Admission } from '../../admission/admission.ts';
 import { SHED_RETRY_AFTER_SECONDS } from '../../admission/limits.ts';
+import type { RateLimiter } from '../../admission/rate-limiter.ts';
 import { WIDGET_KEY_HEADER } from '../../auth/api-keys.ts';
 import { AppError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
 import { PREFLIGHT_MAX_AGE_SECONDS, MAX_ORIGIN_CHARS } from './limits.ts';
 import { canonicalOrigin } from './origins.ts';
-import type { RateLimiter } from './rate-limiter.ts';
 
 /** The visitor's own token for reading the conversation's messages (GET /v1/webchat/conversations/{id}/messages). */
 export const VISITOR_TOKEN_HEADER = 'X-Visitor-Token';
