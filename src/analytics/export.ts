@@ -20,17 +20,26 @@ export const EXPORT_COLUMNS = [
 ] as const;
 type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>;
 
+/** A character that makes a spreadsheet read a cell as a formula when it comes first. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** The same character right after a list separator: `,` or `;` (Dutch and German spreadsheets split on `;`). */
+const FORMULA_AFTER_SEPARATOR = /([,;])([=+\-@])/g;
+
 /**
- * A CSV field (RFC 4180): quoted when it holds a quote, comma or line break. Customer text that a spreadsheet would
- * read as a formula (=, +, -, @ first; a plain +31… phone number aside) gets a leading apostrophe, so opening the file
- * never runs it.
+ * A CSV field (RFC 4180), always quoted, so a reader splitting on `;` or `,` keeps it one cell. Customer text that a
+ * spreadsheet would read as a formula gets an apostrophe before the formula character: first in the field (a plain
+ * +31… phone number aside), and after every `,` or `;` in it, since a spreadsheet whose list separator is `;` may
+ * start a cell there (docs/analytics.md, "Export").
  */
 export function csvField(value: string | number | null): string {
-  if (value === null) return '';
+  if (value === null) return '""';
   let text = String(value);
-  // A phone number in E.164 (+31…) is no formula: it stays as it is.
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^\+\d+$/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === 'string') {
+    // A phone number in E.164 (+31…) is no formula: it stays as it is.
+    if (FORMULA_START.test(text) && !/^\+\d+$/.test(text)) text = `'${text}`;
+    text = text.replace(FORMULA_AFTER_SEPARATOR, "$1'$2");
+  }
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /** One conversation's rows: its turns and the messages outside turns, in the order they happened. */
@@ -82,7 +91,7 @@ export async function streamConversations(
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="conversations_${stamp}.${format}"`);
   res.setHeader('Cache-Control', 'no-store');
-  if (format === 'csv') res.write(`${EXPORT_COLUMNS.join(',')}\r\n`);
+  if (format === 'csv') res.write(`${EXPORT_COLUMNS.map(csvField).join(',')}\r\n`);
   const p = { workspaceId, ...period };
   let after: { createdAt: string; id: string } | null = null;
   for (;;) {

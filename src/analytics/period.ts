@@ -1,7 +1,8 @@
 /**
  * The period and channel of an Overview request (docs/analytics.md, "Periods"): `from` and `to` are ISO times, `to`
- * exclusive, both read at the whole UTC hour below them (the roll-ups count by the hour); at most 400 days; hour
- * buckets for at most 31 days. Anything else is a clear 400 naming the field.
+ * exclusive; the roll-ups count by the hour, so `from` is read at the whole UTC hour below it and `to` at the whole
+ * hour above it: a period that ends now includes the current hour, and a period inside one hour is that hour. At most
+ * 400 days; hour buckets for at most 31 days. Anything else is a clear 400 naming the field.
  */
 import { AppError } from '../errors.ts';
 import { CHANNELS, type Channel } from '../channels-and-handoffs.ts';
@@ -49,10 +50,7 @@ export function readPeriod(query: Record<string, unknown>, now: Date = new Date(
   if (channel !== undefined && channel !== '' && !(CHANNELS as readonly unknown[]).includes(channel)) {
     throw invalid('channel', `channel must be one of ${CHANNELS.join(', ')}.`);
   }
-  const hourFrom = floorHour(from);
-  const hourTo = floorHour(to);
-  if (hourFrom.getTime() >= hourTo.getTime()) throw invalid('to', 'A period covers at least one whole hour.');
-  return { from: hourFrom, to: hourTo, channel: channel ? (channel as Channel) : null };
+  return { from: floorHour(from), to: ceilHour(to), channel: channel ? (channel as Channel) : null };
 }
 
 /** `bucket`: hour or day (default: hour up to two days, day beyond). */

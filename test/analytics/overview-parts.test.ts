@@ -63,13 +63,20 @@ describe('percentiles from fixed buckets', () => {
 });
 
 describe('CSV fields', () => {
-  it('quotes what needs quoting and defuses formulas, but not a phone number', () => {
-    expect(csvField('plain')).toBe('plain');
+  it('quotes every field and defuses formulas, but not a phone number', () => {
+    expect(csvField('plain')).toBe('"plain"');
     expect(csvField('a "b", c')).toBe('"a ""b"", c"');
     expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
-    expect(csvField('@SUM(1)')).toBe("'@SUM(1)");
-    expect(csvField('+31612345678')).toBe('+31612345678');
-    expect(csvField(null)).toBe('');
-    expect(csvField(3)).toBe('3');
+    expect(csvField('@SUM(1)')).toBe(`"'@SUM(1)"`);
+    expect(csvField('-1+2')).toBe(`"'-1+2"`);
+    expect(csvField('+31612345678')).toBe('"+31612345678"');
+    expect(csvField(null)).toBe('""');
+    expect(csvField(3)).toBe('"3"');
+  });
+
+  it('defuses a formula after a list separator, where a spreadsheet splitting on ; or , would start a cell', () => {
+    expect(csvField("Hallo;=cmd|' /C calc'!A0")).toBe(`"Hallo;'=cmd|' /C calc'!A0"`);
+    expect(csvField('a,+b;-c;@d')).toBe(`"a,'+b;'-c;'@d"`);
+    expect(csvField('3;4, fine')).toBe('"3;4, fine"');
   });
 });
