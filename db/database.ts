@@ -11,7 +11,7 @@ import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
 import { SnapshotIntrospector } from './introspector.ts';
-import { PreparingClient } from './prepared.ts';
+import { preparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -34,6 +34,11 @@ export interface DatabaseOptions {
    * `directUrl` (without it: none, the callers poll). Default `none`.
    */
   pooler?: 'none' | 'transaction';
+  /**
+   * Real PostgreSQL without `pooler: 'transaction'`: called (at most once per database opened) when the server answers
+   * a named statement as it does only behind a transaction pooler, so the operator learns which setting is missing.
+   */
+  onTransactionPoolerSign?: (code: string) => void;
 }
 
 /** The embedded database runs in this process: its NOTIFY reaches its own listeners. */
@@ -133,6 +138,16 @@ class MigrationSafePostgresDialect extends PostgresDialect {
   }
 }
 
+function onlyOnce<A extends unknown[]>(fn: ((...args: A) => void) | undefined): ((...args: A) => void) | undefined {
+  if (!fn) return undefined;
+  let called = false;
+  return (...args) => {
+    if (called) return;
+    called = true;
+    fn(...args);
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
     const pooled = options.pooler === 'transaction';
@@ -145,7 +160,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       // benchmark showed it as a burst every 11 s with PostgreSQL at a full core and requests queued for a second.
       idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS,
       // Queries marked with prepared() go out as named statements (db/prepared.ts), except through a transaction pooler.
-      Client: pooled ? pg.Client : PreparingClient,
+      Client: pooled ? pg.Client : preparingClient(onlyOnce(options.onTransactionPoolerSign)),
       // The search path is set per connection so unqualified names resolve in the chosen schema.
       ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
     });

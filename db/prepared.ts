@@ -40,14 +40,40 @@ function nameFor(text: string): string | undefined {
   return name;
 }
 
+/**
+ * PostgreSQL's answers to a named statement that only a transaction pooler in front explains: the name exists already
+ * on a server connection this client never prepared it on (42P05 duplicate_prepared_statement), or is missing from the
+ * one this client prepared it on (26000 invalid_sql_statement_name).
+ */
+const POOLER_SIGNS = new Set(['42P05', '26000']);
+
 /** The pool's client class: Kysely calls `query(text, values)`; a marked text goes out as a named statement. */
 export class PreparingClient extends pg.Client {
+  /** Told when the server answers a named statement as it does only behind a transaction pooler. */
+  protected onPoolerSign(_code: string): void {}
+
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
     if (typeof config === 'string' && callback === undefined && config.includes('/* prepare:')) {
       const name = nameFor(config);
-      if (name !== undefined) return super.query({ name, text: config, values: values ?? [] });
+      if (name !== undefined) {
+        return (super.query({ name, text: config, values: values ?? [] }) as Promise<unknown>).catch((err: unknown) => {
+          const code = (err as { code?: unknown }).code;
+          if (typeof code === 'string' && POOLER_SIGNS.has(code)) this.onPoolerSign(code);
+          throw err;
+        });
+      }
     }
     return super.query(config, values, callback);
   }
+}
+
+/** A PreparingClient class whose pooler signs reach `onPoolerSign` (one class per database opened). */
+export function preparingClient(onPoolerSign: ((code: string) => void) | undefined): typeof PreparingClient {
+  if (!onPoolerSign) return PreparingClient;
+  return class extends PreparingClient {
+    protected override onPoolerSign(code: string): void {
+      onPoolerSign(code);
+    }
+  };
 }

@@ -45,6 +45,8 @@ export async function openStorage(options: ServiceOptions): Promise<ServiceStora
     directUrl: config.databaseDirectUrl,
     pooler: config.databasePooler,
     dataDir: config.dataDir,
+    onTransactionPoolerSign: (code: string) =>
+      options.logger.error({ code }, 'this looks like a transaction pooler: set DATABASE_POOLER=transaction (docs/operations.md, "Several processes on one PostgreSQL")'),
     ...(config.databasePoolSize === null ? {} : { poolSize: config.databasePoolSize }),
   };
   const database = options.database ?? (await openDatabase(opening));
