@@ -23,7 +23,7 @@ export interface AnalyticsRouteDeps {
 
 const periodQuery: Record<string, JsonSchema> = {
   from: { type: 'string', format: 'date-time', description: 'Start (ISO time), read at the whole UTC hour below it; default: seven days before `to`.' },
-  to: { type: 'string', format: 'date-time', description: `End (ISO time, exclusive), read at the whole UTC hour below it; default: the end of the current hour. At most ${MAX_PERIOD_DAYS} days after \`from\`.` },
+  to: { type: 'string', format: 'date-time', description: `End (ISO time, exclusive), read at the whole UTC hour above it, so a period that ends now includes the current hour; default: the end of the current hour. At most ${MAX_PERIOD_DAYS} days after \`from\`.` },
   channel: { type: 'string', enum: [...CHANNELS], description: 'Only this channel; default all.' },
 };
 const percentiles: JsonSchema = {
