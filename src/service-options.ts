@@ -50,6 +50,12 @@ export interface ServiceOptions {
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
   /** The inbox: how often waiting conversations past their hand-back deadline are looked for (ms); default HANDBACK_SWEEP_MS. */
   inbox?: { handbackSweepMs?: number };
+  /**
+   * The dashboard's budgets (tests use other figures or a clock of their own): "Try a question" and the take-over
+   * summaries per workspace, an agent's messages per agent and conversation; defaults TRY_QUESTION_RATE_LIMIT
+   * (src/knowledge/limits.ts), SUMMARY_RATE_LIMIT and AGENT_MESSAGE_RATE_LIMIT (src/inbox/limits.ts).
+   */
+  rateLimits?: { tryQuestion?: RateLimitOptions; summaries?: RateLimitOptions; agentMessages?: RateLimitOptions };
   /** Live streams: how often their tokens are checked again, and their limits; defaults in src/limits.ts. */
   streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerUser' | 'maxPerWorkspace'>;
   /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */

@@ -5,6 +5,7 @@
  */
 import type { OpenedDatabase } from '../db/database.ts';
 import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
+import { createRateLimiter } from './admission/rate-limiter.ts';
 import { channelRenderers } from './channels/renderers.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import type { RouteDefinition } from './http/route.ts';
@@ -19,7 +20,10 @@ import { phoneRoutes } from './http/routes/phone.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
 import { syncRoutes } from './http/routes/sync.ts';
 import { workspaceRoutes } from './http/routes/workspace.ts';
+import { SUMMARY_RATE_LIMIT } from './inbox/limits.ts';
+import { createSummaries } from './inbox/summary.ts';
 import { createReplayService } from './integration/replay.ts';
+import { TRY_QUESTION_RATE_LIMIT } from './knowledge/limits.ts';
 import { createTryQuestion } from './knowledge/try-question.ts';
 import type { ServiceBase } from './service-base.ts';
 import type { Conversations } from './service-conversations.ts';
@@ -75,6 +79,7 @@ export function coreRoutes(deps: {
         render: (text, source, language) => channelRenderers.webchat({ text, source, language }),
         askIntegrator: async (workspaceId, input) => (await integration.ask(workspaceId, input))?.exchange,
         detectLanguage,
+        limiter: createRateLimiter(TRY_QUESTION_RATE_LIMIT, options.rateLimits?.tryQuestion),
       }),
     ),
     ...keyRoutes(apiKeys),
@@ -83,8 +88,8 @@ export function coreRoutes(deps: {
       runtime,
       streams,
       team: async (workspaceId) => ({ available: (await phoneRepo.teamState(workspaceId))?.switchOn ?? false, availableNow: await teamAvailable(workspaceId) }),
-      complete: ai.complete,
-      logger,
+      // The take-over summaries, kept per last message (src/inbox/summary.ts).
+      summaries: createSummaries({ complete: ai.complete, logger, limiter: createRateLimiter(SUMMARY_RATE_LIMIT, options.rateLimits?.summaries) }),
     }),
   ];
 }

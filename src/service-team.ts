@@ -3,11 +3,12 @@
  * hand-back, close, agents' messages), its routes, and the sweep that hands overdue waiting conversations back.
  */
 import type { OpenedDatabase } from '../db/database.ts';
+import { createRateLimiter } from './admission/rate-limiter.ts';
 import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
 import type { RouteDefinition } from './http/route.ts';
 import { inboxRoutes } from './http/routes/inbox.ts';
 import { createInboxService } from './inbox/inbox-service.ts';
-import { HANDBACK_SWEEP_MS } from './inbox/limits.ts';
+import { AGENT_MESSAGE_RATE_LIMIT, HANDBACK_SWEEP_MS } from './inbox/limits.ts';
 import type { ServiceBase } from './service-base.ts';
 import type { Conversations } from './service-conversations.ts';
 import type { ServiceOptions } from './service-options.ts';
@@ -19,7 +20,15 @@ export function startTeamSide(options: ServiceOptions, database: OpenedDatabase,
   const { sessions, streams } = base;
   const { runtime, inboxEvents } = conversations;
   // Agents' WhatsApp messages go out through the WhatsApp worker (src/service-channels.ts).
-  const inbox = createInboxService({ db: database.db, sessions, runtime, inbox: inboxEvents, wakeWhatsapp: () => whatsapp.worker.wake('sends'), logger });
+  const inbox = createInboxService({
+    db: database.db,
+    sessions,
+    runtime,
+    inbox: inboxEvents,
+    wakeWhatsapp: () => whatsapp.worker.wake('sends'),
+    messageLimiter: createRateLimiter(AGENT_MESSAGE_RATE_LIMIT, options.rateLimits?.agentMessages),
+    logger,
+  });
   const routes: RouteDefinition[] = [...inboxRoutes({ inbox, events: inboxEvents, streams })];
   // Waiting conversations nobody took go back to the bot after the workspace's handback_after_minutes.
   const handbackSweep = setInterval(() => {

@@ -2,7 +2,8 @@
  * A token bucket per key: `burst` requests at once, refilled evenly at `burst` per `windowMs`. One limiter serves
  * every budget of the service, each with its own figures from its own limits.ts: the widget's visitors (a client
  * address of a workspace, and a conversation; src/channels/webchat/widget-gate.ts), "Try a question" and the
- * take-over summary per workspace, an agent's messages per agent and conversation (docs/inbox.md, "Limits").
+ * take-over summary per workspace (docs/knowledge.md, "Try a question"), an agent's messages per agent and
+ * conversation (docs/architecture.md, "Who handles a conversation").
  *
  * The buckets live in this process's memory. Behind N processes a key may make up to N times the rate; that is the
  * accepted cost of not touching the database for every request (docs/webchat.md). A shared limit belongs in front

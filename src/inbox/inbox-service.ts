@@ -11,6 +11,7 @@ import { inboxRepository, type InboxView } from '../../db/repositories/inbox.rep
 import type { MessageRecord, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import type { Db } from '../../db/database.ts';
 import type { AgentRef } from '../../machines/session-types.ts';
+import type { RateLimiter } from '../admission/rate-limiter.ts';
 import { displayName } from '../accounts/display-name.ts';
 import { phrase } from '../ai/phrases.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -26,6 +27,8 @@ export interface InboxServiceDeps {
   inbox: InboxEvents;
   /** Wakes the WhatsApp worker, which sends what was queued (absent: its poll finds it). */
   wakeWhatsapp?: () => void;
+  /** Agents' messages and retries, keyed per agent and conversation (AGENT_MESSAGE_RATE_LIMIT). */
+  messageLimiter: RateLimiter;
   logger: Logger;
   now?: () => number;
 }
@@ -87,6 +90,14 @@ export function createInboxService(deps: InboxServiceDeps) {
     if (row.handled_by !== 'agent' || row.agent_user_id === principal.userId) return;
     // Owners and admins may end another's hold (someone left for the day); an agent may not.
     if (principal.role === 'agent') throw new AppError('not_holder', `Only the user who holds this conversation may ${what} it.`);
+  }
+
+  /**
+   * An agent's message or retry takes from their budget in this conversation (docs/architecture.md, "Who handles a
+   * conversation"): on WhatsApp each is a Graph send, and a loop would spend the number's quality rating.
+   */
+  function paceAgent(row: SessionRow, principal: Principal): void {
+    deps.messageLimiter.takeOrRefuse(`${principal.userId}\n${row.id}`, () => 'You are sending messages faster than we can deliver them; wait a moment.');
   }
 
   /** A message stored (and, on WhatsApp, queued for sending), shown live on the session's stream and in the inbox. */
@@ -207,15 +218,23 @@ export function createInboxService(deps: InboxServiceDeps) {
       if (row.handled_by !== 'agent' || row.agent_user_id !== principal.userId) {
         throw new AppError('not_holder', 'Only the user who holds this conversation may write in it: take it over first (POST /v1/sessions/{id}/takeover).');
       }
+      paceAgent(row, principal);
       const agent = agentOf(principal);
       const sent = await deliver(row, 'agent', body, agent);
       return { message: sent! };
     },
 
-    /** POST /v1/sessions/{id}/messages/{message_id}/retry: a failed WhatsApp message queued again. */
+    /**
+     * POST /v1/sessions/{id}/messages/{message_id}/retry: a failed WhatsApp message queued again, by the conversation's
+     * holder or an owner or admin (the holder's colleague is not to send in their name).
+     */
     async retry(principal: Principal, id: string, messageId: string) {
       const row = await load(principal.workspaceId, id);
       chatOnly(row);
+      const holds = row.handled_by === 'agent' && row.agent_user_id === principal.userId;
+      if (!holds && principal.role === 'agent') {
+        throw new AppError('not_holder', 'Only the user who holds this conversation, or an owner or admin, may send its failed message again.');
+      }
       const message = await sessions.findMessage(row.id, messageId);
       if (!message || message.from !== 'agent') throw notFound('The message');
       if (!message.outbound_id) throw new AppError('conflict', 'Only a WhatsApp message that failed can be sent again.');
@@ -223,6 +242,7 @@ export function createInboxService(deps: InboxServiceDeps) {
       if (!inbound || now() - new Date(inbound.sent_at).getTime() > WHATSAPP_WINDOW_MS) {
         throw new AppError('whatsapp_window_closed', "More than 24 hours passed since the customer's last message: WhatsApp accepts only a template message now.");
       }
+      paceAgent(row, principal);
       if (!(await repo.requeueFailed(message.outbound_id))) throw new AppError('conflict', 'The message has not failed; only a failed message is sent again.');
       deps.wakeWhatsapp?.();
       runtime.notify({ type: 'message_status', sessionId: row.id, message_id: message.id, status: 'queued', failure: null });

@@ -2,6 +2,7 @@
  * Limits and tuning of the knowledge base and the content-sync API, in one place (src/limits.ts holds the spec's own
  * numbers). The spec gives none of these (§2.7, §4.5): they are ours, chosen as documented here.
  */
+import type { RateLimit } from '../admission/rate-limiter.ts';
 
 /**
  * The plugin's own id of a page or product, in the sync API path. Letters, digits and `._:/-` cover WordPress and
@@ -93,3 +94,9 @@ export const STRONG_MATCH_SCORE = 0.8;
 export const TRY_EXCERPT_CHARS = 300;
 /** Characters of a document's text in a list of GET /v1/knowledge/entries; one document is answered whole. */
 export const ENTRY_EXCERPT_CHARS = 280;
+/**
+ * "Try a question" per workspace (docs/knowledge.md, "Try a question"): 10 at once, then one every 3 s. Each try is up
+ * to two model calls and a channel request to the integrator's endpoint; a person types and reads between tries, a
+ * loop does not.
+ */
+export const TRY_QUESTION_RATE_LIMIT: RateLimit = { burst: 10, windowMs: 30_000, maxBuckets: 10_000 };

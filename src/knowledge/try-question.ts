@@ -7,10 +7,11 @@
  * `webchat` channel request goes to the endpoint as the dashboard's test button sends it (protocol §4.6), and its
  * outcome feeds the endpoint's health as the test button's does; what the customer would then get follows the bot
  * link's rule (protocol §1.3, as on WhatsApp): a handled answer as it is, otherwise the built-in AI, given a
- * `handled: false` reply as context.
+ * `handled: false` reply as context. Tries are a budget per workspace (docs/knowledge.md, "Try a question").
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkOrigin } from '../../db/repositories/knowledge.repository.ts';
+import type { RateLimiter } from '../admission/rate-limiter.ts';
 import { phrase } from '../ai/phrases.ts';
 import type { AiPort } from '../ai/types.ts';
 import type { BotLinkExchange } from '../botlink/client.ts';
@@ -84,6 +85,8 @@ export interface TryDeps {
   askIntegrator: (workspaceId: string, input: { message: string; language: string; sessionId: string }) => Promise<BotLinkExchange | undefined>;
   /** The language of a question asked without one (src/text/detect-language.ts); null when it cannot be told. */
   detectLanguage: (text: string) => string | null;
+  /** The tries' budget, keyed per workspace (TRY_QUESTION_RATE_LIMIT): each is model calls and a channel request. */
+  limiter: RateLimiter;
 }
 
 export function createTryQuestion(deps: TryDeps) {
@@ -103,6 +106,7 @@ export function createTryQuestion(deps: TryDeps) {
 
   return {
     async try(workspaceId: string, input: { question: string; language?: string | undefined }): Promise<TryResult> {
+      deps.limiter.takeOrRefuse(workspaceId, (seconds) => `This workspace tried more questions than the model and the endpoint may be asked at once; try again in ${seconds} s.`);
       const question = input.question.trim();
       const language = primaryLanguage(input.language) || deps.detectLanguage(question) || 'en';
       const [found, exchange] = await Promise.all([

@@ -19,7 +19,8 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
 
   beforeAll(async () => {
     integrator = await startHttpsServer();
-    service = await startTestService(get());
+    // A script tries more questions in a row than a person would: Try's budget is test/knowledge/try-question.budget.test.ts's.
+    service = await startTestService(get(), {}, { rateLimits: { tryQuestion: { burst: 1_000 } } });
     a = await seedWorkspace(service, 'Acme');
     b = await seedWorkspace(service, 'Globex');
     syncKey = (await service.api('POST', '/v1/keys/sync', { token: a.owner })).body.key;

@@ -8,9 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRateLimiter } from '../../src/admission/rate-limiter.ts';
 import { phrase } from '../../src/ai/phrases.ts';
 import { createInboxService } from '../../src/inbox/inbox-service.ts';
-import { MAX_AGENT_WHATSAPP_CHARS } from '../../src/inbox/limits.ts';
+import { AGENT_MESSAGE_RATE_LIMIT, MAX_AGENT_WHATSAPP_CHARS } from '../../src/inbox/limits.ts';
 import { createInboxEvents } from '../../src/sessions/inbox-events.ts';
 import { sessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import { createLogger } from '../../src/log.ts';
@@ -231,6 +232,7 @@ describeEachDatabase('a WhatsApp customer reaches a person', (get) => {
       runtime: h.service.runtime,
       inbox: createInboxEvents(),
       wakeWhatsapp: () => h.service.whatsapp.worker.wake(),
+      messageLimiter: createRateLimiter(AGENT_MESSAGE_RATE_LIMIT),
       logger: createLogger('silent'),
       now: () => Date.now() + 61_000,
     });

@@ -15,15 +15,18 @@ describeEachDatabase('the summary for whoever takes a conversation over', (get) 
   let llm: TestHttpsServer;
   let withModel: TestService;
   let withoutModel: TestService;
+  /** A budget of two new summaries, its clock standing still. */
+  let budgeted: TestService;
   let ws: Awaited<ReturnType<typeof seedWorkspace>>;
   let failing = false;
   const summaryRequests: { system: string; user: string }[] = [];
 
+  async function write(service: TestService, externalId: string, text: string): Promise<void> {
+    await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'whatsapp', externalId, text, language: 'nl', customerPhone: '+31612345678' });
+    await service.runtime.settled();
+  }
   async function conversation(service: TestService, externalId: string): Promise<string> {
-    for (const text of ['Where is order 5?', 'It was due on Monday.', 'Can someone check?']) {
-      await service.runtime.handleMessage({ workspaceId: ws.workspaceId, channel: 'whatsapp', externalId, text, language: 'nl', customerPhone: '+31612345678' });
-      await service.runtime.settled();
-    }
+    for (const text of ['Where is order 5?', 'It was due on Monday.', 'Can someone check?']) await write(service, externalId, text);
     const row = await get().db.selectFrom('sessions').select('id').where('external_id', '=', externalId).executeTakeFirstOrThrow();
     return row.id;
   }
@@ -39,11 +42,13 @@ describeEachDatabase('the summary for whoever takes a conversation over', (get) 
     });
     withModel = await startTestService(get(), { LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' });
     withoutModel = await startTestService(get());
+    budgeted = await startTestService(get(), { LLM_BASE_URL: `${llm.origin}/v1`, LLM_MODEL: 'test-model' }, { rateLimits: { summaries: { burst: 2, now: () => 0 } } });
     ws = await seedWorkspace(withModel, `Summary${Date.now()}`);
   });
   afterAll(async () => {
     await withModel?.stop();
     await withoutModel?.stop();
+    await budgeted?.stop();
     await llm?.close();
   });
 
@@ -74,6 +79,63 @@ describeEachDatabase('the summary for whoever takes a conversation over', (get) 
       } finally {
         failing = false;
       }
+    });
+  });
+
+  describe('kept per conversation while its last message is the same', () => {
+    const summaryOf = (service: TestService, id: string) => service.api('GET', `/v1/sessions/${id}/summary`, { token: ws.agent });
+
+    it('ten asks for one conversation, five at once and five after, are one model call and one summary', async () => {
+      const id = await conversation(withModel, `wa-summary-${randomUUID()}`);
+      const before = summaryRequests.length;
+      const together = await Promise.all(Array.from({ length: 5 }, () => summaryOf(withModel, id)));
+      const after = [];
+      for (let i = 0; i < 5; i++) after.push(await summaryOf(withModel, id));
+      expect(summaryRequests.length - before).toBe(1);
+      for (const res of [...together, ...after]) expect([res.status, res.body.source, res.body.text]).toEqual([200, 'ai', SUMMARY]);
+      expect(after[4]!.body.last_turns).toEqual(together[0]!.body.last_turns);
+    });
+
+    it('a new message writes a new summary, from the conversation with that message', async () => {
+      const externalId = `wa-summary-${randomUUID()}`;
+      const id = await conversation(withModel, externalId);
+      const before = summaryRequests.length;
+      await summaryOf(withModel, id);
+      await write(withModel, externalId, 'Order 5 came after all, thanks!');
+      const res = await summaryOf(withModel, id);
+      expect([res.status, res.body.source]).toEqual([200, 'ai']);
+      expect(res.body.last_turns.at(-2)).toEqual({ from: 'customer', text: 'Order 5 came after all, thanks!' });
+      expect(summaryRequests.length - before).toBe(2);
+      expect(summaryRequests.at(-1)!.user).toContain('Customer: Order 5 came after all, thanks!');
+      await summaryOf(withModel, id);
+      expect(summaryRequests.length - before).toBe(2);
+    });
+
+    it('a failed summary is not kept: the next ask calls the model again', async () => {
+      const id = await conversation(withModel, `wa-summary-${randomUUID()}`);
+      const before = summaryRequests.length;
+      failing = true;
+      try {
+        expect((await summaryOf(withModel, id)).body.source).toBe('last_turns');
+      } finally {
+        failing = false;
+      }
+      expect((await summaryOf(withModel, id)).body).toMatchObject({ source: 'ai', text: SUMMARY });
+      expect(summaryRequests.length - before).toBe(2);
+    });
+
+    it("new summaries beyond the workspace's budget are 429 rate_limited with Retry-After; a kept one is still answered", async () => {
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push(await conversation(budgeted, `wa-summary-${randomUUID()}`));
+      const before = summaryRequests.length;
+      const [first, second, third] = [await summaryOf(budgeted, ids[0]!), await summaryOf(budgeted, ids[1]!), await summaryOf(budgeted, ids[2]!)];
+      expect([first.status, second.status, third.status]).toEqual([200, 200, 429]);
+      expect(third.body.error).toMatchObject({ code: 'rate_limited', details: { retry_after: expect.any(Number) } });
+      expect(third.headers.get('retry-after')).toBe(String(third.body.error.details.retry_after));
+      expect(summaryRequests.length - before).toBe(2);
+      const again = await summaryOf(budgeted, ids[0]!);
+      expect([again.status, again.body.text]).toEqual([200, SUMMARY]);
+      expect(summaryRequests.length - before).toBe(2);
     });
   });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { createRateLimiter } from '../../src/admission/rate-limiter.ts';
 import { phrase } from '../../src/ai/phrases.ts';
 import type { AiStepInput } from '../../src/ai/types.ts';
 import type { BotLinkExchange } from '../../src/botlink/client.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD, STRONG_MATCH_SCORE } from '../../src/knowledge/limits.ts';
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD, STRONG_MATCH_SCORE, TRY_QUESTION_RATE_LIMIT } from '../../src/knowledge/limits.ts';
 import { createTryQuestion, type TryDeps } from '../../src/knowledge/try-question.ts';
 import type { KnowledgePassage } from '../../src/knowledge/types.ts';
 
@@ -16,7 +17,7 @@ const passage = (id: string, score: number, text = 'Parcels to Belgium arrive wi
   score,
 });
 
-function harness(options: { passages?: KnowledgePassage[]; exchange?: BotLinkExchange; ai?: (input: AiStepInput) => Promise<string>; detected?: string | null } = {}) {
+function harness(options: { passages?: KnowledgePassage[]; exchange?: BotLinkExchange; ai?: (input: AiStepInput) => Promise<string>; detected?: string | null; burst?: number } = {}) {
   const aiInputs: AiStepInput[] = [];
   const asked: Array<{ message: string; language: string; sessionId: string }> = [];
   const searched: string[] = [];
@@ -42,6 +43,8 @@ function harness(options: { passages?: KnowledgePassage[]; exchange?: BotLinkExc
       return options.exchange;
     },
     detectLanguage: () => (options.detected === undefined ? null : options.detected),
+    // A clock that stands still: the burst is all there is.
+    limiter: createRateLimiter(TRY_QUESTION_RATE_LIMIT, { now: () => 0, ...(options.burst ? { burst: options.burst } : {}) }),
   };
   return { tryQuestion: createTryQuestion(deps), aiInputs, asked, searched };
 }
@@ -94,6 +97,14 @@ describe('Try a question', () => {
     expect(given.searched).toEqual(['nl']);
     expect((await harness({ detected: 'de' }).tryQuestion.try('ws', { question: 'Liefern Sie nach Belgien?' })).language).toBe('de');
     expect((await harness({ detected: null }).tryQuestion.try('ws', { question: 'ok' })).language).toBe('en');
+  });
+
+  it("beyond the workspace's burst is refused 429 before the search, the model and the endpoint are asked; another workspace is not", async () => {
+    const { tryQuestion, aiInputs, asked, searched } = harness({ passages: [passage('a', 0.5)], burst: 3 });
+    for (let i = 0; i < 3; i++) await tryQuestion.try('ws', { question: 'Belgium?', language: 'en' });
+    await expect(tryQuestion.try('ws', { question: 'Belgium?', language: 'en' })).rejects.toMatchObject({ code: 'rate_limited', status: 429, details: { retry_after: 10 } });
+    expect([aiInputs.length, asked.length, searched.length]).toEqual([3, 3, 3]);
+    expect((await tryQuestion.try('other', { question: 'Belgium?', language: 'en' })).answer.source).toBe('ai');
   });
 
   describe('with the integrator', () => {

@@ -6,7 +6,7 @@
 import type { StreamGuard } from '../../auth/stream-guard.ts';
 import { notFound } from '../../errors.ts';
 import type { InboxService } from '../../inbox/inbox-service.ts';
-import { MAX_HANDBACK_AFTER_MINUTES } from '../../inbox/limits.ts';
+import { AGENT_MESSAGE_RATE_LIMIT, MAX_HANDBACK_AFTER_MINUTES } from '../../inbox/limits.ts';
 import { isUuid } from '../../ids.ts';
 import type { InboxEvents } from '../../sessions/inbox-events.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
@@ -39,6 +39,10 @@ const settingsSchema: JsonSchema = {
   properties: { handback_after_minutes: { type: ['integer', 'null'], description: 'A waiting conversation nobody took goes back to the bot after this many minutes; null: never.' } },
 };
 const chatOnly = { 422: { description: 'A phone session: the phone keeps its transfer (code phone_session).' } };
+const agentMessageEverySeconds = AGENT_MESSAGE_RATE_LIMIT.windowMs / AGENT_MESSAGE_RATE_LIMIT.burst / 1000;
+const agentPace = {
+  429: { description: 'Faster than the agent\'s budget in this conversation (rate_limited); error.details.retry_after and Retry-After say when to send again (seconds).' },
+};
 
 export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvents, 'subscribe'>; streams: StreamGuard }): RouteDefinition[] {
   const { inbox, streams } = deps;
@@ -137,7 +141,9 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
       method: 'post',
       path: '/v1/sessions/{id}/messages',
       tag: 'inbox',
-      summary: 'The holder\'s message to the customer: on WhatsApp through the Graph API with retries (status follows Meta\'s status webhooks), on web chat to the widget\'s long poll. At most 4,096 characters on WhatsApp, 2,000 on web chat.',
+      summary:
+        'The holder\'s message to the customer: on WhatsApp through the Graph API with retries (status follows Meta\'s status webhooks), on web chat to the widget\'s long poll. At most 4,096 characters on WhatsApp, 2,000 on web chat. ' +
+        `At most ${AGENT_MESSAGE_RATE_LIMIT.burst} at once per agent and conversation, then one a ${agentMessageEverySeconds === 1 ? 'second' : `${agentMessageEverySeconds} s`} (retries included): beyond it 429 rate_limited with Retry-After.`,
       access: 'member',
       body: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { type: 'string' } } },
       responses: {
@@ -148,6 +154,7 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
         404: { description: 'No such session.' },
         409: { description: 'You do not hold the conversation (not_holder).' },
         422: { description: 'Empty or too long (invalid_message), more than 24 h after the customer\'s last WhatsApp message (whatsapp_window_closed), or a phone session (phone_session).' },
+        ...agentPace,
       },
       async handler({ body, params, principal }) {
         return { status: 201, body: await inbox.sendMessage(principal, params.id!, body.text) };
@@ -158,14 +165,17 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
       method: 'post',
       path: '/v1/sessions/{id}/messages/{message_id}/retry',
       tag: 'inbox',
-      summary: 'Send a failed WhatsApp message of the team again (its status goes back to queued).',
+      summary:
+        'Send a failed WhatsApp message of the team again (its status goes back to queued): the conversation\'s holder, or an owner or admin. ' +
+        'Takes from the same budget as POST /v1/sessions/{id}/messages.',
       access: 'member',
       params: { message_id: { type: 'string', format: 'uuid' } },
       responses: {
         200: { description: 'Queued again.', schema: { type: 'object', properties: { message: { type: 'object' } } } },
         404: { description: 'No such session or message.' },
-        409: { description: 'The message has not failed.' },
+        409: { description: 'The message has not failed (conflict), or you are an agent who does not hold the conversation (not_holder).' },
         422: { description: 'More than 24 h after the customer\'s last message (whatsapp_window_closed), or a phone session.' },
+        ...agentPace,
       },
       async handler({ params, principal }) {
         if (!isUuid(params.message_id ?? '')) throw notFound('The message');

@@ -9,7 +9,7 @@
 import type { KnowledgeOrigin } from '../../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { EntryInput, KnowledgeEntries } from '../../knowledge/knowledge-entries.ts';
-import { ENTRY_EXCERPT_CHARS, KNOWLEDGE_CONFIDENCE_THRESHOLD, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS, STRONG_MATCH_SCORE } from '../../knowledge/limits.ts';
+import { ENTRY_EXCERPT_CHARS, KNOWLEDGE_CONFIDENCE_THRESHOLD, MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS, STRONG_MATCH_SCORE, TRY_QUESTION_RATE_LIMIT } from '../../knowledge/limits.ts';
 import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
 import type { TryQuestion } from '../../knowledge/try-question.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../../limits.ts';
@@ -243,11 +243,16 @@ export function knowledgeRoutes(entries: KnowledgeEntries, tryQuestion: TryQuest
       summary:
         'Try a question: the passages the search finds (best first, with the score and a word for it) and what the customer would get in the website chat: ' +
         "the built-in AI's answer from the knowledge base and, with an integration, after a 'webchat' channel request to the endpoint (as the test button sends it). " +
-        'Creates no conversation and counts as no customer traffic.',
+        'Creates no conversation and counts as no customer traffic. ' +
+        `Limited per workspace (${TRY_QUESTION_RATE_LIMIT.burst} at once, then one every ${TRY_QUESTION_RATE_LIMIT.windowMs / TRY_QUESTION_RATE_LIMIT.burst / 1000} s): beyond it 429 rate_limited with Retry-After.`,
       access: 'manager',
       body: loose,
       describedBody: { contentType: 'application/json', schema: tryBody, required: true },
-      responses: { 200: { description: 'What would be used and answered.', schema: trySchema }, 422: problems422('The question is missing or wrong;') },
+      responses: {
+        200: { description: 'What would be used and answered.', schema: trySchema },
+        422: problems422('The question is missing or wrong;'),
+        429: { description: 'The workspace tried more questions than its budget (rate_limited); error.details.retry_after and Retry-After say when to try again (seconds).' },
+      },
       async handler({ body, workspaceId }) {
         return { status: 200, body: await tryQuestion.try(workspaceId, checkTry(body)) };
       },

@@ -11,9 +11,8 @@ import { MAX_LIST_LIMIT } from '../../limits.ts';
 import { pageQuery, readPage } from '../pagination.ts';
 import { displayName } from '../../accounts/display-name.ts';
 import { messageStatus } from '../../inbox/inbox-service.ts';
-import { summarise, type SummaryLine } from '../../inbox/summary.ts';
-import type { Ai } from '../../ai/index.ts';
-import type { Logger } from '../../log.ts';
+import { SUMMARY_RATE_LIMIT } from '../../inbox/limits.ts';
+import type { Summaries, SummaryLine } from '../../inbox/summary.ts';
 import { serveEventStream } from '../event-stream.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
@@ -53,9 +52,8 @@ export interface SessionRoutesDeps {
   streams: StreamGuard;
   /** The team switch and whether a handoff would connect now (the switch and the team hours). */
   team: (workspaceId: string) => Promise<{ available: boolean; availableNow: boolean }>;
-  /** The language model's plain completion, for the summary (absent: no LLM_BASE_URL). */
-  complete?: Ai['complete'] | undefined;
-  logger: Logger;
+  /** The take-over summaries (src/inbox/summary.ts): kept per last message, their model calls a budget per workspace. */
+  summaries: Summaries;
 }
 
 /** The dashboard's conversations, the team switch and the team's follow-ups, in the order /openapi.json lists them. */
@@ -197,7 +195,9 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       method: 'get',
       path: '/v1/sessions/{id}/summary',
       tag: 'sessions',
-      summary: 'A short summary for whoever takes the conversation over: `text` written by the language model when one is set (source `ai`), and always the last turns as they were (`last_turns`; without a model, or when it fails, they are the summary: source `last_turns`).',
+      summary:
+        'A short summary for whoever takes the conversation over: `text` written by the language model when one is set (source `ai`), and always the last turns as they were (`last_turns`; without a model, or when it fails, they are the summary: source `last_turns`). ' +
+        `The same last message gives the same summary without a new model call; model calls are limited per workspace (${SUMMARY_RATE_LIMIT.burst} at once, then one every ${SUMMARY_RATE_LIMIT.windowMs / SUMMARY_RATE_LIMIT.burst / 1000} s): beyond it 429 rate_limited with Retry-After.`,
       access: 'member',
       responses: {
         200: {
@@ -213,19 +213,23 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
           },
         },
         404: { description: 'No such session.' },
+        429: { description: 'The workspace asked for more new summaries than its budget (rate_limited); error.details.retry_after and Retry-After say when to ask again (seconds).' },
       },
       async handler({ params, principal }) {
         const row = await load(principal.workspaceId, params.id);
         const messages = (await sessions.messages(row.id, null, 10_000)) ?? [];
         // The chat channels' messages; a phone call (or a conversation from before messages were kept) its turns.
+        const turns = messages.length > 0 ? [] : await sessions.turns(row.id);
         const lines: SummaryLine[] = messages.length > 0
           ? messages.map((m) => ({ from: m.from, text: m.text }))
-          : (await sessions.turns(row.id)).flatMap((t) => [
+          : turns.flatMap((t) => [
               ...(t.customer_message ? [{ from: 'customer' as const, text: t.customer_message }] : []),
               ...(t.reply ? [{ from: 'bot' as const, text: t.reply }] : []),
             ]);
+        const lastId = messages.at(-1)?.id ?? turns.at(-1)?.id ?? null;
         // The model's own deadline (LLM_TIMEOUT_MS) bounds the wait.
-        return { status: 200, body: await summarise(lines, row.language, { complete: deps.complete, logger: deps.logger }) };
+        const summary = await deps.summaries.of({ workspaceId: row.workspace_id, sessionId: row.id, language: row.language, lastId }, lines);
+        return { status: 200, body: summary };
       },
     }),
 
