@@ -12,8 +12,9 @@
  *   parsing anywhere in this file.
  * - The conversation id, the visitor token and the transcript are kept in localStorage (this browser, on the shop's
  *   site), so the conversation survives page loads, and a visitor who comes back later finds the team's replies.
- * - The team's replies arrive by a long poll (GET …/messages?after=…&wait=…, with the visitor token) while a
- *   conversation exists.
+ * - The team's replies arrive by a long poll (GET …/messages?after=…&wait=…) while a conversation exists. Every
+ *   request about the conversation after its start (the poll, the next message, the lead, the call for the team)
+ *   carries the visitor token the start answered, in X-Visitor-Token: without it the API answers 404.
  */
 (function botlinkWidget() {
   'use strict';
@@ -299,10 +300,12 @@ button:disabled { opacity: .6; cursor: default; }
     /**
      * @param {string} message for the visitor
      * @param {number} status the HTTP status, 0 when no answer could be read
+     * @param {number} [retryAfterMs] the answer's Retry-After, 0 when it had none
      */
-    constructor(message, status) {
+    constructor(message, status, retryAfterMs = 0) {
       super(message);
       this.status = status;
+      this.retryAfterMs = retryAfterMs;
     }
   }
 
@@ -313,11 +316,15 @@ button:disabled { opacity: .6; cursor: default; }
    * @returns {Promise<any>}
    */
   async function post(path, body) {
+    /** @type {Record<string, string>} */
+    const headers = { 'Content-Type': 'application/json', 'X-Widget-Key': widgetKey };
+    // The conversation's own key: its writes need it as its reads do (a new conversation has none yet).
+    if (path !== '/conversations' && state.visitorToken) headers['X-Visitor-Token'] = state.visitorToken;
     let res;
     try {
       res = await fetch(apiBase + path, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Widget-Key': widgetKey },
+        headers,
         body: JSON.stringify(body),
         credentials: 'omit',
         mode: 'cors',
@@ -356,7 +363,7 @@ button:disabled { opacity: .6; cursor: default; }
       throw new ChatError('', 0);
     }
     const answer = await res.json().catch(() => null);
-    if (!res.ok || !answer || !Array.isArray(answer.messages)) throw new ChatError('', res.status);
+    if (!res.ok || !answer || !Array.isArray(answer.messages)) throw new ChatError('', res.status, 1000 * (Number(res.headers.get('Retry-After')) || 0));
     return answer;
   }
 
@@ -473,7 +480,8 @@ button:disabled { opacity: .6; cursor: default; }
           if (code === 404 && state.conversationId === conversationId) forget();
           else if (code === 400) state.lastMessageId = null;
           else if (code === 401 || code === 403) return;
-          else await new Promise((resolve) => setTimeout(resolve, POLL_RETRY_MS));
+          // Otherwise a pause: at least the one a 429 asks for (too many polls of this conversation, as with several tabs).
+          else await new Promise((resolve) => setTimeout(resolve, Math.max(POLL_RETRY_MS, err instanceof ChatError ? err.retryAfterMs : 0)));
           continue;
         }
         await idle();

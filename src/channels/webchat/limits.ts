@@ -48,3 +48,27 @@ export const MAX_RATE_BUCKETS = 10_000;
 
 /** How long a browser may cache the preflight answer (Chromium caps it at 7200 s). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/**
+ * Open long polls (GET …/messages?wait=) of one conversation at once, on one engine (docs/webchat.md, "Long polls"):
+ * a visitor with the chat open in two tabs holds two; a third is refused (429) until one answers.
+ */
+export const MAX_POLLS_PER_CONVERSATION = 2;
+/**
+ * Open long polls from one client address at once, whatever the conversations and workspaces, on one engine
+ * (docs/webchat.md, "Long polls"): room for a few visitors behind one router, not for one script holding hundreds.
+ */
+export const MAX_POLLS_PER_ADDRESS = 6;
+/** Retry-After of a long poll refused for one of the two caps above, in seconds (an open poll answers within 25 s). */
+export const POLL_REFUSED_RETRY_AFTER_SECONDS = 5;
+/**
+ * A workspace's subscription to the live bus is kept this long after its last open poll ended (ms), so that a widget's
+ * next poll, a moment later, does not write the bus's watch again (docs/webchat.md, "Long polls").
+ */
+export const POLL_WATCH_LINGER_MS = 30_000;
+/**
+ * A new watch on the live bus reaches the other engines within their watches refresh (LIVE_WATCHES_REFRESH_MS, 1 s)
+ * after it is written; a poll that began before then reads the database once more at this age of the watch (ms), for
+ * a message another engine wrote before it knew of the watch.
+ */
+export const POLL_WATCH_SETTLE_MS = 3_000;

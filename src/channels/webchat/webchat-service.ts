@@ -14,6 +14,8 @@
  * - The escalate route emits `escalation` of type `requested` once per conversation; a repeat press is answered the
  *   same and records nothing.
  * - A lead emits `new_lead` when the details are new or changed; the same details again record nothing.
+ * - Every read and write of a conversation after its start needs the visitor token that start answered: knowing the
+ *   conversation id (agents see it, webhook receivers get it) is not enough to write as the visitor.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
@@ -36,7 +38,8 @@ import type { SessionsRepository } from '../../../db/repositories/sessions.repos
 import type { HandledBy } from '../../../db/schema.ts';
 import type { InboxEvents } from '../../sessions/inbox-events.ts';
 import { AppError } from '../../errors.ts';
-import { MAX_POLL_MESSAGES, POLL_RECHECK_MS } from '../../inbox/limits.ts';
+import { MAX_POLL_MESSAGES } from '../../inbox/limits.ts';
+import { createLongPolls, type LongPollsOptions, type PollWake } from './long-polls.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
@@ -46,6 +49,8 @@ export interface WebchatServiceDeps {
   /** The session's messages (the long poll reads them) and the inbox's changes (which wake a waiting poll). */
   sessions?: Pick<SessionsRepository, 'find' | 'messages'>;
   inbox?: Pick<InboxEvents, 'subscribe'>;
+  /** The caps of open long polls (src/channels/webchat/long-polls.ts); defaults from src/channels/webchat/limits.ts. */
+  polls?: Omit<LongPollsOptions, 'inbox'>;
   /** PUBLIC_URL: the base of `dashboard_url` in new_chat. */
   publicUrl: string;
   logger: Logger;
@@ -81,6 +86,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const repo = webchatRepository(db);
   const log = deps.logger.child({ channel: 'webchat' });
+  const polls = createLongPolls({ ...deps.polls, inbox: deps.inbox });
   const events = deps.metrics
     ? new Counter({ name: 'webchat_events_recorded_total', help: 'Website-chat events written to the outbox, by event and escalation type.', labelNames: ['event', 'type'] as const, registers: [deps.metrics.registry] })
     : null;
@@ -105,10 +111,14 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     return phrase(available ? 'handoff_waiting' : 'handoff_waiting_closed', language ?? DEFAULT_LANGUAGE);
   }
 
-  async function conversation(workspaceId: string, id: string) {
+  /**
+   * The conversation of the visitor who holds its token (X-Visitor-Token): its reads and its writes need it
+   * (docs/webchat.md, "The visitor token"). Another workspace's conversation, a missing token and another
+   * conversation's token are all answered exactly like a conversation that does not exist.
+   */
+  async function visitorConversation(workspaceId: string, id: string, visitorToken: string | undefined) {
     const row = isUuid(id) ? await repo.findConversation(workspaceId, id) : undefined;
-    // Another workspace's conversation is answered exactly like a missing one.
-    if (!row) throw notFound('The conversation');
+    if (!row || !visitorToken || row.visitor_token_hash === null || row.visitor_token_hash !== tokenHash(visitorToken.trim())) throw notFound('The conversation');
     return row;
   }
 
@@ -194,8 +204,12 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     },
 
     /** POST /v1/webchat/conversations/{id}/messages: the visitor's next message and its reply. */
-    async message(workspaceId: string, conversationId: string, input: { message: string; language: string | null }): Promise<{ reply: string | null }> {
-      const row = await conversation(workspaceId, conversationId);
+    async message(
+      workspaceId: string,
+      conversationId: string,
+      input: { visitorToken: string | undefined; message: string; language: string | null },
+    ): Promise<{ reply: string | null }> {
+      const row = await visitorConversation(workspaceId, conversationId, input.visitorToken);
       const text = input.message.trim();
       const language = detectLanguage(text) ?? row.language ?? input.language;
       if (language && language !== row.language) await repo.setLanguage(row.id, language);
@@ -203,8 +217,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     },
 
     /** POST /v1/webchat/conversations/{id}/lead: the contact details on the conversation, and new_lead. */
-    async lead(workspaceId: string, conversationId: string, input: Lead): Promise<{ recorded: boolean }> {
-      if (!isUuid(conversationId)) throw notFound('The conversation');
+    async lead(workspaceId: string, conversationId: string, input: Lead & { visitorToken: string | undefined }): Promise<{ recorded: boolean }> {
+      await visitorConversation(workspaceId, conversationId, input.visitorToken);
       const at = now();
       const lead = { name: input.name.trim(), email: input.email.trim(), phone: input.phone.trim() };
       const outcome = await db.transaction().execute(async (trx) => {
@@ -223,8 +237,12 @@ export function createWebchatService(deps: WebchatServiceDeps) {
     },
 
     /** POST /v1/webchat/conversations/{id}/escalate: the visitor asked for the team with the widget's button. */
-    async escalate(workspaceId: string, conversationId: string, input: { message?: string | undefined; language: string | null }): Promise<{ reply: string }> {
-      const row = await conversation(workspaceId, conversationId);
+    async escalate(
+      workspaceId: string,
+      conversationId: string,
+      input: { visitorToken: string | undefined; message?: string | undefined; language: string | null },
+    ): Promise<{ reply: string }> {
+      const row = await visitorConversation(workspaceId, conversationId, input.visitorToken);
       const given = input.message?.trim();
       // protocol §6 wants the visitor's message: the one given with the button, else the visitor's latest one.
       const visitorMessage = given || (await repo.latestVisitorMessage(workspaceId, row.id)) || '';
@@ -238,59 +256,51 @@ export function createWebchatService(deps: WebchatServiceDeps) {
 
     /**
      * GET /v1/webchat/conversations/{id}/messages: the conversation's messages after `after` (all when null), for the
-     * visitor who holds its token. With `waitMs` it answers as soon as a newer message exists (a long poll): woken by
-     * this process's inbox changes, and reading the database again every POLL_RECHECK_MS for what another process
-     * wrote. A missing or foreign token is a 404, as for a conversation that does not exist.
+     * visitor who holds its token. With `waitMs` it answers as soon as a newer message exists (a long poll; docs/webchat.md,
+     * "Long polls"): it holds one of the conversation's and the client address's few places (429 beyond), and reads the
+     * database again only when the conversation's session changed, on any engine (src/channels/webchat/long-polls.ts),
+     * and at the end of the wait.
      */
     async messages(
       workspaceId: string,
       conversationId: string,
-      input: { visitorToken: string | undefined; after: string | null; waitMs: number; signal?: AbortSignal },
+      input: { visitorToken: string | undefined; after: string | null; waitMs: number; clientAddress: string; signal?: AbortSignal },
     ): Promise<{ messages: VisitorMessage[]; handled_by: HandledBy }> {
-      const row = await conversation(workspaceId, conversationId);
-      if (!input.visitorToken || row.visitor_token_hash === null || row.visitor_token_hash !== tokenHash(input.visitorToken.trim())) throw notFound('The conversation');
+      const row = await visitorConversation(workspaceId, conversationId, input.visitorToken);
       if (input.after !== null && !isUuid(input.after)) {
         throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message id' }]);
       }
       if (!deps.sessions) throw new AppError('unavailable', 'Website chat messages are not available on this server.');
       const sessions = deps.sessions;
       const deadline = Date.now() + input.waitMs;
-      let wake: (() => void) | null = null;
-      const unsubscribe = deps.inbox?.subscribe(workspaceId, () => wake?.());
+      let session = await sessions.find(workspaceId, 'webchat', row.id);
+      // Placed (and subscribed) before the read, so that a message added after the read wakes it.
+      const poll = input.waitMs > 0 ? polls.open({ workspaceId, conversationId: row.id, sessionId: session?.id ?? null, address: input.clientAddress }) : null;
+      let woken: PollWake | null = null;
       try {
-        for (;;) {
-          const session = await sessions.find(workspaceId, 'webchat', row.id);
+        for (let first = true; ; first = false) {
+          if (!first) session = await sessions.find(workspaceId, 'webchat', row.id);
           const rows = session ? await sessions.messages(session.id, input.after, MAX_POLL_MESSAGES) : [];
           if (rows === undefined) {
             throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message of this conversation' }]);
           }
-          const remaining = deadline - Date.now();
-          if (rows.length > 0 || remaining <= 0 || input.signal?.aborted) {
-            return {
-              handled_by: session?.handled_by ?? 'bot',
-              messages: rows.map((m) => ({
-                id: m.id,
-                from: m.from,
-                text: m.text,
-                at: new Date(m.at).toISOString(),
-                ...(m.from === 'agent' && m.agent_email ? { agent_name: displayName(m.agent_email) } : {}),
-              })),
-            };
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, Math.min(POLL_RECHECK_MS, remaining));
-            function done(): void {
-              clearTimeout(timer);
-              wake = null;
-              input.signal?.removeEventListener('abort', done);
-              resolve();
-            }
-            wake = done;
-            input.signal?.addEventListener('abort', done);
+          const answer = () => ({
+            handled_by: session?.handled_by ?? 'bot',
+            messages: rows.map((m) => ({
+              id: m.id,
+              from: m.from,
+              text: m.text,
+              at: new Date(m.at).toISOString(),
+              ...(m.from === 'agent' && m.agent_email ? { agent_name: displayName(m.agent_email) } : {}),
+            })),
           });
+          if (!poll || rows.length > 0 || woken === 'deadline' || Date.now() >= deadline) return answer();
+          // Nothing is read while it waits: the client went away (its answer goes nowhere), or a reason to read came.
+          woken = await poll.wait(deadline, input.signal);
+          if (woken === 'aborted') return { handled_by: session?.handled_by ?? 'bot', messages: [] };
         }
       } finally {
-        unsubscribe?.();
+        poll?.close();
       }
     },
 

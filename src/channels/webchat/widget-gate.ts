@@ -31,7 +31,7 @@ import type { Metrics } from '../../metrics.ts';
 import { PREFLIGHT_MAX_AGE_SECONDS, MAX_ORIGIN_CHARS } from './limits.ts';
 import { canonicalOrigin } from './origins.ts';
 
-/** The visitor's own token for reading the conversation's messages (GET /v1/webchat/conversations/{id}/messages). */
+/** The visitor's own token to a conversation: its reads and writes after the start (docs/webchat.md, "The visitor token"). */
 export const VISITOR_TOKEN_HEADER = 'X-Visitor-Token';
 
 /** Where the gate is mounted; the widget's routes live below it, the settings (bearer token) at it. */

@@ -2,6 +2,8 @@
  * Website chat (protocol §1.3, §6; docs/interfaces.md: Channels → Website chat; docs/webchat.md).
  * - The widget's routes take the widget key in `X-Widget-Key` (access `widget`); the gate below /v1/webchat/
  *   (src/channels/webchat/widget-gate.ts) has already checked the key, the page's Origin and the rate limit.
+ * - Everything about a conversation after its start (its messages, the next message, the lead, the call for the team)
+ *   also takes the visitor token that the start answered, in `X-Visitor-Token`.
  * - The widget's settings (`GET|PUT /v1/webchat`, the allowed web origins) are for owners and admins.
  */
 import type { Request } from 'express';
@@ -15,6 +17,8 @@ import {
   MAX_ORIGIN_CHARS,
   MAX_PAGE_URL_CHARS,
   MAX_PHONE_CHARS,
+  MAX_POLLS_PER_ADDRESS,
+  MAX_POLLS_PER_CONVERSATION,
   ORIGIN_PATTERN,
   PAGE_URL_PATTERN,
   PHONE_PATTERN,
@@ -44,7 +48,12 @@ const widgetErrors = {
   403: { description: 'The request has no Origin, or the page\'s Origin is not one of the workspace\'s allowed origins (PUT /v1/webchat).' },
   429: { description: 'Too many requests from this client address, or into this conversation; see Retry-After (seconds).' },
 };
-const conversationErrors = { ...widgetErrors, 404: { description: 'No such conversation in the widget key\'s workspace.' } };
+/** The writes and reads of a conversation after its start: the visitor token (docs/webchat.md, "The visitor token"). */
+const conversationErrors = {
+  ...widgetErrors,
+  404: { description: 'No such conversation in the widget key\'s workspace, or X-Visitor-Token is missing or not this conversation\'s (nothing is changed).' },
+};
+const VISITOR_TOKEN_NOTE = 'Needs the conversation\'s X-Visitor-Token (answered by POST /v1/webchat/conversations).';
 const settingsSchema: JsonSchema = {
   type: 'object',
   properties: {
@@ -124,7 +133,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
             type: 'object',
             properties: {
               conversation_id: { type: 'string', format: 'uuid' },
-              visitor_token: { type: 'string', description: 'The visitor\'s key to the conversation\'s messages (X-Visitor-Token); answered only here, stored only as a hash.' },
+              visitor_token: { type: 'string', description: 'The visitor\'s key to the conversation (X-Visitor-Token on its messages, the next message, the lead and the call for the team); answered only here, stored only as a hash.' },
               reply,
             },
           },
@@ -144,7 +153,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'post',
       path: '/v1/webchat/conversations/{id}/messages',
       tag: 'webchat',
-      summary: 'The visitor\'s next message and its reply.',
+      summary: `The visitor's next message and its reply. ${VISITOR_TOKEN_NOTE}`,
       access: 'widget',
       body: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: visitorText('The visitor\'s message'), language } },
       responses: {
@@ -152,7 +161,8 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         ...conversationErrors,
       },
       async handler({ req, body, params, workspaceId }) {
-        return { status: 200, body: await webchat.message(workspaceId, params.id ?? '', { message: body.message, language: languageOf(req, body.language) }) };
+        const visitorToken = req.get(VISITOR_TOKEN_HEADER);
+        return { status: 200, body: await webchat.message(workspaceId, params.id ?? '', { visitorToken, message: body.message, language: languageOf(req, body.language) }) };
       },
     }),
 
@@ -160,7 +170,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'get',
       path: '/v1/webchat/conversations/{id}/messages',
       tag: 'webchat',
-      summary: `The conversation's messages after \`after\` (the visitor's, the bot's and the team's), oldest first, and who handles it. With \`wait\` (0..${MAX_POLL_WAIT_SECONDS} s) a long poll: it answers as soon as a newer message exists. Needs X-Visitor-Token.`,
+      summary: `The conversation's messages after \`after\` (the visitor's, the bot's and the team's), oldest first, and who handles it. With \`wait\` (0..${MAX_POLL_WAIT_SECONDS} s) a long poll: it answers as soon as a newer message exists; at most ${MAX_POLLS_PER_CONVERSATION} open at once per conversation and ${MAX_POLLS_PER_ADDRESS} per client address on one engine (429 with Retry-After beyond). ${VISITOR_TOKEN_NOTE}`,
       access: 'widget',
       query: {
         after: { type: 'string', format: 'uuid', description: 'The id of the last message the widget has; absent: from the start.' },
@@ -192,19 +202,27 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
           },
         },
         400: { description: '`after` is not a message of this conversation.' },
-        ...widgetErrors,
-        404: { description: 'No such conversation in the widget key\'s workspace, or X-Visitor-Token is missing or not this conversation\'s.' },
+        ...conversationErrors,
+        429: { description: `Too many requests from this client address, or into this conversation; or already ${MAX_POLLS_PER_CONVERSATION} open long polls on this conversation or ${MAX_POLLS_PER_ADDRESS} from this address. See Retry-After (seconds).` },
       },
       async handler({ req, res, params, workspaceId }) {
         const q = req.query as Record<string, string | undefined>;
         const aborted = new AbortController();
         res.on('close', () => aborted.abort());
-        const answer = await webchat.messages(workspaceId, params.id ?? '', {
-          visitorToken: req.get(VISITOR_TOKEN_HEADER),
-          after: q.after ?? null,
-          waitMs: Number(q.wait ?? 0) * 1_000,
-          signal: aborted.signal,
-        });
+        let answer;
+        try {
+          answer = await webchat.messages(workspaceId, params.id ?? '', {
+            visitorToken: req.get(VISITOR_TOKEN_HEADER),
+            after: q.after ?? null,
+            waitMs: Number(q.wait ?? 0) * 1_000,
+            clientAddress: req.ip ?? '',
+            signal: aborted.signal,
+          });
+        } catch (err) {
+          // Too many open long polls (src/channels/webchat/long-polls.ts): when to try again, as the gate says it.
+          if (err instanceof AppError && err.code === 'rate_limited') res.setHeader('Retry-After', String((err.details as { retry_after_seconds: number }).retry_after_seconds));
+          throw err;
+        }
         return { status: 200, body: answer, headers: { 'cache-control': 'no-store' } };
       },
     }),
@@ -213,7 +231,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'post',
       path: '/v1/webchat/conversations/{id}/lead',
       tag: 'webchat',
-      summary: 'The visitor leaves contact details: saved on the conversation, emits new_lead (again only when they changed).',
+      summary: `The visitor leaves contact details: saved on the conversation, emits new_lead (again only when they changed). ${VISITOR_TOKEN_NOTE}`,
       access: 'widget',
       body: {
         type: 'object',
@@ -229,8 +247,9 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
         200: { description: 'Saved; `recorded` says whether new_lead was emitted (false for the same details again).', schema: { type: 'object', properties: { recorded: { type: 'boolean' } } } },
         ...conversationErrors,
       },
-      async handler({ body, params, workspaceId }) {
-        return { status: 200, body: await webchat.lead(workspaceId, params.id ?? '', { name: body.name, email: body.email, phone: body.phone ?? '' }) };
+      async handler({ req, body, params, workspaceId }) {
+        const visitorToken = req.get(VISITOR_TOKEN_HEADER);
+        return { status: 200, body: await webchat.lead(workspaceId, params.id ?? '', { visitorToken, name: body.name, email: body.email, phone: body.phone ?? '' }) };
       },
     }),
 
@@ -238,12 +257,13 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'post',
       path: '/v1/webchat/conversations/{id}/escalate',
       tag: 'webchat',
-      summary: 'The visitor asks for the team (the widget\'s button): emits escalation of type requested, once per conversation; the conversation waits for a colleague in the team\'s inbox, and the answer says so.',
+      summary: `The visitor asks for the team (the widget's button): emits escalation of type requested, once per conversation; the conversation waits for a colleague in the team's inbox, and the answer says so. ${VISITOR_TOKEN_NOTE}`,
       access: 'widget',
       body: { type: 'object', additionalProperties: false, properties: { message: { type: 'string', maxLength: MAX_MESSAGE_CHARS, description: `For the team; default: the visitor's latest message. At most ${MAX_MESSAGE_CHARS} characters.` } } },
       responses: { 200: { description: 'The team sentence for the visitor.', schema: { type: 'object', properties: { reply: { type: 'string' } } } }, ...conversationErrors },
       async handler({ req, body, params, workspaceId }) {
-        return { status: 200, body: await webchat.escalate(workspaceId, params.id ?? '', { message: body.message, language: languageOf(req, undefined) }) };
+        const visitorToken = req.get(VISITOR_TOKEN_HEADER);
+        return { status: 200, body: await webchat.escalate(workspaceId, params.id ?? '', { visitorToken, message: body.message, language: languageOf(req, undefined) }) };
       },
     }),
 

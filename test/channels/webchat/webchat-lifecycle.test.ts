@@ -28,10 +28,13 @@ describeEachDatabase('a website chat as the team reads it', (get) => {
     await service?.stop();
   });
 
-  const widget = () => ({ 'x-widget-key': key, origin: SHOP });
+  /** Each conversation's visitor token, which its writes carry. */
+  const visitorTokens = new Map<string, string>();
+  const widget = (conversationId?: string) => ({ 'x-widget-key': key, origin: SHOP, ...(conversationId ? { 'x-visitor-token': visitorTokens.get(conversationId) ?? '' } : {}) });
   async function startChat(text = 'Do you ship to Belgium?'): Promise<string> {
     const res = await service.api('POST', '/v1/webchat/conversations', { headers: widget(), body: { visitor_message: text, page_url: `${SHOP}/` } });
     expect(res.status).toBe(201);
+    visitorTokens.set(res.body.conversation_id as string, res.body.visitor_token as string);
     return res.body.conversation_id as string;
   }
   async function sessionOf(conversationId: string) {
@@ -65,11 +68,11 @@ describeEachDatabase('a website chat as the team reads it', (get) => {
   describe('the lead', () => {
     it("is the session's customer, and stays so after the visitor's next message", async () => {
       const conversationId = await startChat();
-      const lead = await service.api('POST', `/v1/webchat/conversations/${conversationId}/lead`, { headers: widget(), body: { name: 'Sam Jansen', email: 'sam@example.org', phone: '+31612345678' } });
+      const lead = await service.api('POST', `/v1/webchat/conversations/${conversationId}/lead`, { headers: widget(conversationId), body: { name: 'Sam Jansen', email: 'sam@example.org', phone: '+31612345678' } });
       expect(lead.body.recorded).toBe(true);
       const { id } = await sessionOf(conversationId);
       expect((await service.api('GET', `/v1/sessions/${id}`, { token: ws.owner })).body.customer).toEqual({ name: 'Sam Jansen', email: 'sam@example.org', phone: '+31612345678' });
-      expect((await service.api('POST', `/v1/webchat/conversations/${conversationId}/messages`, { headers: widget(), body: { message: 'And to Germany?' } })).status).toBe(200);
+      expect((await service.api('POST', `/v1/webchat/conversations/${conversationId}/messages`, { headers: widget(conversationId), body: { message: 'And to Germany?' } })).status).toBe(200);
       await service.runtime.settled();
       const after = await service.api('GET', `/v1/sessions/${id}`, { token: ws.owner });
       expect(after.body.turns).toHaveLength(2);
@@ -112,7 +115,7 @@ describeEachDatabase('a website chat as the team reads it', (get) => {
       expect(await service.endIdleWebchats()).toBe(0);
 
       // The visitor comes back: the same conversation goes on, active again from that turn.
-      const again = await service.api('POST', `/v1/webchat/conversations/${quiet}/messages`, { headers: widget(), body: { message: 'Still there?' } });
+      const again = await service.api('POST', `/v1/webchat/conversations/${quiet}/messages`, { headers: widget(quiet), body: { message: 'Still there?' } });
       expect(again.status).toBe(200);
       await service.runtime.settled();
       expect((await sessionOf(quiet)).status).toBe('active');

@@ -62,14 +62,27 @@ describeEachDatabase('website chat', (get) => {
     await service.stop();
   });
 
-  /** A widget request as the browser sends it: the widget key, JSON, and the page's Origin. */
-  const widget = (path: string, body: unknown, options: { key?: string | null; origin?: string | null; headers?: Record<string, string> } = {}): Promise<ApiResponse> => {
+  /** Each conversation's visitor token, answered by its start. */
+  const visitorTokens = new Map<string, string>();
+  /**
+   * A widget request as the browser sends it: the widget key, JSON, the page's Origin, and the visitor token of the
+   * conversation the path names (`visitorToken`: another, or null for none).
+   */
+  const widget = async (
+    path: string,
+    body: unknown,
+    options: { key?: string | null; origin?: string | null; visitorToken?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? acme.widgetKey : options.key;
     const origin = options.origin === undefined ? SHOP : options.origin;
+    const visitorToken = options.visitorToken === undefined ? visitorTokens.get(/^\/v1\/webchat\/conversations\/([^/]+)\//.exec(path)?.[1] ?? '') : options.visitorToken;
     if (key !== null) headers['x-widget-key'] = key;
     if (origin !== null) headers.origin = origin;
-    return service.api('POST', path, { body, headers });
+    if (visitorToken != null) headers['x-visitor-token'] = visitorToken;
+    const res = await service.api('POST', path, { body, headers });
+    if (typeof res.body?.conversation_id === 'string') visitorTokens.set(res.body.conversation_id, res.body.visitor_token);
+    return res;
   };
   const start = (visitorMessage: string, options: Parameters<typeof widget>[2] = {}) =>
     widget('/v1/webchat/conversations', { visitor_message: visitorMessage, page_url: `${SHOP}/products/bike?ref=ad` }, options);
@@ -264,6 +277,42 @@ describeEachDatabase('website chat', (get) => {
     it('an id that is not a conversation id is 404 as well', async () => {
       expect((await widget('/v1/webchat/conversations/not-a-uuid/messages', { message: 'Hi' })).status).toBe(404);
       expect((await widget('/v1/webchat/conversations/00000000-0000-4000-8000-000000000000/lead', { name: 'A', email: 'a@b.nl' })).status).toBe(404);
+    });
+  });
+
+  describe("a conversation's writes need its visitor token (as its reads do)", () => {
+    it("/messages, /lead and /escalate without it, or with another conversation's, are 404 and change nothing", async () => {
+      const mine = (await start('Is shipping free?')).body as { conversation_id: string; visitor_token: string };
+      const other = (await start('Do you ship to Belgium?')).body as { conversation_id: string; visitor_token: string };
+      await service.runtime.settled();
+      const state = async () => {
+        const session = await get().db.selectFrom('sessions').select(['id', 'turn_count', 'handled_by', 'customer_name', 'customer_email']).where('external_id', '=', mine.conversation_id).executeTakeFirstOrThrow();
+        return {
+          events: await outbox(get(), acme.workspaceId, mine.conversation_id),
+          conversation: await get().db.selectFrom('webchat_conversations').selectAll().where('id', '=', mine.conversation_id).executeTakeFirstOrThrow(),
+          session,
+          messages: await get().db.selectFrom('session_messages').select(['id', 'text']).where('session_id', '=', session.id).orderBy('at').execute(),
+        };
+      };
+      const before = await state();
+      expect(before.conversation).toMatchObject({ visitor_name: null, escalation_requested_at: null });
+      const writes: [string, object][] = [
+        ['messages', { message: 'I want to talk to a person now' }],
+        ['lead', { name: 'Mallory', email: 'mallory@example.com' }],
+        ['escalate', { message: 'Call me' }],
+      ];
+      for (const visitorToken of [null, '', other.visitor_token, `blv_${'A'.repeat(32)}`]) {
+        for (const [route, body] of writes) {
+          const res = await widget(`/v1/webchat/conversations/${mine.conversation_id}/${route}`, body, { visitorToken });
+          expect([route, visitorToken, res.status, res.body.error?.code]).toEqual([route, visitorToken, 404, 'not_found']);
+        }
+      }
+      await service.runtime.settled();
+      expect(await state()).toEqual(before);
+      // The other conversation's token still writes to its own conversation, and this one's owner to theirs.
+      expect((await widget(`/v1/webchat/conversations/${other.conversation_id}/lead`, { name: 'Olga', email: 'olga@example.com' }, { visitorToken: other.visitor_token })).status).toBe(200);
+      const own = await widget(`/v1/webchat/conversations/${mine.conversation_id}/lead`, { name: 'Mia', email: 'mia@example.com' }, { visitorToken: mine.visitor_token });
+      expect([own.status, own.body]).toEqual([200, { recorded: true }]);
     });
   });
 
@@ -482,8 +531,14 @@ describeEachDatabase("website chat: each visitor's own budget", (get) => {
   afterAll(async () => {
     await service.stop();
   });
-  const post = (address: string, path: string, body: object, origin: string | null = SHOP) =>
-    postFrom(service, address, `/v1/webchat${path}`, body, { 'x-widget-key': shop.widgetKey, ...(origin === null ? {} : { origin }) });
+  /** Each conversation's visitor token, answered by its start. */
+  const visitorTokens = new Map<string, string>();
+  const post = async (address: string, path: string, body: object, origin: string | null = SHOP) => {
+    const token = visitorTokens.get(/^\/conversations\/([^/]+)\//.exec(path)?.[1] ?? '');
+    const res = await postFrom(service, address, `/v1/webchat${path}`, body, { 'x-widget-key': shop.widgetKey, ...(origin === null ? {} : { origin }), ...(token ? { 'x-visitor-token': token } : {}) });
+    if (typeof res.body?.conversation_id === 'string') visitorTokens.set(res.body.conversation_id, res.body.visitor_token);
+    return res;
+  };
   const start = (address: string) => post(address, '/conversations', { visitor_message: 'Do you ship to Belgium?', page_url: `${SHOP}/` });
 
   it("100 scripted requests without Origin are refused (403) and leave an allowed visitor's requests alone", async () => {

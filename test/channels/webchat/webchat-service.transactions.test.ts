@@ -15,6 +15,7 @@ describeEachDatabase('website chat: an event and its cause commit together', (ge
   let webchat: WebchatService;
   const workspaceId = randomUUID();
   const turns: string[] = [];
+  let visitorToken = '';
 
   beforeAll(async () => {
     const { db } = get();
@@ -49,17 +50,18 @@ describeEachDatabase('website chat: an event and its cause commit together', (ge
   });
 
   it('new_lead refused: the contact details are not saved', async () => {
-    const { conversation_id } = await webchat.start(workspaceId, { visitorMessage: 'Hello', pageUrl: 'https://shop.example/', language: 'en' });
-    await expect(webchat.lead(workspaceId, conversation_id, { name: 'refuse-me', email: 'a@b.nl', phone: '' })).rejects.toThrow('outbox refused');
+    const started = await webchat.start(workspaceId, { visitorMessage: 'Hello', pageUrl: 'https://shop.example/', language: 'en' });
+    visitorToken = started.visitor_token;
+    await expect(webchat.lead(workspaceId, started.conversation_id, { visitorToken, name: 'refuse-me', email: 'a@b.nl', phone: '' })).rejects.toThrow('outbox refused');
     const [row] = await conversations();
     expect(row).toMatchObject({ visitor_name: null, visitor_email: null, lead_at: null });
   });
 
   it('escalation refused: not marked, so the next request for a person records it', async () => {
     const [row] = await conversations();
-    await expect(webchat.message(workspaceId, row!.id, { message: 'A human, refuse-me', language: null })).rejects.toThrow('outbox refused');
+    await expect(webchat.message(workspaceId, row!.id, { visitorToken, message: 'A human, refuse-me', language: null })).rejects.toThrow('outbox refused');
     expect((await conversations())[0]!.escalation_detected_at).toBeNull();
-    await webchat.message(workspaceId, row!.id, { message: 'human please', language: null });
+    await webchat.message(workspaceId, row!.id, { visitorToken, message: 'human please', language: null });
     expect((await conversations())[0]!.escalation_detected_at).not.toBeNull();
     const events = await get().db.selectFrom('webhook_events').select('event').where('workspace_id', '=', workspaceId).execute();
     expect(events.map((e) => e.event)).toEqual(['new_chat', 'escalation']);
