@@ -13,6 +13,7 @@ const settings = {
   HOST: { schema: { type: 'string', minLength: 1 }, must: 'be a host name or IP address to listen on' },
   DATABASE_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL' },
   DATABASE_DIRECT_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL of a direct connection to the same database' },
+  DATABASE_MIGRATION_URL: { schema: { type: 'string', pattern: '^postgres(ql)?://' }, must: 'be a postgres:// or postgresql:// URL of a direct connection to the same database, as the role that owns its tables' },
   DATABASE_POOLER: { schema: { enum: ['none', 'transaction'] }, must: 'be none or transaction (DATABASE_URL goes through a pooler such as pgbouncer in transaction mode)' },
   DATABASE_POOL_SIZE: { schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, must: 'be a whole number of connections from 1 to 1000' },
   DATA_DIR: { schema: { type: 'string', minLength: 1 }, must: 'be a directory path' },
@@ -52,6 +53,12 @@ export interface Config {
    * cannot hold one); null: DATABASE_URL itself.
    */
   readonly databaseDirectUrl: string | null;
+  /**
+   * The migrations' connection to the same PostgreSQL, as the role that owns the tables, so that DATABASE_URL's role
+   * may be one that only adds to the audit log (docs/operations.md, "The audit log's owner"); null: the migrations
+   * run over DATABASE_DIRECT_URL, else DATABASE_URL.
+   */
+  readonly databaseMigrationUrl: string | null;
   /**
    * `transaction`: DATABASE_URL is a transaction pooler (pgbouncer in transaction mode, a managed "pooled" URL): no
    * named prepared statements, migrations in one transaction, LISTEN only over DATABASE_DIRECT_URL. Default `none`.
@@ -134,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('MASTER_KEY must be set when DATABASE_URL is set, so stored secrets stay readable across hosts.');
   }
   if (raw.DATABASE_DIRECT_URL && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: it is a second way into the same database.');
+  if (raw.DATABASE_MIGRATION_URL && !databaseUrl) throw new ConfigError('DATABASE_MIGRATION_URL needs DATABASE_URL: the migrations prepare the database the engine then uses.');
   const databasePoolSize = raw.DATABASE_POOL_SIZE === undefined ? null : Number(raw.DATABASE_POOL_SIZE);
   if (databasePoolSize !== null && (databasePoolSize < 1 || databasePoolSize > 1000)) {
     throw new ConfigError(`DATABASE_POOL_SIZE must ${settings.DATABASE_POOL_SIZE.must} (got ${JSON.stringify(raw.DATABASE_POOL_SIZE)}).`);
@@ -150,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: raw.HOST ?? '0.0.0.0',
     databaseUrl,
     databaseDirectUrl: raw.DATABASE_DIRECT_URL ?? null,
+    databaseMigrationUrl: raw.DATABASE_MIGRATION_URL ?? null,
     databasePooler: (raw.DATABASE_POOLER as 'none' | 'transaction' | undefined) ?? 'none',
     databasePoolSize,
     dataDir: raw.DATA_DIR ?? './data',
@@ -206,7 +215,7 @@ function decodeMasterKey(value: string, name: 'MASTER_KEY' | 'MASTER_KEY_PREVIOU
 }
 
 /** Secrets are never echoed back, not even in a start-up error. */
-const secretSettings = new Set<SettingName>(['MASTER_KEY', 'MASTER_KEY_PREVIOUS', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL', 'DATABASE_DIRECT_URL']);
+const secretSettings = new Set<SettingName>(['MASTER_KEY', 'MASTER_KEY_PREVIOUS', 'ADMIN_TOKEN', 'LLM_API_KEY', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'TWILIO_AUTH_TOKEN', 'BRIDGE_TOKEN', 'DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_MIGRATION_URL']);
 function shown(name: SettingName, value: string | undefined): string {
   if (value === undefined) return '';
   return secretSettings.has(name) ? `${value.length} characters` : value;

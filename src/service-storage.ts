@@ -19,12 +19,14 @@ export interface ServiceStorage {
 }
 
 /**
- * Migrations over the direct connection when there is one (a pooler in front), else over the service's own; through
- * a transaction pooler without a direct connection, in one transaction (db/database.ts, `migrate`).
+ * Migrations over the migrations' own connection when there is one (the role that owns the tables, so the engine's
+ * may only add to the audit log), else the direct connection (a pooler in front), else the service's own; through a
+ * transaction pooler without a direct connection, in one transaction (db/database.ts, `migrate`).
  */
 async function migrateDatabase(config: Config, database: OpenedDatabase): Promise<void> {
-  if (config.databaseDirectUrl && database.kind === 'postgres') {
-    const direct = await openDatabase({ url: config.databaseDirectUrl, poolSize: 1 });
+  const separate = config.databaseMigrationUrl ?? config.databaseDirectUrl;
+  if (separate && database.kind === 'postgres') {
+    const direct = await openDatabase({ url: separate, poolSize: 1 });
     try {
       await migrate(direct.db);
     } finally {

@@ -15,6 +15,7 @@ import type { RouteDefinition } from './http/route.ts';
 import type { InboxService } from './inbox/inbox-service.ts';
 import type { KnowledgeService } from './knowledge/knowledge-service.ts';
 import type { Privacy } from './privacy-setup.ts';
+import { warnIfEngineCanChangeAuditLog } from './privacy/audit-owner.ts';
 import { createBase } from './service-base.ts';
 import { createChannels, createPhone } from './service-channels.ts';
 import { startConversations } from './service-conversations.ts';
@@ -62,6 +63,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const storage = await openStorage(options);
   const { database } = storage;
+  // Once at start: an engine whose role could rewrite the audit log says so (docs/operations.md, "The audit log's owner").
+  await warnIfEngineCanChangeAuditLog(database, logger).catch((err: unknown) => logger.error({ err }, 'could not read who may change the audit log'));
   const secrets = openSecrets(config, logger);
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const base = createBase(options, database, secrets);

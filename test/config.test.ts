@@ -89,6 +89,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '4' })).toThrow(/^DATABASE_POOL_SIZE needs DATABASE_URL/);
   });
 
+  it('runs the migrations over DATABASE_MIGRATION_URL when set, a postgres URL beside DATABASE_URL, never echoed', () => {
+    const db = { DATABASE_URL: 'postgres://botlink_engine@127.0.0.1/botlink', MASTER_KEY: key };
+    expect(loadConfig(db).databaseMigrationUrl).toBeNull();
+    expect(loadConfig({ ...db, DATABASE_MIGRATION_URL: 'postgres://botlink:pw@127.0.0.1/botlink' }).databaseMigrationUrl).toBe('postgres://botlink:pw@127.0.0.1/botlink');
+    expect(() => loadConfig({ ...db, DATABASE_MIGRATION_URL: 'mysql://botlink:secret-pw@db/botlink' })).toThrow(/^DATABASE_MIGRATION_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(() => loadConfig({ ...db, DATABASE_MIGRATION_URL: 'mysql://botlink:secret-pw@db/botlink' })).not.toThrow(/secret-pw/);
+    expect(() => loadConfig({ DATABASE_MIGRATION_URL: 'postgres://botlink@127.0.0.1/botlink' })).toThrow(/^DATABASE_MIGRATION_URL needs DATABASE_URL/);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(8080);
   });

@@ -104,7 +104,13 @@ export async function withServices<T>(fn: (services: CliServices) => Promise<T>)
   const { db, close, pooler } = await openDatabase({ url, dataDir: config.dataDir, poolSize: 1, pooler: config.databaseDirectUrl ? 'none' : config.databasePooler });
   const http = new GuardedClient({ allow: config.outboundAllow });
   try {
-    await migrate(db, undefined, { inOneTransaction: pooler === 'transaction' });
+    if (config.databaseMigrationUrl) {
+      // As the service migrates: as the role that owns the tables (docs/operations.md, "The audit log's owner").
+      const owner = await openDatabase({ url: config.databaseMigrationUrl, poolSize: 1 });
+      await migrate(owner.db).finally(() => owner.close());
+    } else {
+      await migrate(db, undefined, { inOneTransaction: pooler === 'transaction' });
+    }
     // Invite links point at PUBLIC_URL: set it as the service has it, or the printed link names localhost.
     const throttle = createLoginThrottle({ repository: signInThrottleRepository(db) });
     const invites = createSignInService({ repository: signInRepository(db), throttle, publicUrl: config.publicUrl });

@@ -1,13 +1,13 @@
 /**
  * The audit log (docs/privacy.md, "Audit log"): who did what to a workspace's settings, people and data, when and from
- * which address. Entries are only ever added: the table refuses UPDATE, and DELETE except inside the audit's own
- * retention purge (migration 0023). A target names what was acted on (a user's email, a webhook event, an endpoint
- * URL), never a key, secret, password or a customer's identifier.
+ * which address. Entries are only ever added: the table belongs to a role nobody logs in as, the engine's role may only
+ * insert and select, triggers refuse UPDATE, TRUNCATE and the DELETE of an entry younger than the audit's retention, and
+ * that retention is purged by the owner's own function (migrations 0023 and 0027). A target names what was acted on
+ * (a user's email, a webhook event, an endpoint URL), never a key, secret, password or a customer's identifier.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Logger } from '../log.ts';
-import { AUDIT_RETENTION_DAYS } from './limits.ts';
 
 /** Every action the log records; one entry per action done. */
 export const AUDIT_ACTIONS = [
@@ -124,18 +124,13 @@ export function createAudit(deps: { db: Db; logger: Logger }) {
       return { entries, next_before: more ? entries[entries.length - 1]!.id : null };
     },
 
-    /** The audit's own retention: entries older than AUDIT_RETENTION_DAYS go, at most `limit` per call. */
-    async purge(limit: number, now: Date = new Date()): Promise<number> {
-      const before = new Date(now.getTime() - AUDIT_RETENTION_DAYS * 86_400_000);
-      return db.transaction().execute(async (trx) => {
-        // The trigger lets this transaction delete (migration 0023); the setting ends with the transaction.
-        await sql`select set_config('botlink.audit_purge', 'on', true)`.execute(trx);
-        const result = await trx
-          .deleteFrom('audit_log')
-          .where('id', 'in', (eb) => eb.selectFrom('audit_log').select('id').where('at', '<', before).limit(limit))
-          .executeTakeFirst();
-        return Number(result.numDeletedRows);
-      });
+    /**
+     * The audit's own retention: entries older than AUDIT_RETENTION_DAYS (by the database's clock) go, at most `limit`
+     * per call, through the owner's function (migration 0027): the engine's role cannot delete from the table itself.
+     */
+    async purge(limit: number): Promise<number> {
+      const { rows } = await sql<{ n: number }>`select audit_log_purge(${limit}) as n`.execute(db);
+      return Number(rows[0]?.n ?? 0);
     },
   };
 }

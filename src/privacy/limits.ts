@@ -1,6 +1,9 @@
 /** Privacy limits and defaults (docs/privacy.md). */
 
-/** Audit entries are kept this long, whatever the workspace keeps of conversations (docs/privacy.md, "Audit log"). */
+/**
+ * Audit entries are kept this long, whatever the workspace keeps of conversations (docs/privacy.md, "Audit log"). The
+ * database enforces it (migration 0027: the purge function and the trigger name 730 days); changing it takes a migration.
+ */
 export const AUDIT_RETENTION_DAYS = 730;
 /** GET /v1/audit: entries per page, default and most. */
 export const AUDIT_PAGE = { default: 50, max: 200 } as const;

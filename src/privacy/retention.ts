@@ -167,7 +167,7 @@ export function createRetention(deps: RetentionDeps) {
     }
     let auditDeleted = 0;
     for (;;) {
-      const n = await audit.purge(batch, now);
+      const n = await audit.purge(batch);
       auditDeleted += n;
       if (n < batch) break;
     }

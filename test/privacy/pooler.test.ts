@@ -1,7 +1,7 @@
 /**
  * Privacy through a transaction pooler (docs/privacy.md): two engines whose DATABASE_URL is pgbouncer in transaction
- * mode. The audit log is written and read, its own retention may delete (the trigger's permission is a
- * transaction-local setting, which a pooler keeps within the transaction) while a plain DELETE is still refused; the
+ * mode. The audit log is written and read, its own retention deletes through the owner's function (one statement,
+ * nothing held across transactions) while a plain DELETE is still refused; the
  * retention purge runs on one engine at a time (a claimed row, no session advisory lock); an erasure works. Needs
  * the real PostgreSQL (TEST_DATABASE_URL) and pgbouncer.
  */
@@ -46,7 +46,7 @@ describe('privacy through pgbouncer in transaction mode', () => {
     await expect(db.deleteFrom('audit_log').execute()).rejects.toThrow(/append-only/);
     await db.insertInto('audit_log').values({ workspace_id: ws.workspaceId, action: 'sign_in', at: new Date(Date.now() - 800 * 86_400_000) }).execute();
     expect(await b.privacy.audit.purge(100)).toBe(1);
-    // The permission ended with its transaction: the next statement on any pooled connection is refused again.
+    // Nothing of the purge stays with a pooled connection: the next statement on any of them is refused again.
     for (let i = 0; i < 5; i++) await expect(db.deleteFrom('audit_log').execute()).rejects.toThrow(/append-only/);
   });
 
