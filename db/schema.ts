@@ -10,7 +10,7 @@ import type { LiveEventsTable, LiveWatchesTable } from './schema/live-events.ts'
 import type { PhoneNumbersTable, PhoneSettingsTable } from './schema/phone.ts';
 import type { AuditLogTable, JobClaimsTable } from './schema/privacy.ts';
 import type { NotificationsTable, SessionMessagesTable, SessionTurnsTable, SessionsTable } from './schema/sessions.ts';
-import type { WebchatConversationsTable, WebchatSettingsTable } from './schema/webchat.ts';
+import type { WebchatConversationsTable, WebchatEarlierLeadsTable, WebchatSettingsTable } from './schema/webchat.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './schema/webhooks.ts';
 import type {
   WhatsappAccountsTable,
@@ -59,6 +59,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   // The channels: website chat, phone, WhatsApp.
   webchat_conversations: WebchatConversationsTable;
+  webchat_earlier_leads: WebchatEarlierLeadsTable;
   webchat_settings: WebchatSettingsTable;
   phone_settings: PhoneSettingsTable;
   phone_numbers: PhoneNumbersTable;

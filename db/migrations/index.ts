@@ -28,6 +28,7 @@ import * as m0022 from './0022-analytics.ts';
 import * as m0023 from './0023-privacy.ts';
 import * as m0024 from './0024-analytics-slots.ts';
 import * as m0025 from './0025-inbox-held.ts';
+import * as m0026 from './0026-privacy-scope.ts';
 import * as m0027 from './0027-audit-owner.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -55,5 +56,6 @@ export const migrations: Record<string, Migration> = {
   '0023-privacy': m0023, // the audit log, retention per workspace, jobs one engine runs at a time
   '0024-analytics-slots': m0024, // the roll-ups in a slot per database connection: messages of a workspace no longer queue for one row
   '0025-inbox-held': m0025, // the conversations one agent holds, for the Inbox's Mine view
+  '0026-privacy-scope': m0026, // raw WhatsApp bodies know their workspace, earlier web chat leads: erasure within one workspace
   '0027-audit-owner': m0027, // the audit log owned by a role nobody logs in as: the engine adds and reads, its purge is the owner's function
 };

@@ -88,6 +88,20 @@ export function webchatRepository(db: Executor) {
         .executeTakeFirst();
       if (!current) return 'missing';
       if (current.lead_at != null && current.visitor_name === lead.name && current.visitor_email === lead.email && current.visitor_phone === lead.phone) return 'same';
+      // The lead it replaces is kept, so an erasure by an earlier email or number still finds the chat (docs/privacy.md).
+      if (current.lead_at != null) {
+        await db
+          .insertInto('webchat_earlier_leads')
+          .values({
+            conversation_id: id,
+            workspace_id: workspaceId,
+            visitor_name: current.visitor_name,
+            visitor_email: current.visitor_email,
+            visitor_phone: current.visitor_phone,
+            lead_at: current.lead_at,
+          })
+          .execute();
+      }
       await db
         .updateTable('webchat_conversations')
         .set({ visitor_name: lead.name, visitor_email: lead.email, visitor_phone: lead.phone, lead_at: at })

@@ -1,5 +1,6 @@
 /** WhatsApp's raw webhook bodies: stored, claimed, applied (customer messages and delivery statuses), pruned. */
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../schema.ts';
 import type { Db } from '../database.ts';
 import { interval, STATUS_RANK } from './whatsapp-queue.ts';
 
@@ -53,13 +54,17 @@ export function whatsappEventsRepository(db: Db) {
         .execute();
     },
 
-    async finishEvent(id: string, owner: string, outcome: 'processed' | 'ignored' | 'unknown_number' | 'invalid' | 'failed', detail: string | null): Promise<void> {
-      await db
-        .updateTable('whatsapp_webhook_events')
-        .set({ processed_at: sql<Date>`now()`, outcome, detail, claimed_by: null, claimed_until: null })
-        .where('id', '=', id)
-        .where('claimed_by', '=', owner)
-        .execute();
+    /** `workspaceId`: the one workspace whose number the body was for, if it names one (its retention, an erasure). */
+    async finishEvent(id: string, owner: string, outcome: 'processed' | 'ignored' | 'unknown_number' | 'invalid' | 'failed', detail: string | null, workspaceId: string | null = null): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('whatsapp_webhook_events')
+          .set({ processed_at: sql<Date>`now()`, outcome, detail, claimed_by: null, claimed_until: null, ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+          .where('id', '=', id)
+          .where('claimed_by', '=', owner)
+          .execute();
+        await eraseIfAsked(trx, id);
+      });
     },
 
     /**
@@ -76,6 +81,8 @@ export function whatsappEventsRepository(db: Db) {
       outcome: 'processed' | 'unknown_number';
       detail: string | null;
       deferUnmatchedMs: number | null;
+      /** The one workspace whose number the body was for, if it names one. */
+      workspaceId?: string | null;
     }): Promise<{ inserted: number; unmatched: number; deferred: boolean }> {
       return db.transaction().execute(async (trx) => {
         const inserted = input.inbound.length === 0
@@ -112,32 +119,49 @@ export function whatsappEventsRepository(db: Db) {
           if (result.numUpdatedRows === 0n) unmatched++;
         }
         const deferred = unmatched > 0 && input.deferUnmatchedMs !== null;
+        const workspace = input.workspaceId ? { workspace_id: input.workspaceId } : {};
         await trx
           .updateTable('whatsapp_webhook_events')
           .set(
             deferred
               ? // Read successfully, so the wait for our own send to store its id is not a failed attempt.
-                { claimed_by: null, claimed_until: interval(input.deferUnmatchedMs!), attempts: 0 }
-              : { processed_at: sql<Date>`now()`, outcome: input.outcome, detail: unmatched > 0 ? joinDetail(input.detail, `${unmatched} status update(s) for messages we did not send`) : input.detail, claimed_by: null, claimed_until: null },
+                { claimed_by: null, claimed_until: interval(input.deferUnmatchedMs!), attempts: 0, ...workspace }
+              : { ...workspace, processed_at: sql<Date>`now()`, outcome: input.outcome, detail: unmatched > 0 ? joinDetail(input.detail, `${unmatched} status update(s) for messages we did not send`) : input.detail, claimed_by: null, claimed_until: null },
           )
           .where('id', '=', input.eventId)
           .where('claimed_by', '=', input.owner)
           .execute();
+        if (!deferred) await eraseIfAsked(trx, input.eventId);
         return { inserted: inserted.length, unmatched, deferred };
       });
     },
 
-    /** Processed raw bodies older than `ms` are deleted (at most `limit` per call). */
+    /**
+     * Processed raw bodies older than `ms` are deleted (at most `limit` per call), and processed ones an erasure
+     * asked for whatever their age (a backstop: the read that processes one deletes it already).
+     */
     async pruneEvents(ms: number, limit: number): Promise<number> {
       const result = await db
         .deleteFrom('whatsapp_webhook_events')
         .where('id', 'in', (eb) =>
-          eb.selectFrom('whatsapp_webhook_events').select('id').where('processed_at', '<', interval(-ms)).limit(limit),
+          eb
+            .selectFrom('whatsapp_webhook_events')
+            .select('id')
+            .where((w) => w.or([w('processed_at', '<', interval(-ms)), w.and([w('processed_at', 'is not', null), w('erase_after_processing', '=', true)])]))
+            .limit(limit),
         )
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
+}
+
+/**
+ * An erasure marks a body that was not processed yet instead of deleting it under the worker (docs/privacy.md); once
+ * processed, in the same transaction, it goes. The erasure deletes bodies already processed itself.
+ */
+async function eraseIfAsked(trx: Transaction<Database>, id: string): Promise<void> {
+  await trx.deleteFrom('whatsapp_webhook_events').where('id', '=', id).where('erase_after_processing', '=', true).where('processed_at', 'is not', null).execute();
 }
 
 function joinDetail(a: string | null, b: string): string {

@@ -23,6 +23,18 @@ export interface WebchatConversationsTable {
   visitor_token_hash: string | null;
 }
 
+/** A lead a later one replaced (migration 0026), so an earlier email or number still finds the chat (docs/privacy.md). */
+export interface WebchatEarlierLeadsTable {
+  id: Generated<string>;
+  conversation_id: string;
+  workspace_id: string;
+  visitor_name: string | null;
+  visitor_email: string | null;
+  visitor_phone: string | null;
+  lead_at: Timestamp | null;
+  replaced_at: Timestamp;
+}
+
 export interface WebchatSettingsTable {
   workspace_id: string;
   /** Web origins (`https://shop.example`) whose pages may call the website-chat API; JSON array of strings. */

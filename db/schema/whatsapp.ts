@@ -24,6 +24,10 @@ export interface WhatsappWebhookEventsTable {
   attempts: Generated<number>;
   claimed_by: string | null;
   claimed_until: Timestamp | null;
+  /** The workspace whose number the body was for, set when it is read (migration 0026); null before, or for none. */
+  workspace_id: string | null;
+  /** An erasure found the body before it was processed: it is deleted as soon as it is (docs/privacy.md). */
+  erase_after_processing: Generated<boolean>;
 }
 
 export interface WhatsappConversationsTable {

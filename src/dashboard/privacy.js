@@ -132,7 +132,7 @@ function customerForm() {
   const erase = h('button', { type: 'button', class: 'danger' }, 'Erase everything about them');
   const body = () => ({ [kind.value]: value.value.trim() });
   /** @param {Record<string, number>} counts */
-  const said = (counts) => Object.entries(counts).map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`).join(', ');
+  const said = (counts) => Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`).join(', ') || 'nothing';
   download.addEventListener('click', () => {
     error.clear();
     replace(result);

@@ -17,3 +17,8 @@ export const PURGE_INTERVAL_MS = 10 * 60_000;
 export const PURGE_CLAIM_MS = 10 * 60_000;
 /** One export answers at most this many conversations of one customer (older ones are said to be left out). */
 export const EXPORT_MAX_CONVERSATIONS = 1000;
+/**
+ * A customer's number for an export or erasure has this many digits with its country code (docs/privacy.md): E.164
+ * allows at most 15, and the shortest numbers in use (Niue's, Tokelau's) have 7. Fewer is a part of a number: a 400.
+ */
+export const CUSTOMER_NUMBER_DIGITS = { min: 7, max: 15 } as const;

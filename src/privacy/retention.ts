@@ -32,12 +32,12 @@ export interface RetentionDeps {
 export type Purged = Record<string, number>;
 
 /** A table a purge step deletes from by its `id`. */
-type IdTable = 'sessions' | 'session_turns' | 'session_messages' | 'webchat_conversations' | 'whatsapp_inbound_messages' | 'whatsapp_outbound_messages' | 'webhook_events' | 'notifications';
+type IdTable = 'sessions' | 'session_turns' | 'session_messages' | 'webchat_conversations' | 'whatsapp_inbound_messages' | 'whatsapp_outbound_messages' | 'whatsapp_webhook_events' | 'webhook_events' | 'notifications';
 
 /** What a purge step deletes: the rows of `table` in the workspace whose `olderBy` time is before the cutoff. */
 interface OldRows<T extends IdTable> {
   table: T;
-  olderBy: Extract<keyof Database[T], 'updated_at' | 'ended_at' | 'at' | 'created_at'>;
+  olderBy: Extract<keyof Database[T], 'updated_at' | 'ended_at' | 'at' | 'created_at' | 'processed_at'>;
   /** How a row belongs to the workspace: its own `workspace_id`, or its session's (`session_id`). */
   owner: Extract<keyof Database[T], 'workspace_id' | 'session_id'>;
   /** A further condition an old row must meet to go; it names the row's columns by the table's name. */
@@ -94,6 +94,9 @@ function steps(db: Kysely<Database>, workspaceId: string, cutoff: Date) {
     }),
     whatsapp_received: oldRows({ table: 'whatsapp_inbound_messages', olderBy: 'created_at', owner: 'workspace_id', also: (w) => w('whatsapp_inbound_messages.state', '<>', 'pending') }),
     whatsapp_sent: oldRows({ table: 'whatsapp_outbound_messages', olderBy: 'created_at', owner: 'workspace_id', also: (w) => w('whatsapp_outbound_messages.status', '<>', 'queued') }),
+    // Meta's raw bodies the workspace's number received, once processed (a body waiting stays): the worker deletes
+    // every processed body after a week, this one sooner when the workspace keeps less.
+    whatsapp_raw_bodies: oldRows({ table: 'whatsapp_webhook_events', olderBy: 'processed_at', owner: 'workspace_id' }),
     // Keyed by (workspace_id, wa_id), not by id.
     whatsapp_conversations: (limit: number) =>
       db.deleteFrom('whatsapp_conversations').where(sql<boolean>`(workspace_id, wa_id) in (${db

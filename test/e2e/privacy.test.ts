@@ -60,15 +60,15 @@ describe('the Privacy screen', () => {
     await page.getByLabel('Their phone number, email or WhatsApp id').fill('kim@example.org');
     await page.getByRole('button', { name: 'Download everything about them' }).click();
     await page.getByRole('link', { name: 'Save the file' }).waitFor();
-    await expect(page.getByText(/Found 1 conversations/).isVisible()).resolves.toBe(true);
+    await expect(page.getByText(/Found .*\b1 sessions\b/).isVisible()).resolves.toBe(true);
 
     await page.getByRole('button', { name: 'Erase everything about them' }).click();
     await page.getByText('Tick the box first').waitFor();
     await page.getByLabel('I understand erasing cannot be undone').check();
     await page.getByRole('button', { name: 'Erase everything about them' }).click();
-    await page.getByText(/Erased 1 conversations/).waitFor();
+    await page.getByText(/Erased .*\b1 sessions\b/).waitFor();
     const found = await service.api('POST', '/v1/privacy/export', { token: ws.owner, body: { email: 'kim@example.org' } });
-    expect(found.body.found.conversations).toBe(0);
+    expect(found.body.found.sessions).toBe(0);
 
     // The log as it is now: reload the screen.
     await page.reload();

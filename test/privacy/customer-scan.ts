@@ -37,3 +37,10 @@ export async function scan(db: Db, needle: string, options: { digits?: boolean }
   }
   return hits;
 }
+
+/** Every base table of the database's schema, from information_schema. */
+export async function tableNames(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(db);
+  return rows.map((r) => r.table_name);
+}

@@ -60,6 +60,6 @@ describe('privacy through pgbouncer in transaction mode', () => {
     if (!admin) return expect(admin).toBeUndefined();
     const erased = await b.api('POST', '/v1/privacy/erase', { token: ws.owner, body: { phone: '+31 6 1234 5678' } });
     expect(erased.status).toBe(200);
-    expect(erased.body.erased.conversations).toBe(0);
+    expect(erased.body.erased.sessions).toBe(0);
   });
 });

@@ -73,9 +73,12 @@ export function createReadStage(ctx: WorkerContext) {
 
     const outcome = inbound.length + statuses.length > 0 ? 'processed' : unknown.size > 0 ? 'unknown_number' : 'ignored';
     const detail = unknown.size > 0 ? `unknown phone_number_id ${[...unknown].join(', ')}` : null;
+    // The body belongs to a workspace when it names one only: its retention then applies to it (docs/privacy.md).
+    const named = new Set([...workspaces.values()].filter((w) => w !== undefined));
+    const workspaceId = named.size === 1 ? [...named][0]! : null;
     if (outcome !== 'processed') {
       metrics?.events.inc({ outcome });
-      await repository.finishEvent(event.id, owner, outcome, detail);
+      await repository.finishEvent(event.id, owner, outcome, detail, workspaceId);
       return;
     }
     const young = now() - new Date(event.received_at).getTime() < STATUS_MATCH_WINDOW_MS;
@@ -87,6 +90,7 @@ export function createReadStage(ctx: WorkerContext) {
       outcome,
       detail,
       deferUnmatchedMs: young ? STATUS_RETRY_DELAY_MS : null,
+      workspaceId,
     });
     metrics?.events.inc({ outcome: result.deferred ? 'deferred' : outcome });
     if (options.onDelivery && statuses.length > 0) {

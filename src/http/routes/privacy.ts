@@ -46,7 +46,7 @@ const customerBody: JsonSchema = {
 
 const foundSchema: JsonSchema = {
   type: 'object',
-  description: 'How many of each kind of record were found about the customer.',
+  description: 'How many rows of each table (docs/privacy.md) were found about the customer; an erasure deletes exactly those.',
   additionalProperties: { type: 'integer' },
 };
 
@@ -133,7 +133,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
       method: 'post',
       path: '/v1/privacy/export',
       tag: 'privacy',
-      summary: 'Everything held about one customer of the workspace (by phone number, email or WhatsApp id), as one JSON document: their conversations with every turn and message, leads, WhatsApp messages, webhook payloads not yet delivered and notifications. Owners only.',
+      summary: 'Everything held about one customer of the workspace (by a whole phone number, email or WhatsApp id), as one JSON document, table by table: their sessions with every turn and message, web chats and leads, WhatsApp conversations, messages and raw bodies, webhook payloads and notifications. Owners only.',
       access: 'owner',
       body: customerBody,
       responses: {
@@ -141,7 +141,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
           description: 'What was found, and the records.',
           schema: { type: 'object', required: ['customer', 'found', 'data'], properties: { customer: { type: 'object' }, found: foundSchema, data: { type: 'object' } } },
         },
-        422: { description: 'The phone number, email or WhatsApp id cannot be read.' },
+        400: { description: 'Not a whole phone number in E.164, WhatsApp id or email (never a part of one).' },
       },
       async handler({ body, workspaceId }) {
         return { status: 200, body: await customers.export(workspaceId, body) };
@@ -152,15 +152,24 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
       method: 'post',
       path: '/v1/privacy/erase',
       tag: 'privacy',
-      summary: 'Erase everything held about one customer of the workspace (by phone number, email or WhatsApp id), everywhere it is stored: conversations, turns, messages, leads, WhatsApp records, webhook payloads not yet delivered, notifications and live updates. Owners only; it cannot be undone.',
+      summary: 'Erase everything held about one customer of the workspace (by a whole phone number, email or WhatsApp id), in this workspace only: sessions, turns, messages, web chats and leads, WhatsApp records and raw bodies, webhook payloads with their deliveries, notifications and live updates. Owners only; it cannot be undone.',
       access: 'owner',
       body: customerBody,
       responses: {
         200: {
           description: 'What was found and erased.',
-          schema: { type: 'object', required: ['customer', 'found', 'erased'], properties: { customer: { type: 'object' }, found: foundSchema, erased: foundSchema } },
+          schema: {
+            type: 'object',
+            required: ['customer', 'found', 'erased'],
+            properties: {
+              customer: { type: 'object' },
+              found: foundSchema,
+              erased: foundSchema,
+              erased_once_processed: { type: 'object', description: "Meta's raw webhook bodies not processed yet: each is deleted as soon as it is.", additionalProperties: { type: 'integer' } },
+            },
+          },
         },
-        422: { description: 'The phone number, email or WhatsApp id cannot be read.' },
+        400: { description: 'Not a whole phone number in E.164, WhatsApp id or email (never a part of one).' },
       },
       async handler({ body, workspaceId }) {
         return { status: 200, body: await customers.erase(workspaceId, body) };
