@@ -78,7 +78,7 @@ describeEachDatabase('overload: admission control', (get) => {
     expect(during).toContain('botlink_admission_shed_total{kind="webchat"} 1');
     // Contact details run no turn: they get through while messages are turned away.
     const lead = await service.api('POST', `/v1/webchat/conversations/${earlier.body.conversation_id as string}/lead`, {
-      headers: { 'x-widget-key': widgetKey, origin: SHOP },
+      headers: { 'x-widget-key': widgetKey, origin: SHOP, 'x-visitor-token': earlier.body.visitor_token as string },
       body: { name: 'Anna', email: 'anna@example.com' },
     });
     expect(lead.status).not.toBe(503);

@@ -125,7 +125,7 @@ describeEachDatabase('the Overview counts what happened on every channel', (get)
   async function chat(message: string) {
     const res = await h.service.api('POST', '/v1/webchat/conversations', { headers: { 'x-widget-key': widgetKey, origin: SHOP }, body: { visitor_message: message, page_url: `${SHOP}/` } });
     expect(res.status).toBe(201);
-    return res.body as { conversation_id: string; reply: string };
+    return res.body as { conversation_id: string; visitor_token: string; reply: string };
   }
 
   it('conversations on the phone, WhatsApp and the web chat, answered by every source, with handovers and an agent', async () => {
@@ -142,7 +142,7 @@ describeEachDatabase('the Overview counts what happened on every channel', (get)
     expect(shipping.reply).toContain(SHIPPING);
     const bikes = await chat('Do you repair bicycles?');
     expect(bikes.reply).toBe(phrase('dont_know', 'en'));
-    const escalated = await h.service.api('POST', `/v1/webchat/conversations/${bikes.conversation_id}/escalate`, { headers: { 'x-widget-key': widgetKey, origin: SHOP }, body: {} });
+    const escalated = await h.service.api('POST', `/v1/webchat/conversations/${bikes.conversation_id}/escalate`, { headers: { 'x-widget-key': widgetKey, origin: SHOP, 'x-visitor-token': bikes.visitor_token }, body: {} });
     expect(escalated.status).toBeLessThan(300);
     // An agent takes WhatsApp customer A's conversation and writes to them.
     const sessions = (await h.service.api('GET', '/v1/sessions?channel=whatsapp', { token: h.workspace.owner })).body.sessions as { id: string; session_id: string }[];

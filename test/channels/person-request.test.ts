@@ -95,7 +95,13 @@ describeEachDatabase('asking for a person, on every channel', (get) => {
   });
 
   describe('web chat', () => {
-    const widget = (path: string, body: unknown) => h.service.api('POST', path, { headers: { 'x-widget-key': widgetKey, origin: SHOP }, body });
+    /** The visitor token of the conversation started last, which its next messages carry. */
+    let visitorToken = '';
+    const widget = async (path: string, body: unknown) => {
+      const res = await h.service.api('POST', path, { headers: { 'x-widget-key': widgetKey, origin: SHOP, 'x-visitor-token': visitorToken }, body });
+      if (typeof res.body?.visitor_token === 'string') visitorToken = res.body.visitor_token;
+      return res;
+    };
     const escalations = async (conversationId: string) =>
       (await get().db.selectFrom('webhook_events').select(['event', 'payload']).where('workspace_id', '=', h.workspace.workspaceId).orderBy('created_at').execute())
         .filter((e) => e.event === 'escalation' && (e.payload as { conversation_id: string }).conversation_id === conversationId)

@@ -47,7 +47,7 @@ for (const url of admin ? [admin] : []) {
       for (const chat of chats) expect([chat.status, chat.body.reply]).toEqual([201, expect.stringContaining('Shipping is free above 50 euro.')]);
       const { conversation_id: conversationId, visitor_token: visitorToken } = chats[0]!.body as { conversation_id: string; visitor_token: string };
 
-      expect((await widget('POST', `/v1/webchat/conversations/${conversationId}/escalate`, { message: 'I want to talk to someone' })).status).toBe(200);
+      expect((await widget('POST', `/v1/webchat/conversations/${conversationId}/escalate`, { message: 'I want to talk to someone' }, visitorToken)).status).toBe(200);
       await service.runtime.settled();
       const waiting = (await api('GET', '/v1/inbox?view=waiting', ws.agent)).body.conversations as Array<{ id: string }>;
       expect(waiting).toHaveLength(1);
@@ -58,7 +58,7 @@ for (const url of admin ? [admin] : []) {
       expect(sent.status).toBe(201);
       expect(((await poll).body.messages as Array<{ text: string }>).map((m) => m.text)).toContain('Hi, it leaves today.');
       expect((await api('POST', `/v1/sessions/${sessionId}/handback`, ws.agent)).status).toBe(200);
-      expect((await widget('POST', `/v1/webchat/conversations/${conversationId}/messages`, { message: 'Is shipping free?' })).body.reply).toContain('Shipping is free above 50 euro.');
+      expect((await widget('POST', `/v1/webchat/conversations/${conversationId}/messages`, { message: 'Is shipping free?' }, visitorToken)).body.reply).toContain('Shipping is free above 50 euro.');
 
       const [sessions, overview] = await Promise.all([
         api('GET', '/v1/sessions?channel=webchat', ws.agent),

@@ -115,13 +115,14 @@ for (const url of admin ? [admin] : []) {
       const headers = { 'x-widget-key': widgetKey, origin: SHOP };
       const started = await service.api('POST', '/v1/webchat/conversations', { headers, body: { visitor_message: 'Hello', page_url: `${SHOP}/` } });
       const conversationId = started.body.conversation_id as string;
+      const visitor = { ...headers, 'x-visitor-token': started.body.visitor_token as string };
       await service.runtime.settled();
 
       // Web chat: one message of a conversation under way (caches warm, as in steady state).
-      await service.api('POST', `/v1/webchat/conversations/${conversationId}/messages`, { headers, body: { message: 'Is shipping free?' } });
+      await service.api('POST', `/v1/webchat/conversations/${conversationId}/messages`, { headers: visitor, body: { message: 'Is shipping free?' } });
       await service.runtime.settled();
       recording = [];
-      const answered = await service.api('POST', `/v1/webchat/conversations/${conversationId}/messages`, { headers, body: { message: 'Do you ship on Saturday?' } });
+      const answered = await service.api('POST', `/v1/webchat/conversations/${conversationId}/messages`, { headers: visitor, body: { message: 'Do you ship on Saturday?' } });
       expect(answered.status).toBe(200);
       await service.runtime.settled();
       const webchat = recording;

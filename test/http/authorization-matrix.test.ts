@@ -168,8 +168,9 @@ const expected: Record<string, Expected> = {
   'POST /v1/notifications/{id}/read': { guard: 'member', params: () => ({ id: randomUUID() }) },
 
   'POST /v1/webchat/conversations': { guard: 'widget', body: { visitor_message: 'Do you ship to Belgium?', page_url: `${SHOP}/shipping` } },
+  // Without the visitor token a conversation's reads and writes are a 404 for the right key too (let through), and
+  // hidden for another's.
   'POST /v1/webchat/conversations/{id}/messages': { guard: 'widget', body: { message: 'And to Germany?' }, params: (f) => ({ id: f.conversationId }), ownedByA: true },
-  // Without the visitor token the messages are a 404 for the right key too (let through), and hidden for another's.
   'GET /v1/webchat/conversations/{id}/messages': { guard: 'widget', params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'POST /v1/webchat/conversations/{id}/lead': { guard: 'widget', body: { name: 'Ann', email: 'ann@customer.example' }, params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'POST /v1/webchat/conversations/{id}/escalate': { guard: 'widget', body: {}, params: (f) => ({ id: f.conversationId }), ownedByA: true },

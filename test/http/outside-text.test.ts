@@ -34,8 +34,13 @@ describeEachDatabase('outside text at the HTTP edge', (get) => {
     await service.stop();
   });
 
-  const widget = (path: string, raw: string) =>
-    service.api('POST', path, { raw, headers: { 'content-type': 'application/json', 'x-widget-key': widgetKey, origin: SHOP } });
+  /** The visitor token of the conversation started last, which its later requests carry. */
+  let visitorToken = '';
+  const widget = async (path: string, raw: string) => {
+    const res = await service.api('POST', path, { raw, headers: { 'content-type': 'application/json', 'x-widget-key': widgetKey, origin: SHOP, 'x-visitor-token': visitorToken } });
+    if (typeof res.body?.visitor_token === 'string') visitorToken = res.body.visitor_token;
+    return res;
+  };
 
   const webchatTurns = async (conversationId: string) => {
     const session = await get().db.selectFrom('sessions').select(['id', 'turn_count']).where('external_id', '=', conversationId).executeTakeFirst();

@@ -39,11 +39,17 @@ describeEachDatabase('website chat bodies, whatever a browser posts', (get) => {
     await service.stop();
   });
 
-  const widget = (path: string, body: unknown, raw?: string): Promise<ApiResponse> =>
-    service.api('POST', path, {
-      headers: { 'x-widget-key': widgetKey, origin: SHOP, ...(raw === undefined ? {} : { 'content-type': 'application/json' }) },
+  /** Each conversation's visitor token, which the requests about it carry (as the widget sends it). */
+  const visitorTokens = new Map<string, string>();
+  const widget = async (path: string, body: unknown, raw?: string): Promise<ApiResponse> => {
+    const token = visitorTokens.get(/^\/v1\/webchat\/conversations\/([^/]+)\//.exec(path)?.[1] ?? '');
+    const res = await service.api('POST', path, {
+      headers: { 'x-widget-key': widgetKey, origin: SHOP, ...(token ? { 'x-visitor-token': token } : {}), ...(raw === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(raw === undefined ? { body } : { raw }),
     });
+    if (typeof res.body?.conversation_id === 'string' && typeof res.body.visitor_token === 'string') visitorTokens.set(res.body.conversation_id, res.body.visitor_token);
+    return res;
+  };
   const events = (conversation: string) =>
     get()
       .db.selectFrom('webhook_events')
