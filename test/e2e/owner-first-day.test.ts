@@ -176,7 +176,7 @@ describe("a shop owner's first day without a developer", () => {
     const widget = { 'x-widget-key': key, origin: service.url };
     const started = await service.api('POST', '/v1/webchat/conversations', { headers: widget, body: { visitor_message: 'Is the Ridge tent waterproof?', page_url: `${service.url}/tents` } });
     const conversationId = started.body.conversation_id as string;
-    await service.api('POST', `/v1/webchat/conversations/${conversationId}/lead`, { headers: widget, body: { name: 'Noor de Vries', email: 'noor@example.org', phone: '' } });
+    await service.api('POST', `/v1/webchat/conversations/${conversationId}/lead`, { headers: { ...widget, 'x-visitor-token': started.body.visitor_token as string }, body: { name: 'Noor de Vries', email: 'noor@example.org', phone: '' } });
     const event = await database.db.selectFrom('webhook_events').select('payload').where('workspace_id', '=', workspaceId).where('event', '=', 'new_chat').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
     const dashboardUrl = new URL((event.payload as { dashboard_url: string }).dashboard_url);
 

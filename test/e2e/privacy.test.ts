@@ -31,7 +31,7 @@ describe('the Privacy screen', () => {
     const widgetKey = (await service.api('GET', '/v1/keys/widget', { token: ws.owner })).body.key as string;
     const headers = { 'x-widget-key': widgetKey, origin: SHOP };
     const chat = await service.api('POST', '/v1/webchat/conversations', { headers, body: { visitor_message: 'Do you sell tents?', page_url: SHOP } });
-    await service.api('POST', `/v1/webchat/conversations/${chat.body.conversation_id as string}/lead`, { headers, body: { name: 'Kim', email: 'kim@example.org' } });
+    await service.api('POST', `/v1/webchat/conversations/${chat.body.conversation_id as string}/lead`, { headers: { ...headers, 'x-visitor-token': chat.body.visitor_token as string }, body: { name: 'Kim', email: 'kim@example.org' } });
     await service.runtime.settled();
     ({ page } = await openBrowserPage(browser, { cspViolations }));
   });

@@ -284,14 +284,14 @@ class Traffic {
         method: 'POST',
         headers: headers(),
         body: JSON.stringify({ visitor_message: `Do you ship to Utrecht? (chat ${n})`, page_url: 'https://shop.example/p/1' }),
-      }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => ({}))) as { conversation_id?: string } }), () => null);
+      }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => ({}))) as { conversation_id?: string; visitor_token?: string } }), () => null);
       if (started?.status === 201 && started.body.conversation_id) {
         const chat: Chat = { conversationId: started.body.conversation_id, lead: false };
         this.chats.push(chat);
         if (n % 3 === 0) {
           const lead = await fetch(`${this.url}/v1/webchat/conversations/${chat.conversationId}/lead`, {
             method: 'POST',
-            headers: headers(),
+            headers: { ...headers(), 'x-visitor-token': started.body.visitor_token ?? '' },
             body: JSON.stringify({ name: `Visitor ${n}`, email: `visitor${n}@example.com` }),
           }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => ({}))) as { recorded?: boolean } }), () => null);
           if (lead?.status === 200 && lead.body.recorded) chat.lead = true;

@@ -67,9 +67,11 @@ describe('the service process logs no customer data at info and above', { timeou
     expect(posted.status).toBe(200);
 
     // The website chat: a lead, and a lead refused (its email is not one).
+    let visitorToken = '';
     const widget = (path: string, payload: unknown) =>
-      fetch(service.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-widget-key': widgetKey, origin: SHOP }, body: JSON.stringify(payload) });
-    const chat = (await (await widget('/v1/webchat/conversations', { visitor_message: customer.said[2], page_url: `${SHOP}/gloves` })).json()) as { conversation_id: string };
+      fetch(service.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-widget-key': widgetKey, origin: SHOP, 'x-visitor-token': visitorToken }, body: JSON.stringify(payload) });
+    const chat = (await (await widget('/v1/webchat/conversations', { visitor_message: customer.said[2], page_url: `${SHOP}/gloves` })).json()) as { conversation_id: string; visitor_token: string };
+    visitorToken = chat.visitor_token;
     expect((await widget(`/v1/webchat/conversations/${chat.conversation_id}/lead`, { name: 'Robin Private', email: customer.email, phone: customer.written })).status).toBe(200);
     expect((await widget(`/v1/webchat/conversations/${chat.conversation_id}/lead`, { name: 'Robin Private', email: `not an email ${customer.email}`, phone: customer.written })).status).toBe(400);
     expect((await widget(`/v1/webchat/conversations/${chat.conversation_id}/messages`, { message: `${customer.said[2]} and my number is ${customer.written}` })).status).toBe(200);

@@ -166,14 +166,19 @@ async function configure(base: string, w: World, integration: boolean): Promise<
 
 function widget(widgetKey: string) {
   const headers = { 'x-widget-key': widgetKey, origin: SHOP, 'content-type': 'application/json' };
+  /** Each conversation's visitor token, which its next messages carry. */
+  const tokens = new Map<string, string>();
   return {
     async start(base: string, text: string): Promise<string> {
       const res = await fetch(`${base}/v1/webchat/conversations`, { method: 'POST', headers, body: JSON.stringify({ visitor_message: text, page_url: `${SHOP}/cart`, language: 'en' }) });
       expect(res.status).toBe(201);
-      return ((await res.json()) as { conversation_id: string }).conversation_id;
+      const started = (await res.json()) as { conversation_id: string; visitor_token: string };
+      tokens.set(started.conversation_id, started.visitor_token);
+      return started.conversation_id;
     },
     async say(base: string, conversationId: string, text: string): Promise<string | null> {
-      const res = await fetch(`${base}/v1/webchat/conversations/${conversationId}/messages`, { method: 'POST', headers, body: JSON.stringify({ message: text, language: 'en' }) });
+      const visitor = { ...headers, 'x-visitor-token': tokens.get(conversationId) ?? '' };
+      const res = await fetch(`${base}/v1/webchat/conversations/${conversationId}/messages`, { method: 'POST', headers: visitor, body: JSON.stringify({ message: text, language: 'en' }) });
       expect(res.status).toBe(200);
       return ((await res.json()) as { reply: string | null }).reply;
     },
