@@ -38,6 +38,7 @@ const ACTIONS = {
   retention_changed: 'Changed how long conversations are kept',
   customer_exported: 'Downloaded a customer’s data',
   customer_erased: 'Erased a customer’s data',
+  customer_messages_replayed: 'Replayed customer messages to a candidate endpoint',
 };
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */

@@ -171,7 +171,7 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
       throw err;
     }
     if (auditRule && deps.audit && result.status < 400) {
-      const entry = auditRecordOf(auditRule, { ...call, answer: result.body });
+      const entry = auditRecordOf(auditRule, { ...call, answer: result.body ?? result.audited });
       if (entry) await deps.audit.recordQuietly(entry);
     }
     if (res.headersSent) return;

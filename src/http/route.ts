@@ -37,6 +37,8 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** An answer the handler streamed itself: what the audit log reads in its place (src/privacy/audited-routes.ts). */
+  audited?: unknown;
 }
 
 export interface RouteDefinition<B = unknown> {

@@ -41,6 +41,7 @@ export const AUDIT_ACTIONS = [
   'retention_changed',
   'customer_exported',
   'customer_erased',
+  'customer_messages_replayed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

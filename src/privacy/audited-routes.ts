@@ -70,14 +70,32 @@ const rules: Record<string, Rule> = {
   'PUT /v1/team': { action: 'team_availability_changed', target: (c) => (read(c.body, 'available') ? 'available' : 'not available') },
   'PUT /v1/inbox/settings': { action: 'inbox_settings_changed', target: (c) => JSON.stringify(c.body ?? {}) },
   'POST /v1/sessions/{id}/takeover': { action: 'conversation_taken_over', target: (c) => `conversation ${c.params.id}` },
-  'GET /v1/exports/conversations': { action: 'conversations_exported', target: () => 'conversations' },
+  'GET /v1/exports/conversations': { action: 'conversations_exported', target: (c) => conversationsExported(c) },
   'PUT /v1/workspace/retention': {
     action: 'retention_changed',
     target: (c) => (typeof read(c.body, 'days') === 'number' ? `${read(c.body, 'days') as number} days` : 'kept until erased'),
   },
-  'POST /v1/privacy/export': { action: 'customer_exported', target: (c) => summary(c) },
+  'POST /v1/privacy/export': { action: 'customer_exported', target: (c) => `${summary(c)}; period: everything held, format: json` },
   'POST /v1/privacy/erase': { action: 'customer_erased', target: (c) => summary(c) },
+  // Customers' messages sent to a candidate endpoint: to which host, never the key nor the URL's path or query.
+  'POST /v1/integration/replay': { action: 'customer_messages_replayed', target: (c) => `to ${hostOf(read(c.body, 'endpoint_url'))}, last ${String(read(c.body, 'last'))}` },
 };
+
+/** The conversations export: its period (the hours it covers, UTC), channel and format, as the route answered it. */
+function conversationsExported(call: AuditedCall): string {
+  const channel = str(read(call.answer, 'channel'));
+  const period = `period: ${str(read(call.answer, 'from')) ?? '?'} to ${str(read(call.answer, 'to')) ?? '?'}`;
+  return `${period}${channel ? `, channel: ${channel}` : ''}, format: ${str(read(call.answer, 'format')) ?? '?'}`;
+}
+
+/** A URL's host and port, without its user, password, path or query (any of which may carry a secret). */
+function hostOf(url: unknown): string {
+  try {
+    return new URL(String(url)).host;
+  } catch {
+    return 'an unreadable URL';
+  }
+}
 
 /** Export and erasure: by which kind of identifier, and how much; never the identifier itself. */
 function summary(call: AuditedCall): string {

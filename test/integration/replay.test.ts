@@ -169,6 +169,16 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
       expect(JSON.stringify(logged)).not.toContain('not-for-the-log');
     });
 
+    it('is in the audit log: who sent which workspace\'s messages to which host, never the key, the path or the query', async () => {
+      const audit = await service.api('GET', '/v1/audit?limit=200', { token: ws.owner });
+      const replays = (audit.body.entries as { action: string; user_email: string | null; target: string | null }[]).filter((e) => e.action === 'customer_messages_replayed');
+      // The refused replay (a short key) sent nothing and is not an entry.
+      expect(replays).toHaveLength(1);
+      expect(replays[0]).toMatchObject({ user_email: expect.stringMatching(/^owner@/), target: `to ${new URL(endpoint()).host}, last 50` });
+      expect(JSON.stringify(audit.body)).not.toContain(CANDIDATE_KEY);
+      expect(JSON.stringify(audit.body)).not.toContain('/staging');
+    });
+
     it('writes nothing to the conversations', async () => {
       expect((await get().db.selectFrom('session_turns').select('id').execute()).length).toBe(turnsBefore);
     });

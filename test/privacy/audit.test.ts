@@ -4,6 +4,7 @@
  * owners and admins read it a page at a time; nobody can change it, and only its own retention deletes from it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../channels/whatsapp/fixtures/harness.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
@@ -104,6 +105,25 @@ describeEachDatabase('the audit log', (get) => {
     expect(all.find((e) => e.action === 'conversation_taken_over')!.target).toContain(chatSession);
     expect(all.find((e) => e.action === 'integration_changed')!.target).toContain('https://127.0.0.1:9/botlink');
     expect(all.find((e) => e.action === 'customer_erased')!.target).not.toMatch(/6\s?1234\s?5678/);
+    expect(all.find((e) => e.action === 'customer_exported')!.target).toMatch(/^by email: .*; period: everything held, format: json$/);
+  });
+
+  it('records a conversations export with the period it covered, its channel and its format', async () => {
+    const from = '2026-03-01T00:00:00.000Z';
+    const to = '2026-03-08T00:00:00.000Z';
+    // A streamed answer is recorded once the handler is done with it: a moment after the download has ended.
+    const recorded = async (count: number) => until(async () => ((await entries()).filter((e) => e.action === 'conversations_exported').length === count ? (await entries())[0] : undefined));
+    const chosen = await api('GET', `/v1/exports/conversations?from=${from}&to=${to}&channel=phone&format=jsonl`, ws.admin);
+    expect(chosen.status).toBe(200);
+    expect(await recorded(1)).toMatchObject({ action: 'conversations_exported', user_email: expect.stringMatching(/^admin/), target: `period: ${from} to ${to}, channel: phone, format: jsonl` });
+
+    const defaults = await api('GET', '/v1/exports/conversations', ws.owner);
+    expect(defaults.status).toBe(200);
+    const target = (await recorded(2))!.target!;
+    const [, start, end] = /^period: (\S+) to (\S+), format: csv$/.exec(target) ?? [];
+    // Without from and to: the seven days up to the current hour's end, as the export read them.
+    expect(new Date(end!).getTime() - new Date(start!).getTime()).toBe(7 * 86_400_000);
+    expect(Math.abs(new Date(end!).getTime() - Date.now())).toBeLessThanOrEqual(3_600_000);
   });
 
   it('records a sign-in, a failed sign-in and a password set through an invite, once each', async () => {

@@ -180,7 +180,8 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
           throw new AppError('validation_failed', 'format must be csv or jsonl.', [{ field: 'format', message: 'unknown format' }]);
         }
         await streamConversations(deps.analytics, workspaceId, period, format as ExportFormat, res);
-        return { status: 200 };
+        // The audit log records which conversations left, and how (docs/privacy.md, "Audit log").
+        return { status: 200, audited: { from: period.from.toISOString(), to: period.to.toISOString(), channel: period.channel, format } };
       },
     }),
   ];
