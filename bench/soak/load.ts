@@ -257,7 +257,7 @@ export class Traffic {
   }
 
   async #chat(workspace: Workspace, n: number): Promise<void> {
-    const headers = { 'x-widget-key': workspace.widgetKey, origin: SHOP_ORIGIN, 'content-type': 'application/json' };
+    const headers: Record<string, string> = { 'x-widget-key': workspace.widgetKey, origin: SHOP_ORIGIN, 'content-type': 'application/json' };
     // Each visitor from an address of their own, as on the web: the widget's budget is per visitor (docs/webchat.md).
     const dispatcher = visitorAgent(n);
     const post = async (path: string, body: unknown) => {
@@ -272,6 +272,8 @@ export class Traffic {
     this.webchat.replyMs.push(performance.now() - started);
     if (opened.engine) this.chatTurnsByEngine.set(opened.engine, (this.chatTurnsByEngine.get(opened.engine) ?? 0) + 1);
     const id = opened.body.conversation_id as string;
+    // The conversation's writes after its start need the visitor's token (docs/webchat.md, "The visitor token").
+    headers['x-visitor-token'] = String(opened.body.visitor_token);
     this.expectedEvents.set(`new_chat:${id}`, performance.now());
     if (typeof opened.body.reply === 'string' && opened.body.reply.length > 0) this.webchat.answered++;
     else this.webchat.errors.push('conversation answered without a reply');
