@@ -11,8 +11,6 @@ export const MAX_AGENT_WEBCHAT_CHARS = MAX_MESSAGE_CHARS;
 export const WHATSAPP_WINDOW_MS = 24 * 60 * 60_000;
 /** The longest `wait` of the web chat's long poll, in seconds. */
 export const MAX_POLL_WAIT_SECONDS = 25;
-/** The long poll reads the database again this often (ms), so a message written by another process is seen too. */
-export const POLL_RECHECK_MS = 1_000;
 /** The most messages one answer of the long poll carries. */
 export const MAX_POLL_MESSAGES = 200;
 /** The most conversations one inbox view lists. */
