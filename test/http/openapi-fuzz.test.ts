@@ -82,6 +82,12 @@ const SEMANTIC_CHECKS: Record<string, { fields: RegExp; reason: string }> = {
     ]),
   ),
   'POST /v1/auth/password': { fields: /^password$/, reason: 'a password may not be only whitespace; said in a sentence of our own, which a schema pattern could not give' },
+  ...Object.fromEntries(
+    ['POST /v1/privacy/export', 'POST /v1/privacy/erase'].map((key) => [
+      key,
+      { fields: /^(phone|email|whatsapp_id)$/, reason: 'a whole number read as people write it (7 to 15 digits in E.164), a WhatsApp id as Meta writes it, or a whole email; never a part of one (docs/privacy.md)' },
+    ]),
+  ),
 };
 
 /**
