@@ -55,7 +55,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`revoke all on function ${purge}(integer) from public`.execute(db);
 
   // Who adds entries now: this migration's role (one role for migrations and the engine), and any role that was
-  // granted INSERT on the table (the engine's role of a two-role deployment, through default privileges).
+  // granted INSERT on the table (the engine's role of a two-role deployment, through default privileges). A role
+  // granted anything else keeps SELECT at most.
   const owner = sql.lit(AUDIT_OWNER);
   const schemaName = sql.lit(schema);
   const columns = sql.raw(WRITTEN.join(', '));
@@ -69,11 +70,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       made_creator boolean := false;
       writer name;
       writers name[];
+      reader name;
+      readers name[];
     begin
       select coalesce(array_agg(distinct r.rolname), '{}') into writers
         from pg_class c cross join lateral aclexplode(c.relacl) a join pg_roles r on r.oid = a.grantee
         where c.oid = log and a.privilege_type = 'INSERT' and a.grantee <> c.relowner;
       writers := array_append(writers, current_user);
+      select coalesce(array_agg(distinct r.rolname), '{}') into readers
+        from pg_class c cross join lateral aclexplode(c.relacl) a join pg_roles r on r.oid = a.grantee
+        where c.oid = log and a.grantee <> c.relowner and not r.rolname = any(writers);
       begin
         if not exists (select from pg_roles where rolname = ${owner}) then
           begin
@@ -99,6 +105,10 @@ export async function up(db: Kysely<any>): Promise<void> {
         execute format('alter function %I.audit_log_purge(integer) owner to %I', ${schemaName}, ${owner});
         execute format('revoke all on %s from public', log);
         execute format('revoke all on sequence %s from public', sequence);
+        foreach reader in array readers loop
+          execute format('revoke update, delete, truncate, references, trigger on %s from %I', log, reader);
+          execute format('revoke update on sequence %s from %I', sequence, reader);
+        end loop;
         foreach writer in array writers loop
           execute format('revoke all on %s from %I', log, writer);
           execute format('revoke all on sequence %s from %I', sequence, writer);

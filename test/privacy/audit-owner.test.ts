@@ -264,6 +264,8 @@ describe('one role that runs the migrations and the engine, and may not create r
 
 describe('two roles: the engine migrates over DATABASE_MIGRATION_URL and works over DATABASE_URL', () => {
   const role = `botlink_engine_${randomBytes(5).toString('hex')}`;
+  /** A role that may read and change every table, but not add: of the audit log it keeps reading. */
+  const reporter = `botlink_report_${randomBytes(5).toString('hex')}`;
   let own: OwnDatabase | undefined;
   let admin: OpenedDatabase | undefined;
   let engine: OpenedDatabase | undefined;
@@ -275,6 +277,8 @@ describe('two roles: the engine migrates over DATABASE_MIGRATION_URL and works o
     await sql`create role ${sql.id(role)} login`.execute(admin.db);
     // Before the first start, as the docs say: what the migrations will make, the engine's role may use.
     await run(admin.db, docsStatements("-- The engine's role", { botlink: 'postgres', botlink_engine: role, schema: 'public' }));
+    await sql`create role ${sql.id(reporter)} nologin`.execute(admin.db);
+    await sql`alter default privileges in schema public grant select, update, delete on tables to ${sql.id(reporter)}`.execute(admin.db);
   });
   afterAll(async () => {
     await engine?.close();
@@ -283,6 +287,7 @@ describe('two roles: the engine migrates over DATABASE_MIGRATION_URL and works o
     if (!url) return;
     const again = await openDatabase({ url, poolSize: 1 });
     await sql`drop role if exists ${sql.id(role)}`.execute(again.db);
+    await sql`drop role if exists ${sql.id(reporter)}`.execute(again.db);
     await again.close();
   });
 
@@ -302,6 +307,13 @@ describe('two roles: the engine migrates over DATABASE_MIGRATION_URL and works o
       engine = await openDatabase({ url: engineUrl.toString(), poolSize: 1 });
       const opened = engine;
       await expectOnlyAddAndRead((fn) => fn(opened.db), admin!.db, ws.workspaceId, true);
+      const may = async (who: string, what: string) =>
+        (await sql<{ yes: boolean }>`select has_any_column_privilege(${who}, 'audit_log', ${what}) as yes`.execute(admin!.db)).rows[0]!.yes;
+      expect(await Promise.all(['SELECT', 'INSERT', 'UPDATE'].map((what) => may(role, what)))).toEqual([true, true, false]);
+      expect(await Promise.all(['SELECT', 'INSERT', 'UPDATE'].map((what) => may(reporter, what)))).toEqual([true, false, false]);
+      // Other tables keep what the default privileges gave.
+      const users = (await sql<{ yes: boolean }>`select has_table_privilege(${reporter}, 'users', 'UPDATE') as yes`.execute(admin!.db)).rows[0]!.yes;
+      expect(users).toBe(true);
     } finally {
       await service.stop();
     }
