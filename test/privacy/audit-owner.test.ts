@@ -16,6 +16,7 @@ import { createAudit } from '../../src/privacy/audit.ts';
 import { auditLogHold } from '../../src/privacy/audit-owner.ts';
 import { AUDIT_RETENTION_DAYS } from '../../src/privacy/limits.ts';
 import { createOwnDatabase, describeEachDatabase, type OwnDatabase, type TestDatabase } from '../helpers/db.ts';
+import { runCli } from '../helpers/cli.ts';
 import { seedWorkspace, startTestService, startTestServiceOn } from '../helpers/service.ts';
 
 const OWNER = 'botlink_audit_owner';
@@ -289,6 +290,22 @@ describe('two roles: the engine migrates over DATABASE_MIGRATION_URL and works o
     await sql`drop role if exists ${sql.id(role)}`.execute(again.db);
     await sql`drop role if exists ${sql.id(reporter)}`.execute(again.db);
     await again.close();
+  });
+
+  it('the CLI too: the first to run, it migrates as the migrating role and works as the engine’s', { timeout: 30_000 }, async () => {
+    if (!url) return expect(url).toBeUndefined();
+    const engineUrl = new URL(own!.url);
+    engineUrl.username = role;
+    const env = { DATABASE_URL: engineUrl.toString(), DATABASE_MIGRATION_URL: own!.url, MASTER_KEY: randomBytes(32).toString('hex') };
+    const created = await runCli(['workspace', 'create', '--name', 'Cli', '--owner', 'cli@two-roles.example', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { rows } = await sql<{ name: string; owner: string }>`
+      select relname as name, pg_get_userbyid(relowner) as owner from pg_class where oid in ('users'::regclass, 'audit_log'::regclass) order by relname`.execute(admin!.db);
+    expect(rows).toEqual([
+      { name: 'audit_log', owner: OWNER },
+      { name: 'users', owner: 'postgres' },
+    ]);
+    expect((await admin!.db.selectFrom('users').select('email').execute()).map((u) => u.email)).toEqual(['cli@two-roles.example']);
   });
 
   it("makes every table as the migrating role, and leaves the engine's role adding to the audit log and reading it", async () => {
