@@ -295,7 +295,8 @@ export function createWebchatService(deps: WebchatServiceDeps) {
             })),
           });
           if (!poll || rows.length > 0 || woken === 'deadline' || Date.now() >= deadline) return answer();
-          // Nothing is read while it waits: the client went away (its answer goes nowhere), or a reason to read came.
+          // Nothing is read while it waits. It ends when there is a reason to read, or when the client left (then
+          // nothing is read: the answer would go nowhere).
           woken = await poll.wait(deadline, input.signal);
           if (woken === 'aborted') return { handled_by: session?.handled_by ?? 'bot', messages: [] };
         }
