@@ -34,9 +34,12 @@ export async function auditLogHold(database: Pick<OpenedDatabase, 'db'>): Promis
 
 /** One warn line at start when the engine's role can change the audit log; nothing when it cannot. */
 export async function warnIfEngineCanChangeAuditLog(database: Pick<OpenedDatabase, 'db' | 'kind'>, logger: Logger): Promise<void> {
+  // The embedded database is files of this one process, run as its superuser: there is no other role to give the
+  // engine, and a warning on every `npm start` would only teach an owner to skip warnings (docs/privacy.md).
+  if (database.kind === 'pglite') return;
   const { role, hold } = await auditLogHold(database);
   if (!hold) return;
-  const why = database.kind === 'pglite' ? 'the embedded database runs as its superuser' : `the engine's database role ${role} ${SAYS[hold]}`;
+  const why = `the engine's database role ${role} ${SAYS[hold]}`;
   logger.warn(
     { role, hold },
     `the audit log can be changed by the engine: ${why}; for an audit log nobody can rewrite, run on PostgreSQL with a role that may only add entries (docs/operations.md, "The audit log's owner")`,

@@ -200,9 +200,13 @@ describeEachDatabase('the audit log out of the engine role’s reach', (get) => 
     const { db, kind } = get();
     expect((await auditLogHold({ db })).hold).toBe('superuser');
     const warned = await startWarnings({ db, kind });
+    // The embedded database has no other role to run as: no warning an owner could act on.
+    if (kind === 'pglite') {
+      expect(warned).toEqual([]);
+      return;
+    }
     expect(warned).toHaveLength(1);
     expect(warned[0]!.hold).toBe('superuser');
-    if (kind === 'pglite') return;
     // The whole service on the engine's role, granted as the docs say: it starts without the warning, records, purges.
     const opened = engine!;
     expect(await auditLogHold(opened)).toEqual({ role, hold: null });
