@@ -133,7 +133,6 @@ function customerForm() {
   const erase = h('button', { type: 'button', class: 'danger' }, 'Erase everything about them');
   const body = () => ({ [kind.value]: value.value.trim() });
   /** @param {Record<string, number>} counts */
-  const said = (counts) => Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`).join(', ') || 'nothing';
   download.addEventListener('click', () => {
     error.clear();
     replace(result);
@@ -141,7 +140,7 @@ function customerForm() {
       try {
         const answer = await api('POST', '/v1/privacy/export', { body: body() });
         const url = URL.createObjectURL(new Blob([JSON.stringify(answer, null, 2)], { type: 'application/json' }));
-        replace(result, h('p', {}, `Found ${said(answer.found)}. `, h('a', { href: url, download: 'customer-data.json' }, 'Save the file')));
+        replace(result, h('p', {}, `Found ${answer.said}. `, h('a', { href: url, download: 'customer-data.json' }, 'Save the file')));
       } catch (err) {
         error.show(err);
       }
@@ -154,7 +153,7 @@ function customerForm() {
     void busy(erase, async () => {
       try {
         const answer = await api('POST', '/v1/privacy/erase', { body: body() });
-        replace(result, h('p', {}, `Erased ${said(answer.erased)}.`));
+        replace(result, h('p', {}, `Erased ${answer.said}.`));
         sure.checked = false;
       } catch (err) {
         error.show(err);

@@ -100,8 +100,9 @@ function hostOf(url: unknown): string {
 /** Export and erasure: by which kind of identifier, and how much; never the identifier itself. */
 function summary(call: AuditedCall): string {
   const by = Object.keys((call.body as object | undefined) ?? {}).join(', ');
-  const counts = read(call.answer, 'found') as Record<string, number> | undefined;
-  return `by ${by}: ${Object.entries(counts ?? {}).map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`).join(', ')}`;
+  // The answer's count in an owner's words (customer-tables.ts, inWords): what was found or erased, never who.
+  const said = read(call.answer, 'said');
+  return `by ${by}: ${typeof said === 'string' ? said : 'nothing'}`;
 }
 
 export type AuditRule = Rule;

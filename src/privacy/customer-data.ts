@@ -15,7 +15,7 @@ import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Logger } from '../log.ts';
 import { readCustomerKey, type CustomerIdentity, type CustomerKey } from './customer-identity.ts';
-import { customerTables, numberDigits, type CustomerRecords, type CustomerTable, type CustomerTableName } from './customer-tables.ts';
+import { customerTables, inWords, numberDigits, type CustomerRecords, type CustomerTable, type CustomerTableName } from './customer-tables.ts';
 import { EXPORT_MAX_CONVERSATIONS } from './limits.ts';
 
 export type { CustomerKey } from './customer-identity.ts';
@@ -145,7 +145,8 @@ export function createCustomerData(deps: CustomerDataDeps) {
         found[table] = table === 'sessions' ? all.sessionIds.length : data[table].length;
       }
       const leftOut = all.sessionIds.length - records.sessionIds.length;
-      return { customer: who.customer, exported_at: new Date().toISOString(), found, ...(leftOut > 0 ? { left_out: { sessions: leftOut } } : {}), data };
+      const leftOutSaid = leftOut > 0 ? { left_out: { sessions: leftOut } } : {};
+      return { customer: who.customer, exported_at: new Date().toISOString(), found, said: inWords(found), ...leftOutSaid, data };
     },
 
     async erase(workspaceId: string, key: CustomerKey) {
@@ -169,7 +170,7 @@ export function createCustomerData(deps: CustomerDataDeps) {
         return { found, erased, later };
       });
       logger.info({ workspaceId, by: Object.keys(who.customer)[0], ...result.erased }, 'a customer was erased');
-      return { customer: who.customer, found: result.found, erased: result.erased, erased_once_processed: result.later };
+      return { customer: who.customer, found: result.found, erased: result.erased, erased_once_processed: result.later, said: inWords(result.erased) };
     },
   };
 }

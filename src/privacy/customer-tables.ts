@@ -31,6 +31,11 @@ export interface CustomerRecords {
 export interface CustomerTable {
   /** How the customer's rows are reached, in words. */
   reach: string;
+  /**
+   * What an owner calls one row and several, in the answer's `said` and the audit log; none for copies kept for the
+   * engine's own work (live updates, webhook deliveries), which go with what they copy.
+   */
+  said?: readonly [one: string, many: string];
   /** The columns that name one row. */
   key: readonly string[];
   /** The customer's rows: a condition over the table's own columns. */
@@ -113,7 +118,7 @@ export const CUSTOMER_TABLES = {
         and(sql<boolean>`${ref('topic')} = 'inbox'`, sql<boolean>`${ref('key')} = ${c.workspaceId}`, c.sessionIds.length ? sql<boolean>`${ref('payload')}->>'sessionId' in (${sql.join(c.sessionIds)})` : NOTHING),
       ),
   },
-  notifications: { reach: 'the notifications of their sessions in this workspace', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('session_id', c.sessionIds)) },
+  notifications: { said: ['team notification', 'team notifications'], reach: 'the notifications of their sessions in this workspace', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('session_id', c.sessionIds)) },
   webhook_attempts: {
     reach: 'the delivery attempts of the webhook payloads below (a receiver may echo a payload in its answer)',
     key: ['delivery_id', 'attempt'],
@@ -124,30 +129,30 @@ export const CUSTOMER_TABLES = {
     key: ['id'],
     where: (c) => and(inWorkspace(c), sql<boolean>`${ref('event_id')} in (${eventsOfCustomer(c)})`),
   },
-  webhook_events: {
+  webhook_events: { said: ['webhook payload', 'webhook payloads'],
     reach: "this workspace's webhook payloads whose conversation_id or session_id is one of their conversations, or whose email or phone field is theirs",
     key: ['id'],
     where: (c) => and(inWorkspace(c), webhookPayloads(c, ref('payload'))),
   },
-  session_messages: { reach: 'the messages of their sessions', key: ['id'], where: (c) => anyOf('session_id', c.sessionIds) },
-  session_turns: { reach: 'the turns of their sessions', key: ['id'], where: (c) => anyOf('session_id', c.sessionIds) },
-  whatsapp_webhook_events: {
+  session_messages: { said: ['message', 'messages'], reach: 'the messages of their sessions', key: ['id'], where: (c) => anyOf('session_id', c.sessionIds) },
+  session_turns: { said: ['message', 'messages'], reach: 'the turns of their sessions', key: ['id'], where: (c) => anyOf('session_id', c.sessionIds) },
+  whatsapp_webhook_events: { said: ['WhatsApp delivery from Meta', 'WhatsApp deliveries from Meta'],
     reach:
       "Meta's raw bodies this workspace read (or nobody read yet) with a change for one of its numbers naming their WhatsApp id (messages[].from, contacts[].wa_id, statuses[].recipient_id), and those their messages came in; one not processed yet goes once processed",
     key: ['id'],
     where: rawBodies,
     later: { pendingWhile: 'processed_at', flag: 'erase_after_processing' },
   },
-  whatsapp_outbound_messages: { reach: "this workspace's messages sent to their WhatsApp id", key: ['id'], where: (c) => and(inWorkspace(c), anyOf('wa_id', c.waIds)) },
-  whatsapp_inbound_messages: { reach: "this workspace's messages received from their WhatsApp id", key: ['id'], where: (c) => and(inWorkspace(c), anyOf('wa_id', c.waIds)) },
-  whatsapp_conversations: {
+  whatsapp_outbound_messages: { said: ['WhatsApp message', 'WhatsApp messages'], reach: "this workspace's messages sent to their WhatsApp id", key: ['id'], where: (c) => and(inWorkspace(c), anyOf('wa_id', c.waIds)) },
+  whatsapp_inbound_messages: { said: ['WhatsApp message', 'WhatsApp messages'], reach: "this workspace's messages received from their WhatsApp id", key: ['id'], where: (c) => and(inWorkspace(c), anyOf('wa_id', c.waIds)) },
+  whatsapp_conversations: { said: ['WhatsApp contact', 'WhatsApp contacts'],
     reach: "this workspace's WhatsApp conversation with their WhatsApp id (with the profile name)",
     key: ['workspace_id', 'wa_id'],
     where: (c) => and(inWorkspace(c), anyOf('wa_id', c.waIds)),
   },
-  webchat_earlier_leads: { reach: 'the leads their web chats replaced', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('conversation_id', c.webchatIds)) },
-  sessions: { reach: 'their sessions in this workspace, with the customer details', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('id', c.sessionIds)), omit: ['snapshot'] },
-  webchat_conversations: { reach: 'their web chats in this workspace, with the lead', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('id', c.webchatIds)), omit: ['visitor_token_hash'] },
+  webchat_earlier_leads: { said: ['earlier contact details', 'earlier contact details'], reach: 'the leads their web chats replaced', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('conversation_id', c.webchatIds)) },
+  sessions: { said: ['conversation', 'conversations'], reach: 'their sessions in this workspace, with the customer details', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('id', c.sessionIds)), omit: ['snapshot'] },
+  webchat_conversations: { said: ['website chat', 'website chats'], reach: 'their web chats in this workspace, with the lead', key: ['id'], where: (c) => and(inWorkspace(c), anyOf('id', c.webchatIds)), omit: ['visitor_token_hash'] },
 
   // No customer's data.
   analytics_handed_over: { none: 'a session id already counted as handed over (no personal data); goes with its session (on delete cascade)' },
@@ -180,6 +185,21 @@ export const CUSTOMER_TABLES = {
 
 type Tables = typeof CUSTOMER_TABLES;
 export type CustomerTableName = { [T in keyof Tables]: Tables[T] extends CustomerTable ? T : never }[keyof Tables];
+
+/** Counts per table in an owner's words: `2 conversations, 5 messages, 1 website chat`, or `nothing`. */
+export function inWords(counts: Partial<Record<CustomerTableName, number>>): string {
+  const totals = new Map<string, { n: number; one: string; many: string }>();
+  // Against the erasure's order: what holds the rest (chats, conversations) is said first.
+  for (const [table, entry] of customerTables().reverse()) {
+    const n = counts[table] ?? 0;
+    if (!entry.said || n <= 0) continue;
+    const [one, many] = entry.said;
+    const total = totals.get(many) ?? { n: 0, one, many };
+    total.n += n;
+    totals.set(many, total);
+  }
+  return [...totals.values()].map((t) => `${t.n} ${t.n === 1 ? t.one : t.many}`).join(', ') || 'nothing';
+}
 
 /** The tables that hold customers' data, in the order an erasure deletes. */
 export function customerTables(): [CustomerTableName, CustomerTable][] {

@@ -105,7 +105,7 @@ describeEachDatabase('the audit log', (get) => {
     expect(all.find((e) => e.action === 'conversation_taken_over')!.target).toContain(chatSession);
     expect(all.find((e) => e.action === 'integration_changed')!.target).toContain('https://127.0.0.1:9/botlink');
     expect(all.find((e) => e.action === 'customer_erased')!.target).not.toMatch(/6\s?1234\s?5678/);
-    expect(all.find((e) => e.action === 'customer_exported')!.target).toMatch(/^by email: .*; period: everything held, format: json$/);
+    expect(all.find((e) => e.action === 'customer_exported')!.target).toBe('by email: nothing; period: everything held, format: json');
   });
 
   it('records a conversations export with the period it covered, its channel and its format', async () => {

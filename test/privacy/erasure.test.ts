@@ -198,6 +198,11 @@ describeEachDatabase('erasing a customer', (get) => {
     expect(res.status).toBe(200);
     expect(res.body.customer).toEqual({ phone: sam.phone });
     expect(res.body.found).toMatchObject({ sessions: 3, webchat_conversations: 1, whatsapp_inbound_messages: 1, whatsapp_conversations: 1, whatsapp_webhook_events: 1 });
+    // The same counts in an owner's words, each kind once, as the dashboard and the audit log show them.
+    expect(res.body.said).toMatch(/^1 website chat, 3 conversations, .*\b\d+ messages\b/);
+    expect(res.body.said).toContain('1 website chat');
+    expect(res.body.said).toContain('1 WhatsApp contact');
+    expect(res.body.said).not.toMatch(/_|sessions|webchat/);
     const text = JSON.stringify(res.body.data);
     for (const words of said.samB) expect(text).toContain(words);
     for (const words of [...said.samA, ...said.kim, said.lee]) expect(text).not.toContain(words);

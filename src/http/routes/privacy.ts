@@ -44,6 +44,8 @@ const customerBody: JsonSchema = {
   ],
 };
 
+const saidSchema: JsonSchema = { type: 'string', description: "The counts in an owner's words, as the dashboard and the audit log show them: `1 conversation, 4 messages, 1 website chat`, or `nothing`." };
+
 const foundSchema: JsonSchema = {
   type: 'object',
   description: 'How many rows of each table (docs/privacy.md) were found about the customer; an erasure deletes exactly those.',
@@ -139,7 +141,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
       responses: {
         200: {
           description: 'What was found, and the records.',
-          schema: { type: 'object', required: ['customer', 'found', 'data'], properties: { customer: { type: 'object' }, found: foundSchema, data: { type: 'object' } } },
+          schema: { type: 'object', required: ['customer', 'found', 'said', 'data'], properties: { customer: { type: 'object' }, found: foundSchema, said: saidSchema, data: { type: 'object' } } },
         },
         400: { description: 'Not a whole phone number in E.164, WhatsApp id or email (never a part of one).' },
       },
@@ -160,11 +162,12 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
           description: 'What was found and erased.',
           schema: {
             type: 'object',
-            required: ['customer', 'found', 'erased'],
+            required: ['customer', 'found', 'erased', 'said'],
             properties: {
               customer: { type: 'object' },
               found: foundSchema,
               erased: foundSchema,
+              said: saidSchema,
               erased_once_processed: { type: 'object', description: "Meta's raw webhook bodies not processed yet: each is deleted as soon as it is.", additionalProperties: { type: 'integer' } },
             },
           },
