@@ -9,7 +9,7 @@
  */
 const FLOORS = [
   // shared words: errors, limits, words, text, JSON, ids, logging, metrics, settings
-  ['src/(errors|limits|channels-and-handoffs|json-value|ids|log|metrics|config|data-dir-lock|tracing)\\.ts$', 'src/(text|leases)/'],
+  ['src/(errors|limits|rate-limiter|channels-and-handoffs|json-value|ids|log|metrics|config|data-dir-lock|tracing)\\.ts$', 'src/(text|leases)/'],
   // storage, the guarded network, secrets, credentials, the live bus
   ['db/', 'src/(net|secrets|auth|events)/'],
   // the clients: the Bot Link, the knowledge base, the AI; the integrators' kit

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import type { OpenedDatabase } from '../db/database.ts';
 import { whatsappRepository } from '../db/repositories/whatsapp.repository.ts';
-import { createRateLimiter } from './admission/rate-limiter.ts';
+import { createRateLimiter } from './rate-limiter.ts';
 import { createPhoneChannel, type PhoneChannel } from './channels/phone/phone-channel.ts';
 import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
 import { MAX_RATE_BUCKETS, WEBCHAT_RATE_BURST, WEBCHAT_RATE_WINDOW_MS } from './channels/webchat/limits.ts';

@@ -4,7 +4,7 @@
  */
 import type { OpenedDatabase } from '../db/database.ts';
 import type { AdmissionLimits } from './admission/admission.ts';
-import type { RateLimitOptions } from './admission/rate-limiter.ts';
+import type { RateLimitOptions } from './rate-limiter.ts';
 import type { LoginThrottleOptions } from './auth/login-throttle.ts';
 import type { StreamGuardOptions } from './auth/stream-guard.ts';
 import type { EndpointHealthTrackerDeps } from './botlink/endpoint-health-tracker.ts';

@@ -5,7 +5,7 @@
  */
 import type { OpenedDatabase } from '../db/database.ts';
 import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
-import { createRateLimiter } from './admission/rate-limiter.ts';
+import { createRateLimiter } from './rate-limiter.ts';
 import { channelRenderers } from './channels/renderers.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import type { RouteDefinition } from './http/route.ts';

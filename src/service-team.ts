@@ -3,7 +3,7 @@
  * hand-back, close, agents' messages), its routes, and the sweep that hands overdue waiting conversations back.
  */
 import type { OpenedDatabase } from '../db/database.ts';
-import { createRateLimiter } from './admission/rate-limiter.ts';
+import { createRateLimiter } from './rate-limiter.ts';
 import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
 import type { RouteDefinition } from './http/route.ts';
 import { inboxRoutes } from './http/routes/inbox.ts';

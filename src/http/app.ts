@@ -305,7 +305,7 @@ function errorHandler(logger: Logger) {
       return;
     }
     if (appError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
-    // A budget's refusal (src/admission/rate-limiter.ts) says its wait in details; clients read it from the header too.
+    // A budget's refusal (src/rate-limiter.ts) says its wait in details; clients read it from the header too.
     const retryAfter = (appError.details as { retry_after?: unknown } | undefined)?.retry_after;
     if (appError.code === 'rate_limited' && typeof retryAfter === 'number' && !res.hasHeader('retry-after')) res.setHeader('Retry-After', String(retryAfter));
     res.status(appError.status).json(appError.toJSON());

@@ -11,7 +11,7 @@ import { inboxRepository, type InboxView } from '../../db/repositories/inbox.rep
 import type { MessageRecord, SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import type { Db } from '../../db/database.ts';
 import type { AgentRef } from '../../machines/session-types.ts';
-import type { RateLimiter } from '../admission/rate-limiter.ts';
+import type { RateLimiter } from '../rate-limiter.ts';
 import { displayName } from '../accounts/display-name.ts';
 import { phrase } from '../ai/phrases.ts';
 import { AppError, notFound } from '../errors.ts';

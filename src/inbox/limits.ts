@@ -1,5 +1,5 @@
 /** The team's inbox: limits of agents' messages and of the web chat's long poll (docs/architecture.md, "Who handles a conversation"). */
-import type { RateLimit } from '../admission/rate-limiter.ts';
+import type { RateLimit } from '../rate-limiter.ts';
 import { MAX_WHATSAPP_TEXT_CHARS } from '../ai/limits.ts';
 import { MAX_MESSAGE_CHARS } from '../limits.ts';
 

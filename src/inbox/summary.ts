@@ -8,7 +8,7 @@
  * conversation, for as long as its last message is the same, and the calls are a budget per workspace
  * (docs/architecture.md, "Who handles a conversation": limits of the team's side).
  */
-import type { RateLimiter } from '../admission/rate-limiter.ts';
+import type { RateLimiter } from '../rate-limiter.ts';
 import type { Ai } from '../ai/index.ts';
 import type { Logger } from '../log.ts';
 import { MAX_CACHED_SUMMARIES, SUMMARY_INPUT_MESSAGES, SUMMARY_LAST_TURNS, SUMMARY_MAX_INPUT_CHARS } from './limits.ts';

@@ -2,7 +2,7 @@
  * Limits and tuning of the knowledge base and the content-sync API, in one place (src/limits.ts holds the spec's own
  * numbers). The spec gives none of these (§2.7, §4.5): they are ours, chosen as documented here.
  */
-import type { RateLimit } from '../admission/rate-limiter.ts';
+import type { RateLimit } from '../rate-limiter.ts';
 
 /**
  * The plugin's own id of a page or product, in the sync API path. Letters, digits and `._:/-` cover WordPress and

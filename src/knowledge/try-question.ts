@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkOrigin } from '../../db/repositories/knowledge.repository.ts';
-import type { RateLimiter } from '../admission/rate-limiter.ts';
+import type { RateLimiter } from '../rate-limiter.ts';
 import { phrase } from '../ai/phrases.ts';
 import type { AiPort } from '../ai/types.ts';
 import type { BotLinkExchange } from '../botlink/client.ts';

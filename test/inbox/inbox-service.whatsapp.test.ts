@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../src/admission/rate-limiter.ts';
+import { createRateLimiter } from '../../src/rate-limiter.ts';
 import { phrase } from '../../src/ai/phrases.ts';
 import { createInboxService } from '../../src/inbox/inbox-service.ts';
 import { AGENT_MESSAGE_RATE_LIMIT, MAX_AGENT_WHATSAPP_CHARS } from '../../src/inbox/limits.ts';

@@ -4,7 +4,7 @@
  * whose clock stands still.
  */
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../src/admission/rate-limiter.ts';
+import { createRateLimiter } from '../../src/rate-limiter.ts';
 import { SUMMARY_RATE_LIMIT } from '../../src/inbox/limits.ts';
 import { createSummaries, type SummaryLine } from '../../src/inbox/summary.ts';
 import { createLogger } from '../../src/log.ts';

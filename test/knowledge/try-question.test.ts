@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../src/admission/rate-limiter.ts';
+import { createRateLimiter } from '../../src/rate-limiter.ts';
 import { phrase } from '../../src/ai/phrases.ts';
 import type { AiStepInput } from '../../src/ai/types.ts';
 import type { BotLinkExchange } from '../../src/botlink/client.ts';

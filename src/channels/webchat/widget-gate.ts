@@ -24,7 +24,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Counter } from 'prom-client';
 import type { Admission } from '../../admission/admission.ts';
 import { SHED_RETRY_AFTER_SECONDS } from '../../admission/limits.ts';
-import type { RateLimiter } from '../../admission/rate-limiter.ts';
+import type { RateLimiter } from '../../rate-limiter.ts';
 import { WIDGET_KEY_HEADER } from '../../auth/api-keys.ts';
 import { AppError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';

@@ -9,7 +9,7 @@
  * accepted cost of not touching the database for every request (docs/webchat.md). A shared limit belongs in front
  * of the processes (the reverse proxy) or in a shared store, should it ever be needed.
  */
-import { AppError } from '../errors.ts';
+import { AppError } from './errors.ts';
 
 /** A budget's figures; each use states its own in its limits.ts. */
 export interface RateLimit {

@@ -1,6 +1,6 @@
-/** The token bucket every budget of the service uses (src/admission/rate-limiter.ts): the widget's, the inbox's, Try a question's. */
+/** The token bucket every budget of the service uses (src/rate-limiter.ts): the widget's, the inbox's, Try a question's. */
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, type RateLimit } from '../../src/admission/rate-limiter.ts';
+import { createRateLimiter, type RateLimit } from '../src/rate-limiter.ts';
 
 const limit = (burst: number, windowMs: number, maxBuckets = 1_000): RateLimit => ({ burst, windowMs, maxBuckets });
 
