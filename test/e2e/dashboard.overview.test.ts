@@ -119,9 +119,9 @@ describe('the Overview in Chromium', () => {
       const file = await download;
       expect(file.suggestedFilename()).toMatch(/^conversations_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/);
       const text = readFileSync((await file.path())!, 'utf8');
-      expect(text.split('\r\n')[0]).toMatch(/^conversation_id,channel,/);
-      expect(text).toContain(',webchat,');
-      expect(text).not.toContain(',phone,');
+      expect(text.split('\r\n')[0]).toMatch(/^"conversation_id","channel",/);
+      expect(text).toContain(',"webchat",');
+      expect(text).not.toContain(',"phone",');
     });
   });
 
