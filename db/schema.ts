@@ -5,7 +5,7 @@
  */
 import type { InvitesTable, SignInAddressesTable, SignInFailuresTable, TokensTable, UsersTable, WorkspacesTable } from './schema/accounts.ts';
 import type { EndpointHealthTable, IntegrationsTable } from './schema/integration.ts';
-import type { ApiKeysTable, KnowledgeChunksTable, KnowledgeDocumentsTable } from './schema/knowledge.ts';
+import type { ApiKeysTable, KnowledgeChunksTable, KnowledgeDocumentsTable, KnowledgeSourcePagesTable, KnowledgeSourcesTable } from './schema/knowledge.ts';
 import type { LiveEventsTable, LiveWatchesTable } from './schema/live-events.ts';
 import type { PhoneNumbersTable, PhoneSettingsTable } from './schema/phone.ts';
 import type { AuditLogTable, JobClaimsTable } from './schema/privacy.ts';
@@ -46,6 +46,8 @@ export interface Database {
   // The knowledge base and its keys.
   knowledge_documents: KnowledgeDocumentsTable;
   knowledge_chunks: KnowledgeChunksTable;
+  knowledge_sources: KnowledgeSourcesTable;
+  knowledge_source_pages: KnowledgeSourcePagesTable;
   api_keys: ApiKeysTable;
   // Conversations.
   sessions: SessionsTable;

@@ -3,8 +3,11 @@ import type { ColumnType, Selectable } from 'kysely';
 import type { Timestamp } from './columns.ts';
 
 export type KnowledgeKind = 'page' | 'product';
-/** Who wrote a knowledge document (migration 0017): a plugin through the sync API, or a person in the dashboard. */
-export type KnowledgeOrigin = 'sync' | 'dashboard';
+/**
+ * Who wrote a knowledge document (migration 0017): a plugin through the sync API, or a person in the dashboard; since
+ * migration 0028 also a website's sync or an uploaded file (a knowledge source).
+ */
+export type KnowledgeOrigin = 'sync' | 'dashboard' | 'website' | 'file';
 export type Availability = 'in_stock' | 'out_of_stock' | 'preorder' | 'backorder' | 'discontinued';
 
 export interface KnowledgeDocumentsTable {
@@ -33,6 +36,8 @@ export interface KnowledgeDocumentsTable {
   origin: ColumnType<KnowledgeOrigin, KnowledgeOrigin | undefined, KnowledgeOrigin>;
   /** A question-and-answer pair: the title is the question, the body the answer. */
   qa: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The website or file it came from (migration 0028); deleting the source deletes it. Null for the others. */
+  source_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface KnowledgeChunksTable {
@@ -62,5 +67,56 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
+export type KnowledgeSourceKind = 'website' | 'sitemap' | 'file';
+export type KnowledgeSourceSchedule = 'daily' | 'weekly' | 'manual';
+export type KnowledgeSourceStatus = 'queued' | 'syncing' | 'done' | 'failed';
+/** A URL the sync did not take, and why, in words an owner reads. */
+export interface SkippedUrl {
+  url: string;
+  reason: string;
+}
+
+/** A website, sitemap or uploaded file the knowledge base is kept from (migration 0028, docs/knowledge.md). */
+export interface KnowledgeSourcesTable {
+  id: string;
+  workspace_id: string;
+  kind: KnowledgeSourceKind;
+  /** Websites and sitemaps: where the sync starts; files: null. */
+  url: string | null;
+  /** The file's name, or the site's host. */
+  name: string;
+  schedule: ColumnType<KnowledgeSourceSchedule, KnowledgeSourceSchedule | undefined, KnowledgeSourceSchedule>;
+  language: string | null;
+  status: ColumnType<KnowledgeSourceStatus, KnowledgeSourceStatus | undefined, KnowledgeSourceStatus>;
+  /** The last (or running) sync's URLs found and fetched, and the pages kept. */
+  found: ColumnType<number, number | undefined, number>;
+  fetched: ColumnType<number, number | undefined, number>;
+  pages: ColumnType<number, number | undefined, number>;
+  skipped: ColumnType<SkippedUrl[], string | undefined, string>;
+  error: string | null;
+  last_synced_at: Timestamp | null;
+  /** Due then (now: asked for); null: not by itself. */
+  next_sync_at: Timestamp | null;
+  claimed_by: string | null;
+  claimed_until: Timestamp;
+  file_bytes: number | null;
+  file_type: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A page a website's sync keeps, with what a re-sync sends as conditions and compares. */
+export interface KnowledgeSourcePagesTable {
+  source_id: string;
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string;
+  document_id: string | null;
+  fetched_at: Timestamp;
+}
+
+export type KnowledgeSource = Selectable<KnowledgeSourcesTable>;
+export type KnowledgeSourcePage = Selectable<KnowledgeSourcePagesTable>;
 export type KnowledgeDocument = Selectable<KnowledgeDocumentsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;

@@ -29,8 +29,8 @@ export interface TriedPassage {
   /** The chunk's id, and the entry (document) it belongs to (GET /v1/knowledge/entries/{id}). */
   id: string;
   entry_id: string | null;
-  /** dashboard: written by hand; sync: from the plugin. */
-  origin: 'dashboard' | 'sync' | null;
+  /** dashboard: written by hand; sync: from the plugin; website, file: from a knowledge source. */
+  origin: 'dashboard' | 'sync' | 'website' | 'file' | null;
   type: 'page' | 'qa' | 'product';
   title: string;
   excerpt: string;

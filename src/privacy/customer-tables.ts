@@ -166,6 +166,8 @@ export const CUSTOMER_TABLES = {
   job_claims: { none: 'which engine runs a job' },
   knowledge_chunks: { none: "the workspace's knowledge base, cut into passages" },
   knowledge_documents: { none: "the workspace's knowledge base: pages, files and entries the team wrote or chose to keep" },
+  knowledge_source_pages: { none: "the pages of the shop's own website the knowledge base keeps, with their ETag and hash" },
+  knowledge_sources: { none: "the websites and files the workspace's knowledge base is kept from, and their syncs' progress" },
   kysely_migration: { none: 'the migrations run' },
   kysely_migration_lock: { none: "the migrations' lock" },
   live_watches: { none: 'which engine watches which stream, by id, for a minute' },

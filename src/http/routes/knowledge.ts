@@ -107,7 +107,7 @@ const trySchema: JsonSchema = {
         properties: {
           id: { type: 'string', format: 'uuid' },
           entry_id: { type: ['string', 'null'], format: 'uuid' },
-          origin: { enum: ['dashboard', 'sync', null] },
+          origin: { enum: ['dashboard', 'sync', 'website', 'file', null], description: 'website, file: from a knowledge source (GET /v1/knowledge/sources).' },
           type: { enum: ['page', 'qa', 'product'] },
           title: { type: 'string' },
           excerpt: { type: 'string' },
