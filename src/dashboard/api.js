@@ -57,6 +57,7 @@ export function whenUnauthorized(handler) {
 /**
  * @typedef {object} CallOptions
  * @property {unknown} [body] sent as JSON
+ * @property {FormData} [form] sent as multipart/form-data (an upload), instead of `body`
  * @property {Record<string, string>} [headers]
  * @property {string} [token] this token instead of the session's
  * @property {boolean} [signIn] a sign-in call: its 401 is a wrong password, not an ended session
@@ -89,12 +90,13 @@ async function send(method, path, options) {
   const headers = { accept: 'application/json', ...options.headers };
   const token = options.token ?? (options.signIn ? undefined : currentSession()?.token);
   if (token) headers.authorization = `Bearer ${token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  // A form's content type (with its boundary) is set by the browser.
+  if (options.body !== undefined && !options.form) headers['content-type'] = 'application/json';
   try {
     return await fetch(path, {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       credentials: 'omit',
       cache: 'no-store',
       ...(options.signal ? { signal: options.signal } : {}),

@@ -17,6 +17,11 @@ function sourceWords(source) {
   })[source] ?? source;
 }
 
+/** Where a passage comes from, in words. @param {unknown} origin */
+function originWords(origin) {
+  return ({ sync: 'sent with the sync key', dashboard: 'written by your team', website: 'from your website', file: 'from your files' })[String(origin)] ?? 'from the knowledge base';
+}
+
 /** A passage's score in words, the number beside it. @param {any} p */
 function matchWords(p) {
   const words = { strong: 'Strong match', fair: 'Fair match', weak: 'Weak match: too weak to answer from' }[String(p.match)] ?? 'Match';
@@ -85,6 +90,6 @@ function tried(r) {
       ? h('p', { class: 'empty' }, 'Nothing matched. Add a question and its answer below so customers get one.')
       : h('ol', { class: 'passages' }, passages.map((p) => h('li', {},
         h('p', { class: 'entry-title' }, h('strong', {}, String(p.title))),
-        h('p', { class: 'meta' }, `${matchWords(p)} · ${p.origin === 'sync' ? 'from your plugin' : p.origin === 'dashboard' ? 'written by your team' : 'from the knowledge base'} · ${typeName(p)}`),
+        h('p', { class: 'meta' }, `${matchWords(p)} · ${originWords(p.origin)} · ${typeName(p)}`),
         h('p', { class: 'excerpt' }, String(p.excerpt))))));
 }

@@ -1,13 +1,15 @@
 // @ts-check
 /**
- * Knowledge: what the built-in AI answers from (docs/knowledge.md). Owners and admins try a question (the passages it
- * finds and what the customer would get, with and without their own system), write pages and question-and-answer pairs
- * by hand, and manage the sync key and the widget snippet; everyone sees the hand-made entries and what the shop's or
- * CMS's plugin synced (read-only here: the plugin changes it).
+ * Knowledge: what the built-in AI answers from (docs/knowledge.md). Owners and admins add their website and files
+ * (./knowledge-sources.js), try a question (the passages it finds and what the customer would get, with and without
+ * their own system), write pages and question-and-answer pairs by hand, and manage the sync key and the widget snippet;
+ * everyone sees the website and files, the hand-made entries and what was sent through the sync API (read-only here:
+ * the system that sent it changes it).
  */
 import { ApiError, api, configured, isManager } from './api.js';
 import { busy, copyText, errorBox, field, h, loading, replace, shownOnce, when } from './dom.js';
 import { entryEditor, languageName, typeName } from './knowledge-editor.js';
+import { sourcesSection } from './knowledge-sources.js';
 import { tryPanel } from './knowledge-try.js';
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */
@@ -15,21 +17,23 @@ export function renderKnowledge(main, ctx) {
   const manager = isManager(ctx.session);
   let stopped = false;
   const mine = h('div', { 'aria-busy': 'true' }, loading('Loading your pages and questions…'));
-  const synced = h('div', { 'aria-busy': 'true' }, loading('Loading what your plugin synced…'));
+  const synced = h('div', { 'aria-busy': 'true' }, loading('Loading what was sent with the sync key…'));
   const listError = errorBox();
 
   const isStopped = () => stopped;
 
   const editor = manager ? entryEditor({ listError, reload: loadMine }) : null;
   const tryBox = manager ? tryPanel(isStopped) : null;
+  const sources = sourcesSection({ manager, isStopped });
   replace(main, h('h1', {}, 'Knowledge'),
-    h('p', {}, 'The built-in AI answers customers from these pages and questions.'),
+    h('p', {}, 'The built-in AI answers customers from your website, your files and these pages and questions.'),
+    sources.el,
     tryBox?.el,
     h('section', { 'aria-labelledby': 'mine' }, h('h2', { id: 'mine', tabindex: -1 }, 'Your pages and questions'),
       h('p', { class: 'hint' }, manager ? 'Written here by your team. Customers get answers from them as soon as they are saved.' : 'Written by the owners and admins of this workspace.'),
       editor?.el, listError.el, mine),
-    h('section', { 'aria-labelledby': 'synced' }, h('h2', { id: 'synced' }, 'From your shop or CMS plugin'),
-      h('p', { class: 'hint' }, 'Sent by your plugin with the sync key. Change them in your shop or CMS: they are read-only here.'),
+    h('section', { 'aria-labelledby': 'synced' }, h('h2', { id: 'synced' }, 'Sent with the sync key'),
+      h('p', { class: 'hint' }, 'Pages and products a system of yours sends through the sync API. Change them where they come from: they are read-only here.'),
       synced),
     manager ? keySections(isStopped) : null);
 
@@ -56,7 +60,7 @@ export function renderKnowledge(main, ctx) {
       synced.setAttribute('aria-busy', 'false');
       const items = /** @type {any[]} */ (answer.entries);
       if (items.length === 0) {
-        replace(synced, h('p', { class: 'empty' }, 'Nothing synced yet. Install the shop or CMS plugin with the sync key, or send pages with PUT /v1/sync/pages/{external_id}.'));
+        replace(synced, h('p', { class: 'empty' }, 'Nothing synced yet. A developer can send pages and products with the sync key (PUT /v1/sync/pages/{external_id}); for your website, add it above.'));
         return;
       }
       const last = items.map((e) => String(e.updated_at)).sort().at(-1);
@@ -118,6 +122,7 @@ export function renderKnowledge(main, ctx) {
   void loadSynced();
   return () => {
     stopped = true;
+    sources.stop();
   };
 }
 
@@ -142,7 +147,7 @@ function keySections(isStopped) {
   // GET /v1/keys/sync answers 404 without a key: asked only when GET /v1/workspace says one exists.
   configured().then((set) => (set.sync_key ? api('GET', '/v1/keys/sync') : Promise.reject(new ApiError(404, 'not_found', 'No sync key yet.')))).then(
     (info) => !isStopped() && replace(sync, h('p', {}, `A sync key ending in ${String(info.key_hint)} exists since ${when(info.created_at)}.`)),
-    (err) => !isStopped() && replace(sync, err instanceof ApiError && err.status === 404 ? h('p', { class: 'empty' }, 'No sync key yet. Make one for your plugins.') : h('p', { class: 'error', role: 'alert' }, err.message)),
+    (err) => !isStopped() && replace(sync, err instanceof ApiError && err.status === 404 ? h('p', { class: 'empty' }, 'No sync key yet. Make one when a system of yours should send pages.') : h('p', { class: 'error', role: 'alert' }, err.message)),
   );
   syncButton.addEventListener('click', () => {
     syncError.clear();
@@ -150,7 +155,7 @@ function keySections(isStopped) {
       try {
         const answer = await api('POST', '/v1/keys/sync');
         replace(sync, h('p', {}, `A sync key ending in ${String(answer.key_hint)} exists since ${when(answer.created_at)}.`));
-        replace(syncSecret, shownOnce('New sync key', String(answer.key), 'Copy it now into your plugin settings: it is not shown again. The previous sync key no longer works.'));
+        replace(syncSecret, shownOnce('New sync key', String(answer.key), 'Copy it now into the settings of the system that sends your pages: it is not shown again. The previous sync key no longer works.'));
       } catch (err) {
         syncError.show(err);
       }
@@ -159,7 +164,7 @@ function keySections(isStopped) {
   return [
     h('section', { class: 'card', 'aria-labelledby': 'chat' }, h('h2', { id: 'chat' }, 'Website chat'), widget),
     h('section', { class: 'card', 'aria-labelledby': 'sync' }, h('h2', { id: 'sync' }, 'Sync key'),
-      h('p', {}, 'The shop and CMS plugins send your pages and products with this key (X-Sync-Key). A new key replaces the old one at once.'),
+      h('p', {}, 'A system of yours sends pages and products through the sync API with this key (X-Sync-Key). A new key replaces the old one at once.'),
       sync, syncError.el, syncButton, syncSecret),
   ];
 }
