@@ -25,6 +25,17 @@ export const MAX_SKU_CHARS = 100;
  */
 export const MAX_BATCH_ITEMS = 100;
 
+/**
+ * A file uploaded as knowledge, in bytes: 20 MB (docs/knowledge.md, "Websites and files"). Larger files are refused
+ * before they are read.
+ */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/**
+ * A web page fetched from a website source, in bytes: 2 MB (docs/knowledge.md, "Websites and files"). A larger page
+ * is cut there; its text extraction also reads at most this many characters.
+ */
+export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+
 /** Chunking: a chunk holds about this many words (paragraphs are kept whole where they fit). */
 export const CHUNK_MIN_WORDS = 120;
 export const CHUNK_MAX_WORDS = 250;

@@ -1,0 +1,135 @@
+/**
+ * A web page's main text (docs/knowledge.md, "How text is read"): Mozilla's Readability, the reader view of Firefox,
+ * over linkedom, a server-side DOM without a browser.
+ *
+ * Before Readability scores the page, what is never knowledge is removed: navigation, the page's header and footer,
+ * asides, forms, scripts and styles, and cookie or consent banners (an id or class naming cookie, consent or GDPR).
+ * Readability then keeps the article; when it finds none, the body's remaining text is taken. Headings become
+ * paragraphs of their own, list items and table rows too, so the chunker keeps them apart.
+ */
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import { primaryLanguage } from '../../text/language.ts';
+import { MAX_PAGE_BYTES } from '../limits.ts';
+import { cleanLine, htmlToText } from '../text.ts';
+import type { ExtractedText } from './types.ts';
+
+/**
+ * Elements Readability may score at most. A page with more is not an article a person wrote (a product grid, a
+ * generated table); Readability gives up on it and the body's text is taken, which costs one linear pass.
+ */
+const MAX_SCORED_ELEMENTS = 20_000;
+
+/** Elements whose content is never a page's knowledge. */
+const DROPPED = 'script, style, noscript, template, iframe, object, svg, canvas, nav, aside, form, button, select, footer, dialog, [role=navigation], [role=contentinfo], [hidden], [aria-hidden=true]';
+/** Cookie and consent banners, by their id or class. */
+const BANNER = /cookie|consent|gdpr/i;
+
+type Doc = ReturnType<typeof parseHTML>['document'];
+type El = NonNullable<Doc['documentElement']>;
+
+/** A web page's main text: Readability on linkedom; headings kept as their own paragraphs; nav, footers, cookie banners dropped. */
+export function extractHtml(html: string, url: string): ExtractedText {
+  // MAX_PAGE_BYTES: a fetched page is cut there; characters are never fewer than bytes, so this only bounds the work.
+  const source = html.length > MAX_PAGE_BYTES ? html.slice(0, MAX_PAGE_BYTES) : html;
+  const { document } = parseHTML(source);
+  const language = pageLanguage(document);
+  const h1 = cleanLine(document.querySelector('h1')?.textContent ?? '');
+  removeBoilerplate(document);
+
+  let article: ReturnType<Readability['parse']> = null;
+  try {
+    // Readability reads `document` only; linkedom's Document has what it uses, not the DOM lib's every member.
+    const readable = document as unknown as ConstructorParameters<typeof Readability>[0];
+    article = new Readability(readable, { maxElemsToParse: MAX_SCORED_ELEMENTS, charThreshold: 200 }).parse();
+  } catch {
+    // Too many elements (see MAX_SCORED_ELEMENTS), or a page Readability cannot walk: the body's text below.
+  }
+  let text = article?.content ? paragraphsOfHtml(article.content) : '';
+  // Readability empties the document it reads: the body's text comes from a fresh parse.
+  if (!/[\p{L}\p{N}]/u.test(text)) text = htmlBodyText(source);
+
+  const title = pageTitle(cleanLine(article?.title ?? document.title ?? ''), h1, url);
+  return { title, text: withoutTitleLine(text, title), language };
+}
+
+/**
+ * The whole visible text of an HTML document or fragment, without Readability's scoring (a DOCX's HTML is all content),
+ * boilerplate removed as for a page, in the paragraphs of {@link extractHtml}.
+ */
+export function htmlBodyText(html: string): string {
+  const { document } = parseHTML(html);
+  removeBoilerplate(document);
+  const root = document.body ?? document.documentElement;
+  return root ? paragraphsOfHtml(root.innerHTML) : '';
+}
+
+/** Paragraphs of plain text from HTML: each block, heading, list item and table row its own paragraph. */
+export function paragraphsOfHtml(html: string): string {
+  return htmlToText(html)
+    .split(/\n+/)
+    // A list item is a paragraph of its own now; its "- " marker (htmlToText's) would only be read out.
+    .map((line) => line.replace(/^- /, '').trim())
+    .filter((line) => /[\p{L}\p{N}]/u.test(line))
+    .join('\n\n');
+}
+
+function removeBoilerplate(document: Doc): void {
+  for (const element of [...document.querySelectorAll(DROPPED)]) element.remove();
+  for (const element of [...document.querySelectorAll('header')]) {
+    // The page's header (logo, menu) goes; an article's own header holds its heading and stays.
+    if (!element.closest('article, main, [role=main]')) element.remove();
+  }
+  for (const element of [...document.querySelectorAll('[id], [class]')]) {
+    if (!element.isConnected || isStructural(element)) continue;
+    if (BANNER.test(`${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`)) element.remove();
+  }
+}
+
+/** A wrapper of the page itself never counts as a banner, whatever its class says ("has-cookie-bar" on a layout div). */
+function isStructural(element: El): boolean {
+  const name = element.localName;
+  if (name === 'html' || name === 'body' || name === 'main' || name === 'article') return true;
+  return element.querySelector('main, article, h1') !== null;
+}
+
+/** The two-letter language the page says it is in (html lang, then Content-Language), or null. */
+function pageLanguage(document: Doc): string | null {
+  const tag =
+    document.documentElement?.getAttribute('lang') ||
+    document.querySelector('meta[http-equiv="content-language" i]')?.getAttribute('content') ||
+    document.querySelector('meta[http-equiv="Content-Language"]')?.getAttribute('content') ||
+    '';
+  const primary = primaryLanguage(tag);
+  return primary.length === 2 ? primary : null;
+}
+
+/**
+ * The page's h1 when the document title is that h1 plus the site's name ("Returns | Shoe Shop"), else the title
+ * Readability found, else the h1, else the address: a page always has a title (a synced page needs one).
+ */
+function pageTitle(readable: string, h1: string, url: string): string {
+  if (h1 && readable.toLowerCase().includes(h1.toLowerCase())) return h1;
+  if (readable) return readable;
+  if (h1) return h1;
+  try {
+    const { host, pathname } = new URL(url);
+    return cleanLine(`${host}${pathname === '/' ? '' : pathname}`);
+  } catch {
+    return cleanLine(url);
+  }
+}
+
+/** The text without a first paragraph that only repeats the title: a title is not read out as part of an answer. */
+export function withoutTitleLine(text: string, title: string): string {
+  const cut = text.indexOf('\n\n');
+  const first = cut < 0 ? text : text.slice(0, cut);
+  return title && sameWords(first, title) ? (cut < 0 ? '' : text.slice(cut + 2)) : text;
+}
+
+/** The same words, ignoring case and punctuation ("Returns policy." and "RETURNS POLICY"). */
+export function sameWords(a: string, b: string): boolean {
+  const key = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? '';
+  const k = key(a);
+  return k !== '' && k === key(b);
+}

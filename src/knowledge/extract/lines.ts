@@ -1,0 +1,57 @@
+/**
+ * The paragraph rule of the knowledge base (docs/knowledge.md, "How text is read"), for any text: pasted in the
+ * editor, read from a PDF, a TXT or a Markdown file.
+ *
+ * - A blank line separates paragraphs.
+ * - A single line break inside a paragraph is a space: PDFs and e-mails break lines where the page ends, not where the
+ *   sentence does, and "worn outside⏎cannot be returned" must stay one sentence.
+ * - A word hyphenated at a line end is joined: "re-⏎turned" → "returned". The hyphen is kept ("pre-⏎order" →
+ *   "pre-order") when the next line starts with a capital or a digit, when the part before it is a number, or when it
+ *   is one of the few prefixes that are written with a hyphen ({@link HYPHENATED_PREFIXES}). A dash after a space
+ *   ("one -⏎two") is a dash, joined with a space.
+ * - A line that starts a list item ("- ", "* ", "• ", "1. ", "2) ") starts a paragraph of its own, so a list does not
+ *   become one long sentence.
+ */
+import { normaliseText } from '../text.ts';
+
+/**
+ * Prefixes written with a hyphen in English and Dutch shop text (pre-order, e-mail, T-shirt, self-service, non-EU…):
+ * a line that ends in one of them keeps the hyphen. Any other word split at a line end is taken to be hyphenated by
+ * the line break and joined. Compared lowercase.
+ */
+export const HYPHENATED_PREFIXES: ReadonlySet<string> = new Set([
+  'all', 'anti', 'co', 'cross', 'e', 'ex', 'half', 'multi', 'non', 'post', 'pre', 'self', 'semi', 't', 'well', 'x',
+]);
+
+/** A line that opens a list item: a bullet or a short number followed by a space. */
+const LIST_ITEM = /^(?:[-*•–·]|\d{1,2}[.)])\s/u;
+
+/** Paragraphs separated by one blank line, each one line: see the module comment for the rule. */
+export function joinBrokenLines(text: string): string {
+  const paragraphs: string[] = [];
+  for (const block of normaliseText(text).split(/\n[ \u00a0]*\n/)) {
+    let current = '';
+    for (const raw of block.split('\n')) {
+      const line = raw.replace(/[ \u00a0]+/g, ' ').trim();
+      if (!line) continue;
+      if (current && LIST_ITEM.test(line)) {
+        paragraphs.push(current);
+        current = '';
+      }
+      current = current ? joinLine(current, line) : line;
+    }
+    if (current) paragraphs.push(current);
+  }
+  return paragraphs.join('\n\n');
+}
+
+/** `before` and the next line of the same paragraph as one line. */
+export function joinLine(before: string, line: string): string {
+  // A soft hyphen is where a word may be broken: always joined without it.
+  if (before.endsWith('\u00ad')) return before.slice(0, -1) + line;
+  const split = /(\p{L}+|\p{N}+)-$/u.exec(before);
+  if (!split) return `${before} ${line}`;
+  const part = split[1]!;
+  const keepHyphen = /^\p{N}/u.test(part) || !/^\p{Ll}/u.test(line) || HYPHENATED_PREFIXES.has(part.toLowerCase());
+  return keepHyphen ? before + line : before.slice(0, -1) + line;
+}
