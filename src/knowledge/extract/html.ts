@@ -32,7 +32,7 @@ type El = NonNullable<Doc['documentElement']>;
 export function extractHtml(html: string, url: string): ExtractedText {
   // MAX_PAGE_BYTES: a fetched page is cut there; characters are never fewer than bytes, so this only bounds the work.
   const source = html.length > MAX_PAGE_BYTES ? html.slice(0, MAX_PAGE_BYTES) : html;
-  const { document } = parseHTML(source);
+  const document = parseDocument(source);
   const language = pageLanguage(document);
   const h1 = cleanLine(document.querySelector('h1')?.textContent ?? '');
   removeBoilerplate(document);
@@ -58,7 +58,7 @@ export function extractHtml(html: string, url: string): ExtractedText {
  * boilerplate removed as for a page, in the paragraphs of {@link extractHtml}.
  */
 export function htmlBodyText(html: string): string {
-  const { document } = parseHTML(html);
+  const document = parseDocument(html);
   removeBoilerplate(document);
   const root = document.body ?? document.documentElement;
   return root ? paragraphsOfHtml(root.innerHTML) : '';
@@ -72,6 +72,11 @@ export function paragraphsOfHtml(html: string): string {
     .map((line) => line.replace(/^- /, '').trim())
     .filter((line) => /[\p{L}\p{N}]/u.test(line))
     .join('\n\n');
+}
+
+/** linkedom builds no <html> and <body> around a fragment (mammoth's output, a bare .html file): they are given. */
+function parseDocument(html: string): Doc {
+  return parseHTML(/<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`).document;
 }
 
 function removeBoilerplate(document: Doc): void {

@@ -98,12 +98,14 @@ function linesOf(runs: readonly TextRun[]): Line[] {
  */
 export function pdfText(pages: readonly (readonly Line[])[]): string {
   const repeated = runningLines(pages);
+  const bodies = pages.map((page) => {
+    const edges = edgeLines(page);
+    return page.filter((line, i) => !(edges.has(i) && repeated.has(repeatKey(line.text))));
+  });
+  const spacing = usualSpacing(bodies);
   const paragraphs: string[][] = [];
   let continues = false;
-  for (const page of pages) {
-    const edges = edgeLines(page);
-    const lines = page.filter((line, i) => !(edges.has(i) && repeated.has(repeatKey(line.text))));
-    const spacing = usualSpacing(lines);
+  for (const lines of bodies) {
     lines.forEach((line, i) => {
       const previous = lines[i - 1];
       const gap = previous ? previous.y - line.y : 0;
@@ -119,17 +121,23 @@ export function pdfText(pages: readonly (readonly Line[])[]): string {
   return joinBrokenLines(paragraphs.map((lines) => lines.join('\n')).join('\n\n'));
 }
 
-/** The distance between consecutive lines that most lines of the page have (the median of the downward gaps). */
-function usualSpacing(lines: readonly Line[]): number {
+/**
+ * The distance between consecutive lines of a paragraph: the gap a fifth of the way up the downward gaps between lines
+ * over all pages (not the median: a document of short paragraphs has nearly as many paragraph gaps as line gaps), at
+ * least a line of the font.
+ */
+function usualSpacing(pages: readonly (readonly Line[])[]): number {
   const gaps: number[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const gap = lines[i - 1]!.y - lines[i]!.y;
-    if (gap > 0) gaps.push(gap);
+  for (const lines of pages) {
+    for (let i = 1; i < lines.length; i++) {
+      const gap = lines[i - 1]!.y - lines[i]!.y;
+      if (gap > 0) gaps.push(gap);
+    }
   }
-  if (gaps.length === 0) return (lines[0]?.height ?? 12) * 1.2;
+  const height = pages.find((lines) => lines.length > 0)?.[0]?.height ?? 12;
+  if (gaps.length === 0) return height * 1.2;
   gaps.sort((a, b) => a - b);
-  // A page of short paragraphs has as many paragraph gaps as line gaps: never less than a line of its font.
-  return Math.max(gaps[Math.floor((gaps.length - 1) / 2)]!, (lines[0]?.height ?? 0) * 1.05);
+  return Math.max(gaps[Math.floor((gaps.length - 1) / 5)]!, height * 1.05);
 }
 
 /** Indexes of the page's EDGE_LINES highest and EDGE_LINES lowest lines (by position, not by drawing order). */

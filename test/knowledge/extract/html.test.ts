@@ -56,6 +56,10 @@ describe('a web page becomes its article text', () => {
     expect(bare.title).toBe('shop.example/hours');
   });
 
+  it('reads a fragment without <html> and <body>', () => {
+    expect(extractHtml('<h2>Payment</h2><p>We take iDEAL, cards and PayPal.</p>', 'https://shop.example/pay').text).toBe('Payment\n\nWe take iDEAL, cards and PayPal.');
+  });
+
   it('keeps an article whose wrapper only mentions cookies in its class', () => {
     const wrapped = extractHtml('<html><body class="cookie-consent-open"><div class="layout has-cookie-bar"><article><h1>Shipping</h1><p>We ship with DHL and PostNL to every country of the European Union.</p></article></div></body></html>', 'https://shop.example/shipping');
     expect(wrapped.text).toContain('We ship with DHL and PostNL');
