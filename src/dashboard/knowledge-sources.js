@@ -33,27 +33,6 @@ export function statusWords(s) {
 /** How often a website is read again. @type {[string, string][]} */
 const SCHEDULES = [['daily', 'Every day'], ['weekly', 'Every week'], ['manual', 'Only when I ask']];
 
-/** The reasons a page is skipped, in words, for the service's codes; a sentence it sends is shown as it is. @type {Record<string, string>} */
-const SKIP_REASONS = {
-  robots: 'robots.txt asks not to read it',
-  robots_txt: 'robots.txt asks not to read it',
-  not_found: 'the page does not exist (404)',
-  http_error: 'the website answered with an error',
-  too_large: 'larger than 2 MB: only the first 2 MB were read',
-  other_host: 'on another website',
-  refused: 'the address is not allowed (a private or local address)',
-  not_html: 'not a web page',
-  empty: 'no text found on it',
-  limit: 'over the workspace\'s limit of pages',
-  page_limit: 'over the workspace\'s limit of pages',
-  timeout: 'the website took too long to answer',
-};
-
-/** @param {string} reason */
-export function skipReasonWords(reason) {
-  return SKIP_REASONS[reason] ?? reason;
-}
-
 /** True while the service still reads a source. @param {any} s */
 const reading = (s) => s.status === 'queued' || s.status === 'syncing';
 
@@ -230,7 +209,7 @@ export function sourcesSection({ manager, isStopped }) {
       replace(skippedBox, skipped.length === 0 ? null : h('details', { class: 'skipped', open },
         h('summary', {}, `${count(skipped.length, 'page')} skipped, and why`),
         h('ul', { class: 'plain' }, skipped.map((p) => h('li', {},
-          h('span', { class: 'url' }, String(p.url)), ': ', skipReasonWords(String(p.reason)))))));
+          h('span', { class: 'url' }, String(p.url)), ': ', String(p.reason))))));
     }
 
     async function updateNow() {
