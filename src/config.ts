@@ -7,6 +7,9 @@ import { Ajv } from 'ajv';
 import { ConfigError } from './errors.ts';
 import { LEASE_MS, MIN_LEASE_MS } from './leases/durations.ts';
 
+/** A workspace's websites keep this many pages together unless KNOWLEDGE_MAX_PAGES says otherwise. */
+export const DEFAULT_KNOWLEDGE_MAX_PAGES = 500;
+
 /** Each setting: its JSON Schema over the raw string and the sentence shown when it is wrong. */
 const settings = {
   PORT: { schema: { type: 'string', pattern: '^[0-9]{1,5}$' }, must: 'be a whole number from 0 to 65535' },
@@ -35,6 +38,7 @@ const settings = {
   BOTLINK_WORKSPACE_NAME: { schema: { type: 'string', minLength: 1, maxLength: 200 }, must: 'be a name of at most 200 characters' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { schema: { type: 'string', pattern: '^https?://' }, must: 'be the http(s) base URL of an OTLP/HTTP collector, like http://localhost:4318' },
   LEASE_MS: { schema: { type: 'string', pattern: '^[0-9]{1,7}$' }, must: 'be a whole number of milliseconds from 1000 to 600000' },
+  KNOWLEDGE_MAX_PAGES: { schema: { type: 'string', pattern: '^[0-9]{1,6}$' }, must: 'be a whole number of pages from 1 to 100000' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
   LOG_CUSTOMER_DATA: { schema: { enum: ['on', 'off'] }, must: 'be on or off (on logs what customers say, their numbers and emails at debug level, for debugging only)' },
 } as const;
@@ -102,6 +106,11 @@ export interface Config {
    * (docs/reliability.md, "Leases").
    */
   readonly leaseMs: number;
+  /**
+   * The most pages a workspace's websites keep together (docs/knowledge.md, "Websites and files"); default
+   * DEFAULT_KNOWLEDGE_MAX_PAGES (500).
+   */
+  readonly knowledgeMaxPages: number;
   /** LOG_CUSTOMER_DATA=on: customers' words, numbers and emails reach debug lines (docs/privacy.md, "Logs"); default off. */
   readonly logCustomerData: boolean;
 }
@@ -134,6 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = raw.DATABASE_URL ?? null;
   const leaseMs = raw.LEASE_MS === undefined ? LEASE_MS : Number(raw.LEASE_MS);
   if (leaseMs < MIN_LEASE_MS || leaseMs > 600_000) throw new ConfigError(`LEASE_MS must ${settings.LEASE_MS.must} (got ${JSON.stringify(raw.LEASE_MS)}).`);
+  const knowledgeMaxPages = raw.KNOWLEDGE_MAX_PAGES === undefined ? DEFAULT_KNOWLEDGE_MAX_PAGES : Number(raw.KNOWLEDGE_MAX_PAGES);
+  if (knowledgeMaxPages < 1 || knowledgeMaxPages > 100_000) {
+    throw new ConfigError(`KNOWLEDGE_MAX_PAGES must ${settings.KNOWLEDGE_MAX_PAGES.must} (got ${JSON.stringify(raw.KNOWLEDGE_MAX_PAGES)}).`);
+  }
   const masterKey = raw.MASTER_KEY === undefined ? null : decodeMasterKey(raw.MASTER_KEY);
   const masterKeyPrevious = raw.MASTER_KEY_PREVIOUS === undefined ? null : decodeMasterKey(raw.MASTER_KEY_PREVIOUS, 'MASTER_KEY_PREVIOUS');
   if (masterKeyPrevious && !masterKey) throw new ConfigError('MASTER_KEY_PREVIOUS needs MASTER_KEY: the new key that replaces it.');
@@ -184,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: raw.LOG_LEVEL ?? 'info',
     otlpEndpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     leaseMs,
+    knowledgeMaxPages,
     logCustomerData: raw.LOG_CUSTOMER_DATA === 'on',
   });
 }

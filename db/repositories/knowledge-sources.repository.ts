@@ -158,6 +158,16 @@ export function knowledgeSourcesRepository(db: Db) {
         .execute();
     },
 
+    /** A sync stopped with its engine: the claim given back, still due, so another engine (or the next start) runs it. */
+    async release(id: string, engine: string): Promise<void> {
+      await db
+        .updateTable('knowledge_sources')
+        .set({ status: 'queued', claimed_by: null, claimed_until: sql`'epoch'::timestamptz`, updated_at: new Date() })
+        .where('id', '=', id)
+        .where('claimed_by', '=', engine)
+        .execute();
+    },
+
     async pages(sourceId: string): Promise<KnowledgeSourcePage[]> {
       return db.selectFrom('knowledge_source_pages').selectAll().where('source_id', '=', sourceId).execute();
     },

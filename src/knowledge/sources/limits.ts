@@ -1,0 +1,26 @@
+/**
+ * Limits of a website's sync, in one place (docs/knowledge.md, "Websites and files"). The page and file sizes are the
+ * knowledge base's own (../limits.ts: MAX_PAGE_BYTES, MAX_FILE_BYTES); the pages per workspace are a setting
+ * (KNOWLEDGE_MAX_PAGES, src/config.ts).
+ */
+
+/** Requests at a time to one site: a shop's server is not a CDN. */
+export const REQUESTS_PER_SITE = 2;
+/** One request's deadline over connect, headers and body, in ms. */
+export const PAGE_TIMEOUT_MS = 15_000;
+/** Redirects followed from one URL (each hop checked by the outbound rules). */
+export const MAX_REDIRECTS = 5;
+/** robots.txt is read up to this many bytes (Google reads 500 KiB). */
+export const MAX_ROBOTS_BYTES = 500 * 1024;
+/** A sitemap is read up to this many bytes (the sitemaps protocol allows 50 MB uncompressed). */
+export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
+/** Sitemap indexes are followed this deep. */
+export const MAX_SITEMAP_DEPTH = 3;
+/** The skipped URLs a source lists (with their reasons); the count beyond is still in `found`. */
+export const MAX_SKIPPED_LISTED = 200;
+/** How long after a sync the next one is due, by schedule, in ms. */
+export const SCHEDULE_MS = { daily: 24 * 3_600_000, weekly: 7 * 24 * 3_600_000 } as const;
+/** How often an engine looks for a due sync, in ms (an owner's "Sync now" starts one at once on the engine asked). */
+export const SOURCE_POLL_MS = 60_000;
+/** The robots.txt token we obey (besides `*`), and the product our user agent names. */
+export const ROBOTS_AGENT = 'botlink';

@@ -1,0 +1,95 @@
+/**
+ * Runs due syncs (docs/knowledge.md, "Websites and files"): every interval, and at once when an owner asks, this
+ * engine claims the source due first (one engine at a time per source, ../../../db/repositories/knowledge-sources.repository.ts)
+ * and syncs it, then the next, until none is due. Stopping aborts the sync in flight; its claim runs out and another
+ * engine (or this one, next start) runs it again.
+ */
+import type { KnowledgeSourcesRepository } from '../../../db/repositories/knowledge-sources.repository.ts';
+import type { Logger } from '../../log.ts';
+import { SOURCE_POLL_MS } from './limits.ts';
+import type { SyncOutcome, WebsiteSync } from './website-sync.ts';
+
+export interface SourceSchedulerDeps {
+  sources: KnowledgeSourcesRepository;
+  sync: WebsiteSync;
+  logger: Logger;
+  /** This engine's name on its claims, and a claim's length (renewed while the sync runs). */
+  engine: string;
+  leaseMs: number;
+  /** How often due syncs are looked for, in ms; default SOURCE_POLL_MS. 0: only when woken or asked (`runDue`). */
+  intervalMs?: number;
+}
+
+export type SourceScheduler = ReturnType<typeof createSourceScheduler>;
+
+export function createSourceScheduler(deps: SourceSchedulerDeps) {
+  const { sources, sync, logger, engine, leaseMs } = deps;
+  const intervalMs = deps.intervalMs ?? SOURCE_POLL_MS;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<SyncOutcome[]> | undefined;
+  let again = false;
+  let stopped = false;
+  const aborter = new AbortController();
+
+  /** Syncs every source due now that no other engine holds, one after another; what each sync did. */
+  async function runDue(): Promise<SyncOutcome[]> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      const outcomes: SyncOutcome[] = [];
+      try {
+        do {
+          again = false;
+          for (;;) {
+            if (stopped) return outcomes;
+            const at = new Date();
+            const source = await sources.claimDue(engine, at, new Date(at.getTime() + leaseMs));
+            if (!source) break;
+            let outcome: SyncOutcome;
+            try {
+              outcome = await sync.run(source, aborter.signal);
+            } catch (err) {
+              if (stopped) return outcomes;
+              throw err;
+            }
+            logger.info({ workspaceId: source.workspace_id, sourceId: source.id, ...outcome, skipped: outcome.skipped.length }, 'knowledge source synced');
+            outcomes.push(outcome);
+          }
+        } while (again && !stopped);
+        return outcomes;
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  }
+
+  function tick(): void {
+    runDue().catch((err: unknown) => logger.error({ err }, 'a knowledge source sync failed; the next look tries again'));
+  }
+
+  return {
+    runDue,
+    /** Starts the periodic look (and one now, for what a previous run left due). */
+    start(): void {
+      if (intervalMs > 0) {
+        timer = setInterval(tick, intervalMs);
+        timer.unref();
+      }
+      tick();
+    },
+    /** A sync was asked for: look now instead of at the next interval. */
+    wake(): void {
+      if (!stopped) tick();
+    },
+    /** No new syncs; the one in flight is aborted and given back before this resolves. */
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(timer);
+      aborter.abort(new Error('the engine is stopping'));
+      await running?.catch(() => {});
+    },
+  };
+}
