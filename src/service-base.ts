@@ -3,11 +3,13 @@
  * guarded HTTP client, the Bot Link, the tools, the AI), the endpoints' health, sign-in and accounts, the integration's
  * settings, the knowledge base, API keys, and the conversations' and phone's repositories.
  */
+import { randomUUID } from 'node:crypto';
 import type { OpenedDatabase } from '../db/database.ts';
 import { accountsRepository } from '../db/repositories/accounts.repository.ts';
 import { apiKeysRepository } from '../db/repositories/api-keys.repository.ts';
 import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
 import { knowledgeRepository } from '../db/repositories/knowledge.repository.ts';
+import { knowledgeSourcesRepository } from '../db/repositories/knowledge-sources.repository.ts';
 import { phoneRepository } from '../db/repositories/phone.repository.ts';
 import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
 import { signInRepository } from '../db/repositories/sign-in.repository.ts';
@@ -26,16 +28,21 @@ import { probeEndpoint, recordHealthTransition } from './integration/endpoint-he
 import { createIntegrationService } from './integration/integration-service.ts';
 import { createKnowledgeEntries } from './knowledge/knowledge-entries.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
+import { createKnowledgeSources } from './knowledge/sources/knowledge-sources.ts';
+import { createSourceScheduler } from './knowledge/sources/source-scheduler.ts';
+import { createWebsiteSync } from './knowledge/sources/website-sync.ts';
 import { createMetrics } from './metrics.ts';
 import { GuardedClient } from './net/guarded-client.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
-import type { ServiceOptions } from './service-options.ts';
+import { VERSION, type ServiceOptions } from './service-options.ts';
 
 export type ServiceBase = ReturnType<typeof createBase>;
 
 export function createBase(options: ServiceOptions, database: OpenedDatabase, secrets: SecretBox) {
   const { config, logger } = options;
   const metrics = createMetrics();
+  // This engine's name on the knowledge sources' claims.
+  const sourcesEngine = options.sessions?.instanceId ?? `engine-${randomUUID()}`;
   const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
   const botlink = createBotLinkClient({ http, metrics });
   const tools = createToolsClient({ http });
@@ -74,6 +81,27 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
   // Pages and Q&A pairs written in the dashboard, in the same tables (docs/knowledge.md).
   const knowledgeRepo = knowledgeRepository(database.db);
   const knowledgeEntries = createKnowledgeEntries({ knowledge: knowledgeRepo, service: knowledge });
+  // Websites, sitemaps and files (docs/knowledge.md, "Websites and files"): synced by one engine at a time, on a
+  // schedule and on demand; the scheduler starts after listen and stops on drain before the outbound client closes.
+  const sourcesRepo = knowledgeSourcesRepository(database.db);
+  const writing = <T>(workspaceId: string, work: () => Promise<T>) => knowledge.writing(workspaceId, work);
+  const knowledgeScheduler = createSourceScheduler({
+    sources: sourcesRepo,
+    sync: createWebsiteSync({
+      http,
+      sources: sourcesRepo,
+      writing,
+      userAgent: `Botlink/${VERSION} (+${config.publicUrl})`,
+      maxPages: config.knowledgeMaxPages,
+      engine: sourcesEngine,
+      leaseMs: config.leaseMs,
+    }),
+    logger,
+    engine: sourcesEngine,
+    leaseMs: config.leaseMs,
+    ...options.knowledgeSources,
+  });
+  const knowledgeSources = createKnowledgeSources({ sources: sourcesRepo, http, writing, wake: () => knowledgeScheduler.wake() });
   const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
 
   // Conversations: one actor per session (machines/session.machine.ts).
@@ -95,6 +123,8 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     knowledge,
     knowledgeRepo,
     knowledgeEntries,
+    knowledgeSources,
+    knowledgeScheduler,
     apiKeys,
     ai,
     sessions,

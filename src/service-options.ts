@@ -60,6 +60,8 @@ export interface ServiceOptions {
   streams?: Pick<StreamGuardOptions, 'recheckMs' | 'maxPerUser' | 'maxPerWorkspace'>;
   /** Sign-in: the first wait after the failure threshold (tests of what happens during a wait use a long one). */
   signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
+  /** Knowledge sources: how often due syncs are looked for (ms; default SOURCE_POLL_MS); 0: only when one is asked for. */
+  knowledgeSources?: { intervalMs?: number };
   /** Retention: how often the purge is tried (ms; default PURGE_INTERVAL_MS); 0 leaves it to `retention.purge()`. */
   retention?: { intervalMs?: number };
 }

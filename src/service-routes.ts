@@ -15,6 +15,7 @@ import { authRoutes } from './http/routes/auth.ts';
 import { integrationRoutes } from './http/routes/integration.ts';
 import { keyRoutes } from './http/routes/keys.ts';
 import { knowledgeRoutes } from './http/routes/knowledge.ts';
+import { knowledgeSourceRoutes } from './http/routes/knowledge-sources.ts';
 import { operationRoutes } from './http/routes/operations.ts';
 import { phoneRoutes } from './http/routes/phone.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
@@ -82,6 +83,8 @@ export function coreRoutes(deps: {
         limiter: createRateLimiter(TRY_QUESTION_RATE_LIMIT, options.rateLimits?.tryQuestion),
       }),
     ),
+    // Websites, sitemaps and files as knowledge (docs/knowledge.md, "Websites and files").
+    ...knowledgeSourceRoutes(deps.base.knowledgeSources),
     ...keyRoutes(apiKeys),
     ...sessionRoutes({
       sessions,

@@ -89,6 +89,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { address, url } = await listen(server, config);
   state = 'ready';
   const webhookListener = await startWorkers(options, database, { whatsapp, health: base.health, webhookWorker });
+  base.knowledgeScheduler.start();
   logger.info({ port: address.port, database: database.kind }, 'botlink is ready');
 
   let stopping: Promise<void> | undefined;

@@ -159,7 +159,8 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
 
     const { principal, workspaceId } = await authorise(definition, req, deps);
     validateQuery?.(req.query as Record<string, unknown>);
-    await readBody(req, res, json);
+    // A multipart upload (a knowledge file) is streamed by its handler, within its own limit.
+    if (!definition.describedBody?.contentType.startsWith('multipart/')) await readBody(req, res, json);
     const raw = req.body === undefined && bodyOptional ? {} : req.body;
     const body = validate ? validate(raw) : undefined;
     const call = { params, body, answer: undefined as unknown, principal, workspaceId, ip: req.ip ?? null };
