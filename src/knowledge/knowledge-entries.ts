@@ -18,7 +18,8 @@ import { primaryLanguage } from '../text/language.ts';
 import { chunkText, searchConfigFor } from './chunking.ts';
 import type { KnowledgeService } from './knowledge-service.ts';
 import { ENTRY_EXCERPT_CHARS, MAX_DOCUMENT_BODY_BYTES } from './limits.ts';
-import { cleanLine, normaliseParagraphs } from './text.ts';
+import { joinBrokenLines, withoutTitleLine } from './extract/lines.ts';
+import { cleanLine, normaliseText } from './text.ts';
 
 /**
  * Part of every hand-made entry's content hash. Raise it with the chunking (knowledge-service.ts's INDEX_VERSION): an
@@ -158,7 +159,11 @@ export type KnowledgeEntries = ReturnType<typeof createKnowledgeEntries>;
 /** Cleans the entry as the sync API cleans a page, checks what a schema cannot (visible text, bytes) and hashes it. */
 function prepare(workspaceId: string, input: EntryInput): EntryWrite {
   const title = cleanLine(input.title);
-  const body = normaliseParagraphs(input.text);
+  // The editor's rule (docs/knowledge.md, "How text is read"): a line break is a space, a blank line a paragraph; a
+  // first line that repeats the title (pasted with it) is dropped, so it is not joined into the first sentence.
+  const pasted = normaliseText(input.text);
+  const untitled = withoutTitleLine(pasted, title);
+  const body = joinBrokenLines(/[\p{L}\p{N}]/u.test(untitled) ? untitled : pasted);
   const problems: { field: string; message: string }[] = [];
   if (!title) problems.push({ field: 'title', message: 'has no visible characters' });
   if (!body) problems.push({ field: 'text', message: 'has no visible characters' });

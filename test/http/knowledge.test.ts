@@ -297,4 +297,20 @@ describeEachDatabase('knowledge written in the dashboard, and Try a question', (
       expect((await service.api('GET', '/v1/sessions', { token: a.owner })).body.sessions).toEqual([]);
     });
   });
+
+  describe('pasted text follows the paragraph rule (docs/knowledge.md, "How text is read")', () => {
+    it('a single line break is a space, a blank line a paragraph, and the pasted title line is not read out', async () => {
+      const shop = await seedWorkspace(service, 'Initech');
+      // As copied from a PDF: the title line, then lines broken inside sentences and a word hyphenated at a line end.
+      const pasted = 'Returns policy\nShoes that have been worn outside\ncannot be returned. You can return any\nother item within 30 days of de-\nlivery.\n\nRefunds reach your card within a week.';
+      const entry = await add(shop.owner, { type: 'page', title: 'Returns policy', text: pasted, language: 'en' });
+      expect(entry.text).toBe(
+        'Shoes that have been worn outside cannot be returned. You can return any other item within 30 days of delivery.\n\nRefunds reach your card within a week.',
+      );
+      const tried = await tryQuestion(shop.owner, 'Can I return shoes I have worn outside?');
+      expect(tried.answer.source).toBe('knowledge_base');
+      expect(tried.answer.text).toContain('Shoes that have been worn outside cannot be returned.');
+      expect(tried.answer.text).not.toContain('Returns policy');
+    });
+  });
 });

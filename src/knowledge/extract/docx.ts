@@ -3,7 +3,8 @@
  * tables), and that HTML is read whole, without Readability's scoring: a document is all content.
  */
 import mammoth from 'mammoth';
-import { htmlBodyText, sameWords } from './html.ts';
+import { htmlBodyText } from './html.ts';
+import { withoutTitleLine } from './lines.ts';
 import type { ExtractedText } from './types.ts';
 import { unreadable } from './unreadable.ts';
 import { cleanLine } from '../text.ts';
@@ -24,8 +25,5 @@ export async function extractDocx(bytes: Uint8Array, name: string): Promise<Extr
   // A document that opens with a heading is titled by it; the title is then not also its first paragraph.
   const first = /^\s*<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
   const title = first ? cleanLine(htmlBodyText(first[1]!)) : '';
-  if (!title) return { title: '', text, language: null };
-  const cut = text.indexOf('\n\n');
-  const opening = cut < 0 ? text : text.slice(0, cut);
-  return { title, text: sameWords(opening, title) ? (cut < 0 ? '' : text.slice(cut + 2)) : text, language: null };
+  return { title, text: withoutTitleLine(text, title), language: null };
 }

@@ -12,6 +12,7 @@ import { parseHTML } from 'linkedom';
 import { primaryLanguage } from '../../text/language.ts';
 import { MAX_PAGE_BYTES } from '../limits.ts';
 import { cleanLine, htmlToText } from '../text.ts';
+import { withoutTitleLine } from './lines.ts';
 import type { ExtractedText } from './types.ts';
 
 /**
@@ -123,18 +124,4 @@ function pageTitle(readable: string, h1: string, url: string): string {
   } catch {
     return cleanLine(url);
   }
-}
-
-/** The text without a first paragraph that only repeats the title: a title is not read out as part of an answer. */
-export function withoutTitleLine(text: string, title: string): string {
-  const cut = text.indexOf('\n\n');
-  const first = cut < 0 ? text : text.slice(0, cut);
-  return title && sameWords(first, title) ? (cut < 0 ? '' : text.slice(cut + 2)) : text;
-}
-
-/** The same words, ignoring case and punctuation ("Returns policy." and "RETURNS POLICY"). */
-export function sameWords(a: string, b: string): boolean {
-  const key = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? '';
-  const k = key(a);
-  return k !== '' && k === key(b);
 }

@@ -55,3 +55,21 @@ export function joinLine(before: string, line: string): string {
   const keepHyphen = /^\p{N}/u.test(part) || !/^\p{Ll}/u.test(line) || HYPHENATED_PREFIXES.has(part.toLowerCase());
   return keepHyphen ? before + line : before.slice(0, -1) + line;
 }
+
+/**
+ * The text without its first line when that line only repeats the title ("Returns policy" over a returns policy, in
+ * any case and punctuation): a title is never read out as part of an answer, and a title line joined to the sentence
+ * under it by the line rule would be. Applied before {@link joinBrokenLines} to pasted text, after it to extracted text
+ * (where a line is a paragraph).
+ */
+export function withoutTitleLine(text: string, title: string): string {
+  const match = /^\s*([^\n]*)(?:\n|$)/.exec(text);
+  return match && sameWords(match[1]!, title) ? text.slice(match[0].length).replace(/^\s+/, '') : text;
+}
+
+/** The same words, ignoring case and punctuation ("Returns policy." and "RETURNS POLICY"). */
+export function sameWords(a: string, b: string): boolean {
+  const key = (s: string) => s.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? '';
+  const k = key(a);
+  return k !== '' && k === key(b);
+}
