@@ -63,6 +63,25 @@ export function sentences(text: string, language: string): string[] {
   return out;
 }
 
+/**
+ * The sentences without the passage's title: a title is never read out as part of an answer (docs/knowledge.md, "How
+ * text is read"). A page's body often opens with its title line (a heading, or text pasted with it), and the sentence
+ * splitter makes that line a sentence of its own ("Returns policy.") or the head of the next one ("Returns policy:
+ * Shoes that…"); both go. A passage that is only its title (a page without text) then gives no sentence at all.
+ */
+export function untitled(all: readonly string[], title: string): string[] {
+  const titleWords = words(title).join(' ');
+  if (!titleWords) return [...all];
+  const out: string[] = [];
+  for (const sentence of all) {
+    if (words(sentence).join(' ') === titleWords) continue;
+    // "Title: the rest" or "Title – the rest", the title in any case.
+    const head = /^(.{1,300}?)\s*[:\u2013\u2014]\s+(?=\S)/u.exec(sentence);
+    out.push(head && words(head[1]!).join(' ') === titleWords ? sentence.slice(head[0].length) : sentence);
+  }
+  return out;
+}
+
 interface Candidate {
   passage: number;
   index: number;
@@ -128,7 +147,7 @@ export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
 
   const found: { passage: number; index: number; text: string; score: number; found: number[] }[] = [];
   passages.forEach(({ p }, passage) => {
-    sentences(p.text, input.language).forEach((text, index) => {
+    untitled(sentences(p.text, input.language), p.title).forEach((text, index) => {
       const present = textWords(words(text));
       found.push({ passage, index, text, score: p.score, found: groups.map((g) => groupMatch(g, present)) });
     });
