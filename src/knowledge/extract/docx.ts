@@ -5,6 +5,8 @@
 import mammoth from 'mammoth';
 import { htmlBodyText } from './html.ts';
 import { withoutTitleLine } from './lines.ts';
+import { readZipEntry } from './zip.ts';
+import { primaryLanguage } from '../../text/language.ts';
 import type { ExtractedText } from './types.ts';
 import { unreadable } from './unreadable.ts';
 import { cleanLine } from '../text.ts';
@@ -24,6 +26,30 @@ export async function extractDocx(bytes: Uint8Array, name: string): Promise<Extr
   const text = htmlBodyText(html);
   // A document that opens with a heading is titled by it; the title is then not also its first paragraph.
   const first = /^\s*<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
-  const title = first ? cleanLine(htmlBodyText(first[1]!)) : '';
-  return { title, text: withoutTitleLine(text, title), language: null };
+  const heading = first ? cleanLine(htmlBodyText(first[1]!)) : '';
+  const meta = metadata(bytes);
+  // The opening heading before the metadata's title: Word fills that from templates and old file names.
+  const title = heading || meta.title;
+  return { title, text: withoutTitleLine(text, title), language: meta.language };
+}
+
+/**
+ * The document's own title and language: docProps/core.xml's dc:title and dc:language, else the language of the
+ * default paragraph style (word/styles.xml), which Word sets from the author's proofing language.
+ */
+function metadata(bytes: Uint8Array): { title: string; language: string | null } {
+  const core = readZipEntry(bytes, 'docProps/core.xml')?.toString('utf8') ?? '';
+  const title = cleanLine(decodeXml(/<dc:title>([^<]*)<\/dc:title>/.exec(core)?.[1] ?? ''));
+  let tag = /<dc:language>([^<]*)<\/dc:language>/.exec(core)?.[1] ?? '';
+  if (!tag) {
+    const styles = readZipEntry(bytes, 'word/styles.xml')?.toString('utf8') ?? '';
+    const defaults = /<w:docDefaults>[\s\S]*?<\/w:docDefaults>/.exec(styles)?.[0] ?? '';
+    tag = /<w:lang\b[^>]*\bw:val="([^"]*)"/.exec(defaults)?.[1] ?? '';
+  }
+  const language = primaryLanguage(tag);
+  return { title, language: language.length === 2 ? language : null };
+}
+
+function decodeXml(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos);/g, (_whole, name: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[name]!);
 }
