@@ -17,9 +17,9 @@ import type { ExtractedText } from './types.ts';
 
 /**
  * Elements Readability may score at most. A page with more is not an article a person wrote (a product grid, a
- * generated table); Readability gives up on it and the body's text is taken, which costs one linear pass.
+ * generated table), and scoring it takes seconds; its body's text is taken instead, one linear pass.
  */
-const MAX_SCORED_ELEMENTS = 20_000;
+const MAX_SCORED_ELEMENTS = 10_000;
 
 /** Elements whose content is never a page's knowledge. */
 const DROPPED = 'script, style, noscript, template, iframe, object, svg, canvas, nav, aside, form, button, select, footer, dialog, [role=navigation], [role=contentinfo], [hidden], [aria-hidden=true]';
@@ -36,21 +36,29 @@ export function extractHtml(html: string, url: string): ExtractedText {
   const document = parseDocument(source);
   const language = pageLanguage(document);
   const h1 = cleanLine(document.querySelector('h1')?.textContent ?? '');
+  const documentTitle = document.title ?? '';
   removeBoilerplate(document);
 
   let article: ReturnType<Readability['parse']> = null;
-  try {
-    // Readability reads `document` only; linkedom's Document has what it uses, not the DOM lib's every member.
-    const readable = document as unknown as ConstructorParameters<typeof Readability>[0];
-    article = new Readability(readable, { maxElemsToParse: MAX_SCORED_ELEMENTS, charThreshold: 200 }).parse();
-  } catch {
-    // Too many elements (see MAX_SCORED_ELEMENTS), or a page Readability cannot walk: the body's text below.
+  let text: string;
+  // Counted here: linkedom's getElementsByTagName('*') is empty, so Readability's own maxElemsToParse never stops it.
+  if (document.querySelectorAll('*').length > MAX_SCORED_ELEMENTS) {
+    const root = document.body ?? document.documentElement;
+    text = root ? paragraphsOfHtml(root.innerHTML) : '';
+  } else {
+    try {
+      // Readability reads `document` only; linkedom's Document has what it uses, not the DOM lib's every member.
+      const readable = document as unknown as ConstructorParameters<typeof Readability>[0];
+      article = new Readability(readable, { charThreshold: 200 }).parse();
+    } catch {
+      // A page Readability cannot walk: the body's text below.
+    }
+    text = article?.content ? paragraphsOfHtml(article.content) : '';
+    // Readability empties the document it reads: the body's text comes from a fresh parse.
+    if (!/[\p{L}\p{N}]/u.test(text)) text = htmlBodyText(source);
   }
-  let text = article?.content ? paragraphsOfHtml(article.content) : '';
-  // Readability empties the document it reads: the body's text comes from a fresh parse.
-  if (!/[\p{L}\p{N}]/u.test(text)) text = htmlBodyText(source);
 
-  const title = pageTitle(cleanLine(article?.title ?? document.title ?? ''), h1, url);
+  const title = pageTitle(cleanLine(article?.title ?? documentTitle), h1, url);
   return { title, text: withoutTitleLine(text, title), language };
 }
 
@@ -87,8 +95,8 @@ function removeBoilerplate(document: Doc): void {
     if (!element.closest('article, main, [role=main]')) element.remove();
   }
   for (const element of [...document.querySelectorAll('[id], [class]')]) {
-    if (!element.isConnected || isStructural(element)) continue;
-    if (BANNER.test(`${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`)) element.remove();
+    if (!BANNER.test(`${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`)) continue;
+    if (element.isConnected && !isStructural(element)) element.remove();
   }
 }
 
