@@ -198,7 +198,7 @@ export function sourcesSection({ manager, isStopped }) {
         drawSkipped(skipped);
       }
       if (actions) {
-        updateButton.setAttribute('aria-label', `Update ${label} now`);
+        updateButton.setAttribute('aria-label', `Update now: ${label}`);
         removeButton.setAttribute('aria-label', `Remove ${label}`);
       }
     }
@@ -298,7 +298,7 @@ export function sourcesSection({ manager, isStopped }) {
           const answer = await api('POST', '/v1/knowledge/sources', { body });
           if (isStopped()) return;
           const s = answer?.source ?? {};
-          watching.add(String(s.id));
+          if (reading(s)) watching.add(String(s.id));
           form.reset();
           chosen = false;
           announce.textContent = `Added ${nameOf(s)}. Its pages are being read; this list shows the progress.`;
@@ -348,9 +348,9 @@ export function sourcesSection({ manager, isStopped }) {
           const answer = await api('POST', '/v1/knowledge/files', { form: data });
           if (isStopped()) return;
           const s = answer?.source ?? {};
-          watching.add(String(s.id));
+          if (reading(s)) watching.add(String(s.id));
           form.reset();
-          announce.textContent = `Uploaded ${nameOf(s)}. It is being read.`;
+          announce.textContent = reading(s) ? `Uploaded ${nameOf(s)}. It is being read.` : `Uploaded ${nameOf(s)}. Customers get answers from it now.`;
           await load();
         } catch (err) {
           if (err instanceof ApiError && Array.isArray(err.details) && err.details.length > 0) {
