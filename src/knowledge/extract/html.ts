@@ -120,16 +120,17 @@ function pageLanguage(document: Doc): string | null {
 
 /**
  * The page's h1 when the document title is that h1 plus the site's name ("Returns | Shoe Shop"), else the title
- * Readability found, else the h1, else the address: a page always has a title (a synced page needs one).
+ * Readability found, else the h1, else the page's address (host and path): a page always has a title.
  */
 function pageTitle(readable: string, h1: string, url: string): string {
   if (h1 && readable.toLowerCase().includes(h1.toLowerCase())) return h1;
   if (readable) return readable;
   if (h1) return h1;
   try {
-    const { host, pathname } = new URL(url);
-    return cleanLine(`${host}${pathname === '/' ? '' : pathname}`);
+    const { protocol, host, pathname } = new URL(url);
+    // A file's address says nothing: its caller titles it by its name.
+    return protocol === 'http:' || protocol === 'https:' ? cleanLine(`${host}${pathname === '/' ? '' : pathname}`) : '';
   } catch {
-    return cleanLine(url);
+    return '';
   }
 }

@@ -11,7 +11,9 @@ export function markdownToText(markdown: string): ExtractedText {
   const out: string[] = [];
   let title = '';
   let fenced = false;
-  for (const raw of markdown.replace(/\r\n?/g, '\n').split('\n')) {
+  // YAML front matter (a static site's title, date, tags) is data for the site generator, not text.
+  const source = markdown.replace(/\r\n?/g, '\n').replace(/^---\n[\s\S]*?\n---\n/, '');
+  for (const raw of source.split('\n')) {
     if (/^\s*(```|~~~)/.test(raw)) {
       fenced = !fenced;
       out.push('');

@@ -37,6 +37,10 @@ describe('a text file follows the paragraph rule', () => {
 describe('a Markdown file loses its markup and keeps its words', () => {
   it('takes the first heading as title, keeps other headings and each list item as a paragraph, links keep their text', async () => {
     const md = [
+      '---',
+      'layout: page',
+      'tags: [shipping]',
+      '---',
       '# Shipping',
       '',
       'We ship **every weekday** with [DHL](https://dhl.example) and',
@@ -66,6 +70,11 @@ describe('a Markdown file loses its markup and keeps its words', () => {
 });
 
 describe('an HTML file is read as a web page', () => {
+  it('is titled by its name when it has no title of its own', async () => {
+    const extracted = await extractFile(bytes('<p>We deliver on Saturdays too.</p>'), { name: 'saturday_delivery.html' });
+    expect(extracted).toEqual({ title: 'saturday delivery', text: 'We deliver on Saturdays too.', language: null });
+  });
+
   it('keeps the article and drops the navigation', async () => {
     const html = '<html lang="nl"><head><title>Openingstijden</title></head><body><nav><a href="/">Home</a></nav><main><p>Wij zijn open van maandag tot en met vrijdag, van negen tot vijf.</p></main></body></html>';
     const extracted = await extractFile(bytes(html), { name: 'open.html', contentType: 'text/html' });
