@@ -21,8 +21,11 @@ import type { ExtractedText } from './types.ts';
  */
 const MAX_SCORED_ELEMENTS = 10_000;
 
-/** Elements whose content is never a page's knowledge. */
-const DROPPED = 'script, style, noscript, template, iframe, object, svg, canvas, nav, aside, form, button, select, footer, dialog, [role=navigation], [role=contentinfo], [hidden], [aria-hidden=true]';
+/**
+ * Elements whose content is never a page's knowledge. Hidden elements, buttons and dialogs stay: a FAQ accordion
+ * keeps its questions in buttons and its answers hidden until they are opened.
+ */
+const DROPPED = 'script, style, noscript, template, iframe, object, svg, canvas, nav, aside, form, select, footer, [role=navigation], [role=contentinfo]';
 /** Cookie and consent banners, by their id or class. */
 const BANNER = /cookie|consent|gdpr/i;
 
@@ -54,12 +57,12 @@ export function extractHtml(html: string, url: string): ExtractedText {
       // A page Readability cannot walk: the body's text below.
     }
     text = article?.content ? paragraphsOfHtml(article.content) : '';
-    // Readability empties the document it reads: the body's text comes from a fresh parse.
-    if (!/[\p{L}\p{N}]/u.test(text)) text = htmlBodyText(source);
   }
-
   const title = pageTitle(cleanLine(article?.title ?? documentTitle), h1, url);
-  return { title, text: withoutTitleLine(text, title), language };
+  text = withoutTitleLine(text, title);
+  // Nothing but the title: Readability empties the document it reads, so the body's text comes from a fresh parse.
+  if (!/[\p{L}\p{N}]/u.test(text)) text = withoutTitleLine(htmlBodyText(source), title);
+  return { title, text, language };
 }
 
 /**
@@ -88,11 +91,23 @@ function parseDocument(html: string): Doc {
   return parseHTML(/<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`).document;
 }
 
+/** Drops what is never knowledge (see DROPPED, BANNER) and shows what is only hidden until a click. */
 function removeBoilerplate(document: Doc): void {
   for (const element of [...document.querySelectorAll(DROPPED)]) element.remove();
   for (const element of [...document.querySelectorAll('header')]) {
     // The page's header (logo, menu) goes; an article's own header holds its heading and stays.
     if (!element.closest('article, main, [role=main]')) element.remove();
+  }
+  // What a click shows is text too (a FAQ's answers, a product's tabs): Readability would drop it as invisible, and
+  // buttons (a FAQ's questions) with it.
+  for (const element of [...document.querySelectorAll('[hidden], [aria-hidden]')]) {
+    element.removeAttribute('hidden');
+    element.removeAttribute('aria-hidden');
+  }
+  for (const button of [...document.querySelectorAll('button')]) {
+    const span = document.createElement('span');
+    span.textContent = button.textContent;
+    button.replaceWith(span);
   }
   for (const element of [...document.querySelectorAll('[id], [class]')]) {
     if (!BANNER.test(`${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`)) continue;

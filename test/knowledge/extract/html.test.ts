@@ -56,6 +56,15 @@ describe('a web page becomes its article text', () => {
     expect(bare.title).toBe('shop.example/hours');
   });
 
+  it('keeps a FAQ accordion: questions in buttons, answers hidden until opened', () => {
+    const faq = extractHtml(
+      '<html><body><main><h1>FAQ</h1><h3><button aria-expanded="false">Can I return worn shoes?</button></h3>' +
+        '<div hidden><p>Shoes that have been worn outside cannot be returned.</p></div></main></body></html>',
+      'https://shop.example/faq',
+    );
+    expect(faq.text).toBe('Can I return worn shoes?\n\nShoes that have been worn outside cannot be returned.');
+  });
+
   it('reads a fragment without <html> and <body>', () => {
     expect(extractHtml('<h2>Payment</h2><p>We take iDEAL, cards and PayPal.</p>', 'https://shop.example/pay').text).toBe('Payment\n\nWe take iDEAL, cards and PayPal.');
   });
