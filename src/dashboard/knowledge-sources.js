@@ -212,19 +212,22 @@ export function sourcesSection({ manager, isStopped }) {
           h('span', { class: 'url' }, String(p.url)), ': ', String(p.reason))))));
     }
 
+    // Marked busy but not disabled: a disabled button loses the focus, and the owner who pressed it should stay there.
     async function updateNow() {
+      if (updateButton.getAttribute('aria-busy') === 'true') return;
       listError.clear();
-      await busy(updateButton, async () => {
-        try {
-          await api('POST', `/v1/knowledge/sources/${encodeURIComponent(String(source.id))}/sync`);
-          if (isStopped()) return;
-          announce.textContent = `${nameOf(source)} is read again.`;
-          update({ ...source, status: 'queued' });
-          watching.add(String(source.id));
-        } catch (err) {
-          listError.show(err);
-        }
-      });
+      updateButton.setAttribute('aria-busy', 'true');
+      try {
+        await api('POST', `/v1/knowledge/sources/${encodeURIComponent(String(source.id))}/sync`);
+        if (isStopped()) return;
+        announce.textContent = `${nameOf(source)} is read again.`;
+        update({ ...source, status: 'queued' });
+        watching.add(String(source.id));
+      } catch (err) {
+        listError.show(err);
+      } finally {
+        updateButton.removeAttribute('aria-busy');
+      }
       await load();
     }
 
