@@ -56,7 +56,10 @@ export function markdownToText(markdown: string): ExtractedText {
   return { title, text: joinBrokenLines(out.join('\n')), language: null };
 }
 
-/** Emphasis, code spans, images and links: their words, without the markup. */
+/**
+ * Emphasis, code spans, images and links: their words, without the markup. A span is at most 500 characters, so a line
+ * full of unmatched `*` costs its length times 500, not its length squared.
+ */
 function inline(text: string): string {
   return text
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
@@ -64,10 +67,10 @@ function inline(text: string): string {
     .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
     .replace(/<(https?:\/\/[^>\s]+)>/g, '$1')
     .replace(/`([^`]+)`/g, '$1')
-    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
-    .replace(/\*(?=\S)(.+?)(?<=\S)\*/g, '$1')
+    .replace(/(\*\*|__)(?=\S)(.{1,500}?)(?<=\S)\1/g, '$2')
+    .replace(/\*(?=\S)(.{1,500}?)(?<=\S)\*/g, '$1')
     // Underscores inside a word (file_name) are not emphasis.
-    .replace(/(?<![\p{L}\p{N}])_(?=\S)(.+?)(?<=\S)_(?![\p{L}\p{N}])/gu, '$1')
-    .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '$1')
+    .replace(/(?<![\p{L}\p{N}])_(?=\S)(.{1,500}?)(?<=\S)_(?![\p{L}\p{N}])/gu, '$1')
+    .replace(/~~(?=\S)(.{1,500}?)(?<=\S)~~/g, '$1')
     .replace(/\\([\\`*_{}[\]()#+\-.!>|])/g, '$1');
 }
