@@ -50,8 +50,8 @@ export function progressWords(s) {
   const fetched = num(s.fetched);
   const skipped = Array.isArray(s.skipped) ? s.skipped.length : num(s.skipped_count);
   const parts = [];
-  // A file is one document: nothing to count.
-  if (s.kind === 'file') return '';
+  // A file is one document: its size says more than a count.
+  if (s.kind === 'file') return typeof s.file?.bytes === 'number' ? sizeWords(s.file.bytes) : '';
   if (found != null) parts.push(`${count(found, 'page')} found`);
   if (fetched != null && reading(s)) parts.push(`${fetched.toLocaleString()} read so far`);
   if (pages != null && (!reading(s) || fetched == null)) parts.push(found != null ? `${pages.toLocaleString()} read` : `${count(pages, 'page')} read`);
@@ -98,7 +98,8 @@ export function sourcesSection({ manager, isStopped }) {
     const d = new Date(iso);
     if (Number.isNaN(d.getTime()) || !timeZone) return when(iso);
     try {
-      return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone });
+      // The zone's name too: the workspace's zone need not be the browser's.
+      return d.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' });
     } catch {
       return when(iso);
     }
@@ -186,7 +187,7 @@ export function sourcesSection({ manager, isStopped }) {
       status.textContent = statusWords(s);
       status.className = `source-status badge ${s.status === 'done' ? 'ok' : s.status === 'failed' ? 'bad' : 'warn'}`;
       numbers.textContent = progressWords(s);
-      updated.textContent = `Last updated: ${at(s.last_synced_at)}${s.kind !== 'file' && s.schedule ? ` · ${scheduleWords(s.schedule)}` : ''}`;
+      updated.textContent = `${s.kind === 'file' ? 'Uploaded' : 'Last updated'}: ${at(s.last_synced_at)}${s.kind !== 'file' && s.schedule ? ` · ${scheduleWords(s.schedule)}` : ''}`;
       const why = typeof s.error === 'string' ? s.error : typeof s.error?.message === 'string' ? s.error.message : '';
       failure.textContent = why;
       failure.hidden = !why || s.status !== 'failed';
@@ -303,6 +304,8 @@ export function sourcesSection({ manager, isStopped }) {
           const s = answer?.source ?? {};
           if (reading(s)) watching.add(String(s.id));
           form.reset();
+          // reset() goes back to the default checked state, which h() does not set.
+          start.checked = true;
           chosen = false;
           announce.textContent = `Added ${nameOf(s)}. Its pages are being read; this list shows the progress.`;
           await load();
@@ -384,6 +387,13 @@ export function sourcesSection({ manager, isStopped }) {
 /** A source's name for people: a file's name, a website's address. @param {any} s */
 function nameOf(s) {
   return String((s?.kind === 'file' ? s?.name : s?.url ?? s?.name) ?? 'The source');
+}
+
+/** A file's size as people read it: "930 bytes", "12 KB", "3.4 MB". @param {number} bytes */
+function sizeWords(bytes) {
+  if (bytes < 1024) return count(bytes, 'byte');
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** @param {string} schedule */
