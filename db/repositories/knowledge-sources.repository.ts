@@ -135,7 +135,7 @@ export function knowledgeSourcesRepository(db: Db) {
     async finish(
       id: string,
       engine: string,
-      outcome: SyncProgress & { status: 'done' | 'failed'; error: string | null; at: Date; nextSyncAt: Date | null },
+      outcome: SyncProgress & { status: 'done' | 'failed'; error: string | null; claimedAt: Date; at: Date; nextSyncAt: Date | null },
     ): Promise<void> {
       await db
         .updateTable('knowledge_sources')
@@ -147,8 +147,8 @@ export function knowledgeSourcesRepository(db: Db) {
           skipped: JSON.stringify(outcome.skipped),
           pages: eb.selectFrom('knowledge_source_pages').select((p) => p.fn.countAll<number>().as('n')).where('source_id', '=', id),
           last_synced_at: outcome.at,
-          // Asked for again while it ran: due at once.
-          next_sync_at: sql`case when next_sync_at > last_synced_at or next_sync_at is null then ${outcome.nextSyncAt} else next_sync_at end`,
+          // Asked for again while it ran (due after the sync was claimed): still due at once.
+          next_sync_at: sql`case when next_sync_at > ${outcome.claimedAt} then next_sync_at else ${outcome.nextSyncAt} end`,
           claimed_by: null,
           claimed_until: sql`'epoch'::timestamptz`,
           updated_at: outcome.at,

@@ -20,7 +20,7 @@ import { OutboundError, type GuardedClient, type GuardedResponse } from '../../n
 import { primaryLanguage } from '../../text/language.ts';
 import { chunkText, searchConfigFor } from '../chunking.ts';
 import { extractHtml } from '../extract/index.ts';
-import { MAX_PAGE_BYTES } from '../limits.ts';
+import { MAX_DOCUMENT_BODY_BYTES, MAX_PAGE_BYTES } from '../limits.ts';
 import { cleanLine } from '../text.ts';
 import { MAX_REDIRECTS, MAX_ROBOTS_BYTES, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SKIPPED_LISTED, PAGE_TIMEOUT_MS, REQUESTS_PER_SITE, SCHEDULE_MS } from './limits.ts';
 import { pageUrl, sameSiteLinks, sitemapEntries } from './page-links.ts';
@@ -71,7 +71,7 @@ interface Conditions {
 interface FetchOptions {
   accept: string;
   maxBytes: number;
-  /** Sent on the first request only (a redirect's target is another URL). */
+  /** If-None-Match and If-Modified-Since of the page kept, sent on every hop: they are about where the chain ends. */
   conditions?: Record<string, string>;
 }
 
@@ -102,7 +102,7 @@ export function createWebsiteSync(deps: WebsiteSyncDeps) {
     const at = now();
     const nextSyncAt = source.schedule === 'manual' ? null : new Date(at.getTime() + SCHEDULE_MS[source.schedule]);
     const progress = run.progress();
-    await sources.finish(source.id, deps.engine, { ...progress, status: failure ? 'failed' : 'done', error: failure, at, nextSyncAt });
+    await sources.finish(source.id, deps.engine, { ...progress, status: failure ? 'failed' : 'done', error: failure, claimedAt: new Date(source.updated_at), at, nextSyncAt });
     return {
       ...progress,
       status: failure ? 'failed' : 'done',
@@ -340,7 +340,10 @@ class SyncRun {
     const extracted = extractHtml(html, finalUrl);
     const language = primaryLanguage(source.language ?? extracted.language) || null;
     const title = cleanLine(extracted.title) || finalUrl;
-    const body = extracted.text;
+    // A page keeps as much text as a synced page may have (MAX_DOCUMENT_BODY_BYTES): the rest of a catalogue-sized
+    // page would be thousands of passages nobody asks about.
+    const body = cutText(extracted.text, MAX_DOCUMENT_BODY_BYTES);
+    if (body.length < extracted.text.length) this.#skip(url, `its text is longer than ${MAX_DOCUMENT_BODY_BYTES / 1024} KB: only its first ${MAX_DOCUMENT_BODY_BYTES / 1024} KB are kept`);
     const contentHash = createHash('sha256').update(JSON.stringify([PAGE_INDEX_VERSION, title, finalUrl, language, body])).digest('hex');
     this.#kept.add(url);
     if (known && known.content_hash === contentHash && known.document_id) {
@@ -390,7 +393,7 @@ class SyncRun {
         response = await http.request({
           method: 'GET',
           url: current.href,
-          headers: { 'user-agent': userAgent, accept: options.accept, ...(hop === 0 ? options.conditions : {}) },
+          headers: { 'user-agent': userAgent, accept: options.accept, ...options.conditions },
           timeoutMs: PAGE_TIMEOUT_MS,
           maxBytes: options.maxBytes,
           ...(this.#signal ? { signal: this.#signal } : {}),
@@ -431,6 +434,14 @@ function statusReason(status: number): string {
   if (status === 429) return 'the site asked us to slow down (429)';
   if (status >= 500) return `the site failed to serve it (${status})`;
   return `the site answered ${status}`;
+}
+
+/** At most `maxBytes` of UTF-8, ending at a paragraph's or a sentence's end where one is near. */
+function cutText(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  const cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const end = Math.max(cut.lastIndexOf('\n\n'), cut.lastIndexOf('. ') + 1);
+  return (end > cut.length * 0.8 ? cut.slice(0, end) : cut).trim();
 }
 
 function trimPeriod(text: string): string {
