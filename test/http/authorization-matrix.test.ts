@@ -56,6 +56,8 @@ interface Fixtures {
   newUser(): Promise<string>;
   /** A hand-made knowledge entry in workspace a, made now; its id. */
   newEntry(): Promise<string>;
+  /** A website source of workspace a (never reachable: nothing is fetched from it), made now; its id. */
+  newSource(): Promise<string>;
   /** Workspace a's conversation, its session and a delivery of its webhook. */
   conversationId: string;
   sessionId: string;
@@ -83,6 +85,8 @@ interface Expected {
   guard: Guard;
   /** A body of the right shape (a function: made anew for every call, e.g. with a fresh email). */
   body?: object | (() => object);
+  /** A body that is not JSON (a multipart upload), sent as it is. */
+  raw?: { body: string; contentType: string };
   /** Path parameters; most are real things of workspace a. */
   params?: (f: Fixtures) => Promise<Record<string, string>> | Record<string, string>;
   /** The path names a thing of workspace a: another workspace's credentials get 404, not it. */
@@ -141,6 +145,18 @@ const expected: Record<string, Expected> = {
   'PUT /v1/knowledge/entries/{id}': { guard: 'manager', body: { type: 'page', title: 'Returns', text: 'Thirty days.' }, params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'DELETE /v1/knowledge/entries/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'POST /v1/knowledge/try': { guard: 'manager', body: { question: 'Do you ship abroad?' } },
+  'POST /v1/knowledge/sources': { guard: 'manager', body: { kind: 'website', url: `${DEAD_ENDPOINT}/`, schedule: 'manual' } },
+  'GET /v1/knowledge/sources': { guard: 'member' },
+  'GET /v1/knowledge/sources/{id}': { guard: 'member', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },
+  'DELETE /v1/knowledge/sources/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },
+  'POST /v1/knowledge/sources/{id}/sync': { guard: 'manager', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },
+  'POST /v1/knowledge/files': {
+    guard: 'manager',
+    raw: {
+      body: '--matrix\r\nContent-Disposition: form-data; name="file"; filename="matrix.txt"\r\nContent-Type: text/plain\r\n\r\nMade for the matrix.\r\n--matrix--\r\n',
+      contentType: 'multipart/form-data; boundary=matrix',
+    },
+  },
 
   'POST /v1/keys/sync': { guard: 'manager' },
   'GET /v1/keys/sync': { guard: 'manager' },
@@ -413,6 +429,10 @@ describeEachDatabase('the authorisation matrix', (get) => {
         const made = await call('POST', '/v1/knowledge/entries', { token: a.owner, body: { type: 'page', title: unique('entry'), text: 'Made for the matrix.' } }, 201);
         return made.id as string;
       },
+      async newSource() {
+        const made = await call('POST', '/v1/knowledge/sources', { token: a.owner, body: { kind: 'website', url: `${DEAD_ENDPOINT}/`, schedule: 'manual' } }, 201);
+        return made.source.id as string;
+      },
       async newUser() {
         return (await call('POST', '/v1/users', { token: a.owner, body: { email: `${unique('leaving')}@acme.example`, role: 'agent' } }, 201)).user.id as string;
       },
@@ -467,9 +487,10 @@ describeEachDatabase('the authorisation matrix', (get) => {
         const url = `${service.url}${path}${cell.query ? `?${cell.query}` : ''}`;
         const headers: Record<string, string> = { ...cell.headers };
         let body: string | undefined;
-        if (cell.raw) {
-          body = cell.raw.body;
-          headers['content-type'] = cell.raw.contentType;
+        const raw = cell.raw ?? entry.raw;
+        if (raw) {
+          body = raw.body;
+          headers['content-type'] = raw.contentType;
         } else if (entry.body !== undefined) {
           body = JSON.stringify(typeof entry.body === 'function' ? entry.body() : entry.body);
           headers['content-type'] = 'application/json';
