@@ -24,3 +24,5 @@ export const SCHEDULE_MS = { daily: 24 * 3_600_000, weekly: 7 * 24 * 3_600_000 }
 export const SOURCE_POLL_MS = 60_000;
 /** The robots.txt token we obey (besides `*`), and the product our user agent names. */
 export const ROBOTS_AGENT = 'botlink';
+/** A running sync writes its progress (and renews its claim) this often, in ms, so the screen follows it. */
+export const PROGRESS_EVERY_MS = 250;

@@ -22,7 +22,7 @@ import { chunkText, searchConfigFor } from '../chunking.ts';
 import { extractHtml } from '../extract/index.ts';
 import { MAX_DOCUMENT_BODY_BYTES, MAX_PAGE_BYTES } from '../limits.ts';
 import { cleanLine } from '../text.ts';
-import { MAX_REDIRECTS, MAX_ROBOTS_BYTES, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SKIPPED_LISTED, PAGE_TIMEOUT_MS, REQUESTS_PER_SITE, SCHEDULE_MS } from './limits.ts';
+import { MAX_REDIRECTS, MAX_ROBOTS_BYTES, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SKIPPED_LISTED, PAGE_TIMEOUT_MS, PROGRESS_EVERY_MS, REQUESTS_PER_SITE, SCHEDULE_MS } from './limits.ts';
 import { pageUrl, sameSiteLinks, sitemapEntries } from './page-links.ts';
 import { ALLOW_ALL, parseRobots, type Robots } from './robots.ts';
 
@@ -85,7 +85,7 @@ export function createWebsiteSync(deps: WebsiteSyncDeps) {
   async function run(source: KnowledgeSource, signal?: AbortSignal): Promise<SyncOutcome> {
     const started = performance.now();
     const run = new SyncRun(deps, source, signal);
-    const heartbeat = setInterval(() => void run.writeProgress(), Math.min(Math.round(deps.leaseMs / 3), 1_000));
+    const heartbeat = setInterval(() => void run.writeProgress(), Math.min(Math.round(deps.leaseMs / 3), PROGRESS_EVERY_MS));
     let failure: string | null = null;
     try {
       await run.crawl();

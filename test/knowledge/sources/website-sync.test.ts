@@ -258,3 +258,52 @@ describeEachDatabase('two engines on one database', (getDb) => {
     await a.http.close();
   });
 });
+
+describeEachDatabase('a website read from its start page', (getDb) => {
+  let service: TestService;
+  let site: TestHttpsServer;
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const links: Record<string, string[]> = { '/': ['/a', '/b', '/c'], '/a': ['/d', '/e', 'https://other.example/x'], '/b': ['/a', '/'], '/c': [], '/d': [], '/e': [] };
+
+  beforeAll(async () => {
+    site = await startHttpsServer(async (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(404).end();
+      const out = links[req.url ?? ''];
+      if (!out) return void res.writeHead(404).end();
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      // Slow pages, so the sync is seen in progress.
+      await new Promise((r) => setTimeout(r, 250));
+      inFlight--;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><body><main><h1>Page ${req.url}</h1><p>The ${req.url} page of the umbrella shop.</p>${out.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></body></html>`);
+    });
+    service = await startTestService(getDb(), { KNOWLEDGE_MAX_PAGES: '4' }, { knowledgeSources: { intervalMs: 0 } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await site?.close();
+  });
+
+  it('follows links on the same host, two requests at a time, shows its progress, and stops at the page limit', async () => {
+    const ws = await seedWorkspace(service, 'Umbrellas');
+    const added = await service.api('POST', '/v1/knowledge/sources', { token: ws.owner, body: { kind: 'website', url: `${site.origin}/` } });
+    expect(added.status).toBe(201);
+    const id = added.body.source.id;
+    let seenInProgress = false;
+    let source;
+    for (;;) {
+      source = (await service.api('GET', `/v1/knowledge/sources/${id}`, { token: ws.agent })).body;
+      if (source.status === 'syncing' && source.fetched > 0 && source.fetched < 4) seenInProgress = true;
+      if (source.status === 'done' || source.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seenInProgress).toBe(true);
+    expect(mostInFlight).toBe(2);
+    expect(source).toMatchObject({ status: 'done', kind: 'website', schedule: 'daily', found: 4, fetched: 4, pages: 4 });
+    expect(source.skipped).toEqual([{ url: `${site.origin}/d`, reason: "the workspace's limit of 4 pages from websites was reached; this page and any further ones were not fetched" }]);
+    expect(site.requests.map((r) => r.url).sort()).toEqual(['/', '/a', '/b', '/c', '/robots.txt']);
+    expect(new Date(source.next_sync_at).getTime() - new Date(source.last_synced_at).getTime()).toBe(24 * 3_600_000);
+  }, 30_000);
+});

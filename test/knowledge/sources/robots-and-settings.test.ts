@@ -1,0 +1,58 @@
+/**
+ * What a website's sync obeys and reads besides a page's text (docs/knowledge.md, "What is fetched, and when"):
+ * robots.txt (RFC 9309: our agent's group or `*`'s, the longest rule wins, Allow on a tie, `*` and `$`), the links of a
+ * page on the same host, a sitemap and a sitemap index; and the KNOWLEDGE_MAX_PAGES setting.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.ts';
+import { ConfigError } from '../../../src/errors.ts';
+import { sameSiteLinks, sitemapEntries } from '../../../src/knowledge/sources/page-links.ts';
+import { parseRobots } from '../../../src/knowledge/sources/robots.ts';
+
+describe('robots.txt', () => {
+  const robots = parseRobots(
+    ['User-agent: *', 'Disallow: /', '', 'User-agent: BotLink', 'User-agent: other', 'Disallow: /account', 'Allow: /account/help', 'Disallow: /*.json$', 'Disallow: /cart?', '', 'Sitemap: https://shop.example/sitemap.xml'].join('\n'),
+  );
+
+  it("follows the group that names botlink instead of *'s", () => {
+    expect(robots.allows('/returns')).toBe(true);
+    expect(robots.allows('/account/orders')).toBe(false);
+  });
+
+  it('lets the longest matching rule decide, and understands * and $', () => {
+    expect(robots.allows('/account/help/returns')).toBe(true);
+    expect(robots.allows('/feed.json')).toBe(false);
+    expect(robots.allows('/feed.json?x=1')).toBe(true);
+    expect(robots.allows('/cart?item=3')).toBe(false);
+  });
+
+  it("falls back to *'s group, and reads Sitemap lines wherever they stand", () => {
+    const star = parseRobots('Sitemap: https://shop.example/a.xml\nUser-agent: *\nDisallow: /private\nAllow: /private/faq\n');
+    expect(star.allows('/private/x')).toBe(false);
+    expect(star.allows('/private/faq')).toBe(true);
+    expect(star.allows('/')).toBe(true);
+    expect(star.sitemaps).toEqual(['https://shop.example/a.xml']);
+    expect(robots.sitemaps).toEqual(['https://shop.example/sitemap.xml']);
+  });
+});
+
+describe("a page's links and a sitemap", () => {
+  it('keeps links to the same host, absolute and without their fragment', () => {
+    const html = `<a href="/returns#top">R</a><a href='shipping'>S</a><a href="https://other.example/x">O</a><a href="mailto:a@b.c">M</a><a class=x href=/faq?a=1&amp;b=2>F</a>`;
+    expect(sameSiteLinks(html, 'https://shop.example/help/')).toEqual(['https://shop.example/returns', 'https://shop.example/help/shipping', 'https://shop.example/faq?a=1&b=2']);
+  });
+
+  it('tells a sitemap index from a sitemap', () => {
+    expect(sitemapEntries('<sitemapindex><sitemap><loc>https://s.example/a.xml</loc></sitemap></sitemapindex>')).toEqual({ sitemaps: ['https://s.example/a.xml'], pages: [] });
+    expect(sitemapEntries('<urlset><url><loc> https://s.example/p?a=1&amp;b=2 </loc></url></urlset>')).toEqual({ sitemaps: [], pages: ['https://s.example/p?a=1&b=2'] });
+  });
+});
+
+describe('KNOWLEDGE_MAX_PAGES', () => {
+  it('is 500 by default and takes a whole number from 1 to 100000', () => {
+    expect(loadConfig({}).knowledgeMaxPages).toBe(500);
+    expect(loadConfig({ KNOWLEDGE_MAX_PAGES: '2000' }).knowledgeMaxPages).toBe(2000);
+    expect(() => loadConfig({ KNOWLEDGE_MAX_PAGES: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ KNOWLEDGE_MAX_PAGES: 'lots' })).toThrow('KNOWLEDGE_MAX_PAGES must be a whole number of pages from 1 to 100000 (got "lots").');
+  });
+});
