@@ -28,6 +28,7 @@ const POOLER_SUITES = [
   'test/sessions/session-runtime.test.ts',
   'test/http/sync.test.ts',
   'test/leases/lease-keeper.test.ts',
+  'test/knowledge/sources/website-sync.test.ts',
 ];
 
 export default defineConfig({
