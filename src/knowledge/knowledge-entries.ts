@@ -150,6 +150,11 @@ export function createKnowledgeEntries(deps: { knowledge: KnowledgeRepository; s
         { field: 'id', message: 'names a synced document, which only the sync API changes' },
       ]);
     }
+    if (row && (row.origin === 'website' || row.origin === 'file')) {
+      throw new AppError('conflict', 'This page comes from a website or file you added: update or remove that source, and its passages follow.', [
+        { field: 'id', message: 'names a page of a knowledge source, which only its sync or upload changes' },
+      ]);
+    }
     throw notFound('The knowledge entry');
   }
 }
@@ -206,7 +211,7 @@ function view(row: EntryRow, excerpt: boolean): EntryView {
     external_id: synced ? row.external_id : null,
     url: row.url,
     chunks: row.chunks,
-    editable: !synced,
+    editable: row.origin === 'dashboard',
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -75,7 +75,10 @@ const entrySchema: JsonSchema = {
   type: 'object',
   properties: {
     id: { type: 'string', format: 'uuid' },
-    origin: { enum: ['dashboard', 'sync'], description: "dashboard: written by hand here; sync: sent by the shop's or CMS's plugin, read-only here." },
+    origin: {
+      enum: ['dashboard', 'sync', 'website', 'file'],
+      description: "dashboard: written by hand here; sync: sent by the shop's or CMS's plugin; website, file: from a knowledge source (GET /v1/knowledge/sources). Only dashboard entries are changed here.",
+    },
     type: { enum: ['page', 'qa', 'product'] },
     title: { type: 'string' },
     text: { type: 'string', description: `The whole text; in a list its first ${ENTRY_EXCERPT_CHARS} characters (text_cut true).` },

@@ -78,6 +78,13 @@ describeEachDatabase('knowledge files and sources through the API', (getDb) => {
     const made = await upload(ws.owner, 'gift-wrapping.pdf', await pdfWith(['Gift wrapping', 'Gift wrapping costs three euros per parcel.']), 'application/pdf');
     expect(made.status).toBe(201);
     expect((await search('How much does gift wrapping cost?'))[0]?.text).toContain('three euros');
+    // Its passage is read like any entry, but changed only by uploading the file again.
+    const doc = await getDb().db.selectFrom('knowledge_documents').select('id').where('source_id', '=', made.body.source.id).executeTakeFirstOrThrow();
+    const entry = await service.api('GET', `/v1/knowledge/entries/${doc.id}`, { token: ws.agent });
+    expect(entry.body).toMatchObject({ origin: 'file', editable: false });
+    const edit = await service.api('PUT', `/v1/knowledge/entries/${doc.id}`, { token: ws.owner, body: { type: 'page', title: 'Gift wrapping', text: 'Free.' } });
+    expect(edit.status).toBe(409);
+    expect((await service.api('DELETE', `/v1/knowledge/entries/${doc.id}`, { token: ws.owner })).status).toBe(409);
   });
 
   it('refuses a file over 20 MB with 413 and a clear message', async () => {
