@@ -307,3 +307,66 @@ describeEachDatabase('a website read from its start page', (getDb) => {
     expect(new Date(source.next_sync_at).getTime() - new Date(source.last_synced_at).getTime()).toBe(24 * 3_600_000);
   }, 30_000);
 });
+
+describeEachDatabase('the scheduler', (getDb) => {
+  let site: TestHttpsServer;
+  let delayMs = 0;
+
+  beforeAll(async () => {
+    const shop = shopSite();
+    site = await startHttpsServer(async (req, res) => {
+      if (delayMs && req.url !== '/robots.txt' && !req.url?.startsWith('/sitemap')) await new Promise((r) => setTimeout(r, delayMs));
+      shop.handle(req, res);
+    });
+  });
+  afterAll(async () => {
+    await site?.close();
+  });
+
+  async function sourceOn(name: string, intervalMs: number) {
+    const sources = knowledgeSourcesRepository(getDb().db);
+    const http = new GuardedClient({ allow: ['127.0.0.1/32'], ca: testCa });
+    const sync = createWebsiteSync({ http, sources, writing: (_w, work) => work(), userAgent: 'Botlink/test', maxPages: 500, engine: name, leaseMs: 15_000 });
+    const scheduler = createSourceScheduler({ sources, sync, logger: createLogger('silent'), engine: name, leaseMs: 15_000, intervalMs });
+    const { rows } = await sql<{ id: string }>`insert into workspaces (id, name) values (gen_random_uuid(), ${name}) returning id`.execute(getDb().db);
+    const workspaceId = rows[0]!.id;
+    const source = await sources.create({
+      id: crypto.randomUUID(), workspaceId, kind: 'sitemap', url: `${site.origin}/sitemap.xml`, name: '127.0.0.1', schedule: 'daily', language: null, status: 'queued', nextSyncAt: new Date(),
+    });
+    const read = async () => (await sources.get(workspaceId, source.id))!;
+    const until = async (done: (s: Awaited<ReturnType<typeof read>>) => boolean) => {
+      const deadline = Date.now() + 10_000;
+      for (let s = await read(); ; s = await read()) {
+        if (done(s)) return s;
+        if (Date.now() > deadline) throw new Error(`gave up waiting; the source is ${s.status}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    return { scheduler, http, read, until, id: source.id };
+  }
+
+  it('runs a sync when it falls due, on its own interval', async () => {
+    delayMs = 0;
+    const { scheduler, http, until, id } = await sourceOn('interval', 100);
+    scheduler.start();
+    const first = await until((s) => s.status === 'done');
+    // Due again (as if a day had passed): the next look runs it without being woken.
+    await sql`update knowledge_sources set next_sync_at = now() - interval '1 second' where id = ${id}`.execute(getDb().db);
+    const again = await until((s) => s.status === 'done' && new Date(s.last_synced_at!).getTime() > new Date(first.last_synced_at!).getTime());
+    expect(again.pages).toBe(6);
+    await scheduler.stop();
+    await http.close();
+  });
+
+  it('gives a sync in flight back, still due, when the engine stops', async () => {
+    delayMs = 400;
+    const { scheduler, http, until } = await sourceOn('stopping', 0);
+    scheduler.start();
+    await until((s) => s.status === 'syncing');
+    await scheduler.stop();
+    const after = await until(() => true);
+    expect(after).toMatchObject({ status: 'queued', claimed_by: null, last_synced_at: null });
+    expect(new Date(after.next_sync_at!).getTime()).toBeLessThanOrEqual(Date.now());
+    await http.close();
+  });
+});
