@@ -4,6 +4,29 @@
  * elements named here matter, and a page's text is read by ../extract.
  */
 
+import { gunzipSync } from 'node:zlib';
+
+/**
+ * A page's bytes as text, in the charset its Content-Type names (a `<meta charset>` in its first 1024 bytes when the
+ * header names none), else UTF-8; a charset nobody knows is read as UTF-8.
+ */
+export function decodePage(bytes: Uint8Array, contentType: string | null): string {
+  const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType ?? '')?.[1];
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1];
+  try {
+    return new TextDecoder(fromHeader ?? fromMeta ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+/** A sitemap's text; a gzipped one (`sitemap.xml.gz`) is unpacked up to `maxBytes`. */
+export function sitemapText(bytes: Uint8Array, maxBytes: number): string {
+  const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
+  return (gzipped ? gunzipSync(bytes, { maxOutputLength: maxBytes }) : Buffer.from(bytes)).toString('utf8');
+}
+
 /** The page's links as absolute URLs on `base`'s host, without their fragment; each once. */
 export function sameSiteLinks(html: string, base: string): string[] {
   const baseUrl = new URL(base);

@@ -23,7 +23,7 @@ import { extractHtml } from '../extract/index.ts';
 import { MAX_DOCUMENT_BODY_BYTES, MAX_PAGE_BYTES } from '../limits.ts';
 import { cleanLine } from '../text.ts';
 import { MAX_REDIRECTS, MAX_ROBOTS_BYTES, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SKIPPED_LISTED, PAGE_TIMEOUT_MS, PROGRESS_EVERY_MS, REQUESTS_PER_SITE, SCHEDULE_MS } from './limits.ts';
-import { pageUrl, sameSiteLinks, sitemapEntries } from './page-links.ts';
+import { decodePage, pageUrl, sameSiteLinks, sitemapEntries, sitemapText } from './page-links.ts';
 import { ALLOW_ALL, parseRobots, type Robots } from './robots.ts';
 
 const HTML = 'text/html,application/xhtml+xml';
@@ -225,7 +225,13 @@ class SyncRun {
         this.#skip(url, `the sitemap could not be read: ${reason}`);
         continue;
       }
-      const entries = sitemapEntries(fetched.response.body.toString('utf8'));
+      let entries;
+      try {
+        entries = sitemapEntries(sitemapText(fetched.response.body, MAX_SITEMAP_BYTES));
+      } catch {
+        this.#skip(url, 'the sitemap could not be read: it is compressed and damaged, or too large unpacked');
+        continue;
+      }
       for (const page of entries.pages) {
         const pageAt = pageUrl(page, at);
         if (!pageAt) continue;
@@ -330,7 +336,7 @@ class SyncRun {
     this.#taken.add(fetched.url.href);
     this.#fetched++;
     if (response.truncated) this.#skip(url, `it is larger than ${MAX_PAGE_BYTES / 1024 / 1024} MB: only its first ${MAX_PAGE_BYTES / 1024 / 1024} MB were read`);
-    const html = response.body.toString('utf8');
+    const html = decodePage(response.body, header(response, 'content-type'));
     if (this.#source.kind === 'website') for (const link of sameSiteLinks(html, fetched.url.href)) this.#enqueue(link);
     await this.#write(url, fetched.url.href, html, { etag, lastModified }, known);
   }

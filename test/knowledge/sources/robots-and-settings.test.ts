@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { ConfigError } from '../../../src/errors.ts';
-import { sameSiteLinks, sitemapEntries } from '../../../src/knowledge/sources/page-links.ts';
+import { gzipSync } from 'node:zlib';
+import { decodePage, sameSiteLinks, sitemapEntries, sitemapText } from '../../../src/knowledge/sources/page-links.ts';
 import { parseRobots } from '../../../src/knowledge/sources/robots.ts';
 
 describe('robots.txt', () => {
@@ -45,6 +46,21 @@ describe("a page's links and a sitemap", () => {
   it('tells a sitemap index from a sitemap', () => {
     expect(sitemapEntries('<sitemapindex><sitemap><loc>https://s.example/a.xml</loc></sitemap></sitemapindex>')).toEqual({ sitemaps: ['https://s.example/a.xml'], pages: [] });
     expect(sitemapEntries('<urlset><url><loc> https://s.example/p?a=1&amp;b=2 </loc></url></urlset>')).toEqual({ sitemaps: [], pages: ['https://s.example/p?a=1&b=2'] });
+  });
+});
+
+describe("a page's and a sitemap's bytes", () => {
+  it('are read in the charset the page names', () => {
+    const latin1 = Buffer.from('<p>Caf\u00e9 cr\u00e8me</p>', 'latin1');
+    expect(decodePage(latin1, 'text/html; charset=ISO-8859-1')).toBe('<p>Café crème</p>');
+    expect(decodePage(Buffer.concat([Buffer.from('<meta charset="windows-1252">'), latin1]), 'text/html')).toContain('Café crème');
+    expect(decodePage(Buffer.from('<p>Café</p>', 'utf8'), 'text/html; charset=no-such-charset')).toBe('<p>Café</p>');
+  });
+
+  it('unpack a gzipped sitemap', () => {
+    const xml = '<urlset><url><loc>https://s.example/a</loc></url></urlset>';
+    expect(sitemapText(gzipSync(xml), 1024)).toBe(xml);
+    expect(() => sitemapText(gzipSync('x'.repeat(5000)), 1024)).toThrow();
   });
 });
 
