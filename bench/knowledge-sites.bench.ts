@@ -22,7 +22,8 @@
  * the run invalid.
  *
  * KNOWLEDGE_SITES_BENCH_PAGES (200), KNOWLEDGE_SITES_BENCH_REPEATS (20), KNOWLEDGE_SITES_BENCH_DATABASE (`postgres`, or `pglite`: in memory in the engine),
- * KNOWLEDGE_SITES_BENCH_TIMEOUT_SECONDS (300, a phase that takes longer is invalid), BENCH_DATABASE_URL (default
+ * KNOWLEDGE_SITES_BENCH_TIMEOUT_SECONDS (300, a phase that takes longer is invalid), KNOWLEDGE_SITES_BENCH_NODE_FLAGS
+ * (the engine's Node flags, for investigations: `--trace-gc`), BENCH_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/test).
  */
 import { fork } from 'node:child_process';
@@ -102,6 +103,8 @@ export async function run(): Promise<RunResult> {
       },
       database: database ? database.engine(8) : null,
       instanceId: 'bench-sites-engine',
+      // For investigations (`--trace-gc`, `--max-old-space-size=…`): not part of a recorded run.
+      nodeFlags: (process.env.KNOWLEDGE_SITES_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
     });
     const call = api(engine.url);
     const created = await call('POST', '/v1/admin/workspaces', adminToken, { name: 'Bench Bikes', owner_email: 'owner@bench-bikes.example' });
