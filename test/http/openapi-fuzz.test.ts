@@ -58,7 +58,20 @@ const LENIENT_BODIES: Record<string, string> = {
   'POST /v1/whatsapp/webhook': "Meta's payload is stored as signed and read tolerantly afterwards (docs/whatsapp.md); a body we cannot read is still acknowledged",
   'POST /v1/phone/twilio/voice': "Twilio's form parameters are all strings and read as they come; a missing one means an unknown caller, answered with TwiML",
   'POST /v1/phone/twilio/action': "Twilio's form parameters are all strings and read as they come; a missing one means an unknown caller, answered with TwiML",
+  'POST /v1/knowledge/files': 'a multipart form carries text only, so a field cannot have the wrong JSON type on the wire; the file itself is checked (its type, its size, whether it reads) and refused with a documented 4xx',
 };
+
+/** A multipart body (RFC 7578) from an object of fields; a field the document calls binary is sent as a file. */
+const MULTIPART_BOUNDARY = 'botlink-fuzz-boundary';
+function multipartText(body: unknown, binaryFields: readonly string[]): string {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return JSON.stringify(body);
+  const parts = Object.entries(body as Record<string, unknown>).map(([name, value]) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const disposition = binaryFields.includes(name) ? `form-data; name="${name}"; filename="fuzz.txt"\r\nContent-Type: text/plain` : `form-data; name="${name}"`;
+    return `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n\r\n${text}\r\n`;
+  });
+  return `${parts.join('')}--${MULTIPART_BOUNDARY}--\r\n`;
+}
 
 /**
  * What JSON Schema cannot say: a request the document calls valid that the server may still refuse with 400, and
@@ -305,6 +318,10 @@ class Arbitraries {
         break;
       case 'uri':
         options.push(fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true }));
+        break;
+      case 'binary':
+        // A file's content in a multipart form (POST /v1/knowledge/files).
+        options.push(fc.string({ minLength: 0, maxLength: 200 }));
         break;
       case 'date-time':
         options.push(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()));
@@ -622,6 +639,11 @@ describeEachDatabase('the API as /openapi.json describes it', (get) => {
       for (const [name, value] of Object.entries(query)) for (const v of [value ?? []].flat()) search.append(name, v);
       // The verify handshake's credential is in the query.
       if (op.key === 'GET /v1/whatsapp/webhook' && !('hub.verify_token' in query)) search.set('hub.verify_token', WHATSAPP_VERIFY_TOKEN);
+      if (contentType === 'multipart/form-data') {
+        const binary = Object.entries((arbitraries.deref(media!.schema).properties ?? {}) as Record<string, Schema>).filter(([, p]) => p.format === 'binary').map(([name]) => name);
+        const multipart = body === undefined ? undefined : multipartText(body, binary);
+        return { method: op.method, path, query: search.toString(), body: multipart, kind, expect, contentType: `multipart/form-data; boundary=${MULTIPART_BOUNDARY}` };
+      }
       const text = body === undefined ? undefined : contentType === 'application/x-www-form-urlencoded' ? formText(body) : JSON.stringify(body);
       return { method: op.method, path, query: search.toString(), body: text, kind, expect, ...(contentType ? { contentType } : {}) };
     };
@@ -704,6 +726,16 @@ describeEachDatabase('the API as /openapi.json describes it', (get) => {
     if (op.method !== 'POST' && op.method !== 'PUT') return [];
     const base = { method: op.method, path: op.path.replace(/\{id\}/g, randomUUID()).replace(/\{event\}/g, 'new_chat').replace(/\{external_id\}/g, 'edge-case'), query: '', headers: {} };
     const lenient = LENIENT_BODIES[op.key] && op.key.includes('whatsapp');
+    // A form-only operation (a file upload) refuses any JSON body for its media type, before reading it; a form over
+    // its size is refused with 413 in its own tests (test/knowledge/sources/knowledge-files.test.ts).
+    const formOnly = Object.keys((op.operation.requestBody?.content ?? {}) as object).join() === 'multipart/form-data';
+    if (formOnly) {
+      return [
+        { ...base, kind: 'JSON that does not parse', headers: { 'content-type': 'application/json' }, body: '{"unterminated": ', expect: { status: 415 } },
+        { ...base, kind: 'a text/plain body', headers: { 'content-type': 'text/plain' }, body: 'hello', expect: { status: 415 } },
+        { ...base, kind: 'a JSON body over the size limit', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ x: 'a'.repeat(MAX_API_BODY_BYTES) }), expect: { status: 415 } },
+      ];
+    }
     return [
       { ...base, kind: 'JSON that does not parse', headers: { 'content-type': 'application/json' }, body: '{"unterminated": ', expect: lenient ? 'tolerated' : { status: 400 } },
       { ...base, kind: 'a text/plain body', headers: { 'content-type': 'text/plain' }, body: 'hello', expect: lenient ? 'tolerated' : { status: 415 } },
