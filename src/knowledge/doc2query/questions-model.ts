@@ -1,0 +1,89 @@
+/**
+ * The model that writes a passage's questions: one chat completion (OpenAI-compatible, `POST {LLM_BASE_URL}/chat/completions`,
+ * docs/interfaces.md) with our own instructions and no tools, and the tokens it used (`usage`).
+ *
+ * Why not OpenAiAdapter.complete (src/ai/openai-adapter.ts): it answers the text only, and the questions' cost is their
+ * tokens. The same hygiene is kept (src/net/bounded-read.ts): an undici Agent of our own, one deadline over connect,
+ * headers and body, a cap on the response bytes, the caller's signal; every failure is an AiError with its reason.
+ */
+import type { Agent } from 'undici';
+import { contentText } from '../../ai/chat-completion.ts';
+import { AiError } from '../../ai/ai-error.ts';
+import { MAX_LLM_RESPONSE_BYTES } from '../../ai/limits.ts';
+import { errorExcerpt } from '../../ai/openai-adapter.ts';
+import { isObject } from '../../json-value.ts';
+import { deadlineAgent, readCapped, requestUntil, startDeadline } from '../../net/bounded-read.ts';
+import { cleanJson } from '../../text/outside-text.ts';
+import { QUESTION_REQUESTS_PER_ENGINE, QUESTIONS_TEMPERATURE, QUESTIONS_TIMEOUT_MS } from './limits.ts';
+
+export interface QuestionsModelOptions {
+  /** LLM_BASE_URL; `/chat/completions` is appended to its path. */
+  baseUrl: string;
+  /** LLM_API_KEY; null: no Authorization header. */
+  apiKey: string | null;
+  /** LLM_MODEL. */
+  model: string;
+  /** Deadline of one request in ms; default QUESTIONS_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/** What the model wrote, and the tokens it counted (prompt and completion); null when it sent no `usage`. */
+export interface Completion {
+  text: string;
+  tokens: number | null;
+}
+
+export interface QuestionsModel {
+  complete(messages: { role: 'system' | 'user'; content: string }[], signal?: AbortSignal): Promise<Completion>;
+  close(): Promise<void>;
+}
+
+/** The tokens of a response's `usage`: prompt + completion, else total; null when neither is a count. */
+export function usageTokens(usage: unknown): number | null {
+  if (!isObject(usage)) return null;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+  const prompt = count(usage.prompt_tokens);
+  const completion = count(usage.completion_tokens);
+  if (prompt !== null || completion !== null) return (prompt ?? 0) + (completion ?? 0);
+  return count(usage.total_tokens);
+}
+
+export function createQuestionsModel(options: QuestionsModelOptions): QuestionsModel {
+  const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}`);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+  const timeoutMs = options.timeoutMs ?? QUESTIONS_TIMEOUT_MS;
+  const agent: Agent = deadlineAgent(timeoutMs, { connections: QUESTION_REQUESTS_PER_ENGINE });
+  return {
+    async complete(messages, callerSignal) {
+      const body = JSON.stringify({ model: options.model, temperature: QUESTIONS_TEMPERATURE, messages });
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+      if (options.apiKey !== null) headers.authorization = `Bearer ${options.apiKey}`;
+      const deadline = startDeadline(timeoutMs, callerSignal);
+      const { signal } = deadline;
+      let status: number;
+      let raw: { body: Buffer; truncated: boolean };
+      try {
+        const response = await requestUntil(agent, { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body }, signal);
+        status = response.statusCode;
+        raw = await readCapped(response.body, MAX_LLM_RESPONSE_BYTES, signal);
+      } catch (err) {
+        if (deadline.timedOut()) throw new AiError('timeout', `The LLM did not answer within ${timeoutMs} ms.`, { cause: err });
+        if (signal.aborted) throw new AiError('aborted', 'The LLM request was cancelled.', { cause: err });
+        throw new AiError('connection', `The LLM at ${url.host} could not be reached: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+      if (status < 200 || status > 299) throw new AiError('status', `The LLM answered HTTP ${status}${errorExcerpt(raw.body)}.`, { httpStatus: status });
+      if (raw.truncated) throw new AiError('too_large', `The LLM response exceeded ${MAX_LLM_RESPONSE_BYTES} bytes.`, { httpStatus: status });
+      let json: unknown;
+      try {
+        json = cleanJson(JSON.parse(raw.body.toString('utf8')) as unknown);
+      } catch (err) {
+        throw new AiError('invalid_json', 'The LLM response is not valid JSON.', { cause: err, httpStatus: status });
+      }
+      const choices = isObject(json) ? json.choices : undefined;
+      const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
+      if (!isObject(message)) throw new AiError('invalid_response', 'The LLM response has no choices[0].message.', { httpStatus: status });
+      return { text: contentText(message.content), tokens: usageTokens(isObject(json) ? json.usage : undefined) };
+    },
+    close: () => agent.close(),
+  };
+}
