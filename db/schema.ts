@@ -5,7 +5,14 @@
  */
 import type { InvitesTable, SignInAddressesTable, SignInFailuresTable, TokensTable, UsersTable, WorkspacesTable } from './schema/accounts.ts';
 import type { EndpointHealthTable, IntegrationsTable } from './schema/integration.ts';
-import type { ApiKeysTable, KnowledgeChunksTable, KnowledgeDocumentsTable, KnowledgeSourcePagesTable, KnowledgeSourcesTable } from './schema/knowledge.ts';
+import type {
+  ApiKeysTable,
+  KnowledgeChunksTable,
+  KnowledgeDocumentsTable,
+  KnowledgePhrasingsTable,
+  KnowledgeSourcePagesTable,
+  KnowledgeSourcesTable,
+} from './schema/knowledge.ts';
 import type { LiveEventsTable, LiveWatchesTable } from './schema/live-events.ts';
 import type { PhoneNumbersTable, PhoneSettingsTable } from './schema/phone.ts';
 import type { AuditLogTable, JobClaimsTable } from './schema/privacy.ts';
@@ -48,6 +55,7 @@ export interface Database {
   knowledge_chunks: KnowledgeChunksTable;
   knowledge_sources: KnowledgeSourcesTable;
   knowledge_source_pages: KnowledgeSourcePagesTable;
+  knowledge_phrasings: KnowledgePhrasingsTable;
   api_keys: ApiKeysTable;
   // Conversations.
   sessions: SessionsTable;

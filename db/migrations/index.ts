@@ -31,6 +31,7 @@ import * as m0025 from './0025-inbox-held.ts';
 import * as m0026 from './0026-privacy-scope.ts';
 import * as m0027 from './0027-audit-owner.ts';
 import * as m0028 from './0028-knowledge-sources.ts';
+import * as m0029 from './0029-knowledge-phrasings.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0026-privacy-scope': m0026, // raw WhatsApp bodies know their workspace, earlier web chat leads: erasure within one workspace
   '0027-audit-owner': m0027, // the audit log owned by a role nobody logs in as: the engine adds and reads, its purge is the owner's function
   '0028-knowledge-sources': m0028, // websites, sitemaps and files as knowledge sources, their pages, documents that know their source
+  '0029-knowledge-phrasings': m0029, // other words for a passage: the customer's wording the team taught, or a model wrote
 };

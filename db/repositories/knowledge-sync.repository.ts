@@ -1,7 +1,7 @@
 /** The sync API's statements: synced documents (origin `sync`, migration 0017) and their chunks written, deleted, listed. */
-import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 import type { Availability, KnowledgeKind } from '../schema.ts';
+import { chunkTsv } from './knowledge-phrasings.repository.ts';
 
 export interface DocumentWrite {
   workspaceId: string;
@@ -103,7 +103,9 @@ export function knowledgeSyncQueries(db: Db) {
 
     /**
      * Replaces the document's chunks. tsv is computed here, in the database, with the chunk's configuration: the
-     * title with weight A (a title match ranks highest) and the chunk text with weight D.
+     * title with weight A (a title match ranks highest), the passage's phrasings with weight B (other wordings of it,
+     * knowledge-phrasings.repository.ts) and the chunk text with weight D. A phrasing of a passage the new chunks no
+     * longer have (the document got shorter) is kept on the first passage.
      */
     async replaceChunks(input: {
       documentId: string;
@@ -116,6 +118,12 @@ export function knowledgeSyncQueries(db: Db) {
       await db.deleteFrom('knowledge_chunks').where('document_id', '=', input.documentId).execute();
       if (input.chunks.length === 0) return;
       await db
+        .updateTable('knowledge_phrasings')
+        .set({ chunk_ordinal: 0 })
+        .where('document_id', '=', input.documentId)
+        .where('chunk_ordinal', '>=', input.chunks.length)
+        .execute();
+      await db
         .insertInto('knowledge_chunks')
         .values(
           input.chunks.map((chunk) => ({
@@ -125,7 +133,7 @@ export function knowledgeSyncQueries(db: Db) {
             ordinal: chunk.ordinal,
             text: chunk.text,
             language: input.language,
-            tsv: sql<string>`setweight(to_tsvector(${input.config}::regconfig, ${input.title}), 'A') || setweight(to_tsvector(${input.config}::regconfig, ${chunk.text}), 'D')`,
+            tsv: chunkTsv(input.config, input.title, chunk.text, input.documentId, chunk.ordinal),
           })),
         )
         .execute();

@@ -7,10 +7,12 @@
  */
 import type { Db } from '../database.ts';
 import { knowledgeEntryQueries } from './knowledge-entries.repository.ts';
+import { knowledgePhrasingQueries } from './knowledge-phrasings.repository.ts';
 import { knowledgeSearchQueries } from './knowledge-search.repository.ts';
 import { knowledgeSyncQueries } from './knowledge-sync.repository.ts';
 
 export type { ChunkOrigin, EntryRow, EntryWrite } from './knowledge-entries.repository.ts';
+export type { PhrasingFilter, PhrasingTarget, PhrasingWrite } from './knowledge-phrasings.repository.ts';
 export type { ChunkHit, SearchQuery } from './knowledge-search.repository.ts';
 export type { ChunkWrite, DocumentSummary, DocumentWrite, UpsertOutcome } from './knowledge-sync.repository.ts';
 
@@ -24,11 +26,12 @@ export function knowledgeRepository(db: Db) {
   };
 }
 
-/** The sync API's, the dashboard's and the search's statements (one transaction may hold any of them). */
+/** The sync API's, the dashboard's, the phrasings' and the search's statements (one transaction may hold any of them). */
 function knowledgeQueries(db: Db) {
   return {
     ...knowledgeSyncQueries(db),
     ...knowledgeEntryQueries(db),
+    ...knowledgePhrasingQueries(db),
     ...knowledgeSearchQueries(db),
   };
 }

@@ -116,6 +116,33 @@ export interface KnowledgeSourcePagesTable {
   fetched_at: Timestamp;
 }
 
+export type PhrasingOrigin = 'team' | 'generated';
+
+/**
+ * Another wording of a passage (migration 0029, docs/knowledge.md, "The team teaches the bot"): how a customer asked
+ * what it answers. Searched with its passage: the chunk's tsv holds it with weight B.
+ */
+export interface KnowledgePhrasingsTable {
+  id: string;
+  workspace_id: string;
+  document_id: string;
+  /** The passage (knowledge_chunks.ordinal) it phrases; null: every passage of the document. */
+  chunk_ordinal: number | null;
+  /** At most MAX_PHRASING_CHARS characters (src/knowledge/phrasing-limits.ts). */
+  text: string;
+  language: string | null;
+  /** team: taught in the dashboard; generated: written by a model from the passage. */
+  origin: PhrasingOrigin;
+  /** The user who taught it; null for generated ones. */
+  created_by: string | null;
+  /** Generated ones: a hash of the passage text they were made from (made again only when it changes). */
+  passage_hash: string | null;
+  /** Generated ones: the model's tokens spent. */
+  tokens: number | null;
+  created_at: Timestamp;
+}
+
+export type KnowledgePhrasing = Selectable<KnowledgePhrasingsTable>;
 export type KnowledgeSource = Selectable<KnowledgeSourcesTable>;
 export type KnowledgeSourcePage = Selectable<KnowledgeSourcePagesTable>;
 export type KnowledgeDocument = Selectable<KnowledgeDocumentsTable>;

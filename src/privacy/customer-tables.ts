@@ -166,6 +166,7 @@ export const CUSTOMER_TABLES = {
   job_claims: { none: 'which engine runs a job' },
   knowledge_chunks: { none: "the workspace's knowledge base, cut into passages" },
   knowledge_documents: { none: "the workspace's knowledge base: pages, files and entries the team wrote or chose to keep" },
+  knowledge_phrasings: { none: "other words for the knowledge base's passages, taught by the team or written by a model from the passage; no customer's key reaches them" },
   knowledge_source_pages: { none: "the pages of the shop's own website the knowledge base keeps, with their ETag and hash" },
   knowledge_sources: { none: "the websites and files the workspace's knowledge base is kept from, and their syncs' progress" },
   kysely_migration: { none: 'the migrations run' },
