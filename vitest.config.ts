@@ -34,7 +34,7 @@ const POOLER_SUITES = [
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'botlink', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'botlink', include: ['test/**/*.test.ts'], globalSetup: ['test/pglite-template.global-setup.ts'] } },
       ...(process.env.TEST_DATABASE_URL ? [{ extends: true, test: { name: 'pooler', include: POOLER_SUITES, globalSetup: ['test/pooler.global-setup.ts'] } }] : []),
     ],
     pool: 'forks',

@@ -39,6 +39,12 @@ export interface DatabaseOptions {
    * a named statement as it does only behind a transaction pooler, so the operator learns which setting is missing.
    */
   onTransactionPoolerSign?: (code: string) => void;
+  /**
+   * Embedded, in memory: a data directory dumped by PGlite's `dumpDataDir` to start from instead of an empty cluster.
+   * Tests start every database from one migrated dump (test/helpers/db.ts): about 0.3 s instead of 1.5 s for a fresh
+   * cluster and its migrations.
+   */
+  loadDataDir?: Blob;
 }
 
 /** The embedded database runs in this process: its NOTIFY reaches its own listeners. */
@@ -181,7 +187,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     dir = join(options.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
-  const pglite = await PGlite.create(dir);
+  const pglite = options.loadDataDir && !dir ? await PGlite.create({ loadDataDir: options.loadDataDir }) : await PGlite.create(dir);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return { db, kind: 'pglite', close: () => db.destroy(), listen: listenInProcess(pglite) };
 }

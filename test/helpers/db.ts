@@ -4,6 +4,7 @@
  * see each other's rows.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { listenOverConnection, migrate, openDatabase, type Db, type Listen } from '../../db/database.ts';
@@ -14,6 +15,8 @@ declare module 'vitest' {
   interface ProvidedContext {
     /** Only in the `pooler` project. */
     poolerUrl?: string;
+    /** A migrated embedded database dumped once for the run (test/pglite-template.global-setup.ts). */
+    pgliteTemplate?: string;
   }
 }
 
@@ -37,10 +40,15 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated database: an in-memory PGlite, or a new schema on the real server. */
+const pgliteTemplatePath = inject('pgliteTemplate');
+let pgliteTemplate: Promise<Blob> | undefined;
+
+/** A fresh, migrated database: an in-memory PGlite (from the run's migrated dump), or a new schema on the real server. */
 export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const opened = await openDatabase({});
+    if (pgliteTemplatePath) pgliteTemplate ??= readFile(pgliteTemplatePath).then((bytes) => new Blob([bytes]));
+    const opened = await openDatabase(pgliteTemplate ? { loadDataDir: await pgliteTemplate } : {});
+    // Nothing to do when it came from the dump; a suite run without the setup migrates here.
     await migrate(opened.db);
     return { db: opened.db, kind, close: opened.close, ...(opened.listen ? { listen: opened.listen } : {}) };
   }
