@@ -84,6 +84,33 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Turns running in this process, all channels.',
       registers: [registry],
     }),
+    // Knowledge from websites and files (src/knowledge/sources, docs/knowledge.md "Websites and files").
+    knowledgeSyncPages: new Counter({
+      name: 'botlink_knowledge_sync_pages_total',
+      help: 'Pages of website and sitemap syncs by outcome: written (new or changed), unchanged (304 or the same text), removed.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    knowledgeSyncSkipped: new Counter({
+      name: 'botlink_knowledge_sync_skipped_total',
+      help: 'URLs a sync skipped (or cut), by cause: robots, noindex, not_found, site_error, unreadable, page_limit, …',
+      labelNames: ['cause'] as const,
+      registers: [registry],
+    }),
+    knowledgeSyncDuration: new Histogram({
+      name: 'botlink_knowledge_sync_duration_seconds',
+      help: 'Time of one website or sitemap sync, from its claim to its end, by kind and status (done, failed).',
+      labelNames: ['kind', 'status'] as const,
+      // issue 35: a 200-page site in 60 s, an unchanged re-sync in 10 s; a Crawl-delay makes syncs of an hour.
+      buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+      registers: [registry],
+    }),
+    knowledgeExtractionRestarts: new Counter({
+      name: 'botlink_knowledge_extraction_restarts_total',
+      help: 'Extraction workers replaced after a document failed them, by reason: time_limit, out_of_memory, crashed.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     webhookEndpointsDisabled: new Counter({
       name: 'webhook_endpoints_disabled_total',
       help: 'Webhook endpoints disabled by the delivery worker: gone (410) or failing (5 days without a success).',

@@ -28,6 +28,7 @@ import { probeEndpoint, recordHealthTransition } from './integration/endpoint-he
 import { createIntegrationService } from './integration/integration-service.ts';
 import { createKnowledgeEntries } from './knowledge/knowledge-entries.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
+import { ExtractionPool } from './knowledge/sources/extraction-pool.ts';
 import { createKnowledgeSources } from './knowledge/sources/knowledge-sources.ts';
 import { createSourceScheduler } from './knowledge/sources/source-scheduler.ts';
 import { createWebsiteSync } from './knowledge/sources/website-sync.ts';
@@ -85,6 +86,8 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
   // schedule and on demand; the scheduler starts after listen and stops on drain before the outbound client closes.
   const sourcesRepo = knowledgeSourcesRepository(database.db);
   const writing = <T>(workspaceId: string, work: () => Promise<T>) => knowledge.writing(workspaceId, work);
+  // Pages and files are read in a worker thread, off this loop; stopped with the scheduler.
+  const extraction = new ExtractionPool({ onRestart: (reason) => metrics.knowledgeExtractionRestarts.inc({ reason }) });
   const knowledgeScheduler = createSourceScheduler({
     sources: sourcesRepo,
     sync: createWebsiteSync({
@@ -95,13 +98,16 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
       maxPages: config.knowledgeMaxPages,
       engine: sourcesEngine,
       leaseMs: config.leaseMs,
+      extraction,
+      metrics,
     }),
+    extraction,
     logger,
     engine: sourcesEngine,
     leaseMs: config.leaseMs,
     ...options.knowledgeSources,
   });
-  const knowledgeSources = createKnowledgeSources({ sources: sourcesRepo, http, writing, wake: () => knowledgeScheduler.wake() });
+  const knowledgeSources = createKnowledgeSources({ sources: sourcesRepo, http, writing, extraction, wake: () => knowledgeScheduler.wake() });
   const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
 
   // Conversations: one actor per session (machines/session.machine.ts).

@@ -356,7 +356,9 @@ export function sourcesSection({ manager, isStopped }) {
           const s = answer?.source ?? {};
           if (reading(s)) watching.add(String(s.id));
           form.reset();
-          announce.textContent = reading(s) ? `Uploaded ${nameOf(s)}. It is being read.` : `Uploaded ${nameOf(s)}. Customers get answers from it now.`;
+          // A note the upload answers with (its text cut at 2 MB) is said once here: it is not kept with the file.
+          const notes = Array.isArray(s.skipped) ? s.skipped.map((n) => `Note: ${String(n?.reason ?? '')}.`).join(' ') : '';
+          announce.textContent = (reading(s) ? `Uploaded ${nameOf(s)}. It is being read.` : `Uploaded ${nameOf(s)}. Customers get answers from it now.`) + (notes ? ` ${notes}` : '');
           await load();
         } catch (err) {
           if (err instanceof ApiError && Array.isArray(err.details) && err.details.length > 0) {

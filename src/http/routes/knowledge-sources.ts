@@ -168,8 +168,9 @@ export function knowledgeSourceRoutes(sources: KnowledgeSources): RouteDefinitio
       async handler({ req, workspaceId }) {
         const file = await readUpload(req);
         const source = await sources.uploadFile(workspaceId, file);
-        const { id, kind, name, status, pages } = source;
-        return { status: 201, body: { source: { id, kind, name, status, pages, file: source.file } } };
+        const { id, kind, name, status, pages, skipped } = source;
+        // skipped: a note when the file's text was cut (MAX_FILE_TEXT_BYTES).
+        return { status: 201, body: { source: { id, kind, name, status, pages, skipped, file: source.file } } };
       },
     }),
   ];

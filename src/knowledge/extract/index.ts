@@ -5,4 +5,4 @@
 export type { ExtractedText } from './types.ts';
 export { extractHtml } from './html.ts';
 export { extractFile } from './files.ts';
-export { joinBrokenLines } from './lines.ts';
+export { cutText, joinBrokenLines } from './lines.ts';

@@ -73,3 +73,11 @@ export function sameWords(a: string, b: string): boolean {
   const k = key(a);
   return k !== '' && k === key(b);
 }
+
+/** At most `maxBytes` of UTF-8, ending at a paragraph's or a sentence's end where one is near (in the last fifth). */
+export function cutText(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  const cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const end = Math.max(cut.lastIndexOf('\n\n'), cut.lastIndexOf('. ') + 1);
+  return (end > cut.length * 0.8 ? cut.slice(0, end) : cut).trim();
+}

@@ -11,8 +11,10 @@ import { AppError, notFound } from '../../errors.ts';
 import type { GuardedClient } from '../../net/index.ts';
 import { primaryLanguage } from '../../text/language.ts';
 import { chunkText, searchConfigFor } from '../chunking.ts';
-import { extractFile } from '../extract/index.ts';
+import { cutText } from '../extract/index.ts';
 import { cleanLine } from '../text.ts';
+import type { ExtractionPool } from './extraction-pool.ts';
+import { MAX_FILE_TEXT_BYTES } from './limits.ts';
 
 export interface SourceInput {
   kind: 'website' | 'sitemap';
@@ -56,12 +58,14 @@ export interface KnowledgeSourcesDeps {
   writing: <T>(workspaceId: string, work: () => Promise<T>) => Promise<T>;
   /** A sync was asked for: the scheduler looks now. */
   wake: () => void;
+  /** Where files are read: a worker thread, off the engine's loop. */
+  extraction: Pick<ExtractionPool, 'readFile'>;
 }
 
 export type KnowledgeSources = ReturnType<typeof createKnowledgeSources>;
 
 export function createKnowledgeSources(deps: KnowledgeSourcesDeps) {
-  const { sources, http, writing, wake } = deps;
+  const { sources, http, writing, wake, extraction } = deps;
 
   async function found(workspaceId: string, id: string): Promise<KnowledgeSource> {
     const source = await sources.get(workspaceId, id);
@@ -114,13 +118,21 @@ export function createKnowledgeSources(deps: KnowledgeSourcesDeps) {
       return toView(due);
     },
 
-    /** POST /v1/knowledge/files: read now (422 when unreadable), kept as a source of kind file with one document. */
+    /**
+     * POST /v1/knowledge/files: read now (422 when unreadable, also when it takes too long or too much memory), kept as
+     * a source of kind file with one document. Past MAX_FILE_TEXT_BYTES of text the rest is cut; the answer's
+     * `skipped` says so (it is not kept with the source).
+     */
     async uploadFile(workspaceId: string, file: FileInput): Promise<SourceView> {
       const name = cleanLine(file.name).slice(0, 255) || 'file';
-      const extracted = await extractFile(file.bytes, { name, contentType: file.contentType });
+      const extracted = await extraction.readFile({ bytes: file.bytes, name, contentType: file.contentType });
       const language = primaryLanguage(file.language ?? extracted.language) || null;
       const title = cleanLine(extracted.title) || name;
-      const body = extracted.text;
+      const body = cutText(extracted.text, MAX_FILE_TEXT_BYTES);
+      const notes: SkippedUrl[] =
+        body.length < extracted.text.length
+          ? [{ url: name, reason: `its text is longer than ${MAX_FILE_TEXT_BYTES / 1024 / 1024} MB: only its first ${MAX_FILE_TEXT_BYTES / 1024 / 1024} MB are kept` }]
+          : [];
       const chunks = chunkText(body);
       if (!body.trim()) throw new AppError('unprocessable', `${name} holds no text that can be read.`, [{ field: 'file', message: 'holds no readable text' }]);
       const at = new Date();
@@ -143,7 +155,7 @@ export function createKnowledgeSources(deps: KnowledgeSourcesDeps) {
           },
         ),
       );
-      return toView(source);
+      return { ...toView(source), skipped: notes };
     },
   };
 }

@@ -26,3 +26,27 @@ export const SOURCE_POLL_MS = 60_000;
 export const ROBOTS_AGENT = 'botlink';
 /** A running sync writes its progress (and renews its claim) this often, in ms, so the screen follows it. */
 export const PROGRESS_EVERY_MS = 250;
+/**
+ * A robots.txt `Crawl-delay` is obeyed up to this many ms between two requests to the site; a longer one is taken as
+ * this (a site asking 60 s between pages would take eight hours for 500 of them).
+ */
+export const MAX_CRAWL_DELAY_MS = 10_000;
+/**
+ * Text of an uploaded file kept, in UTF-8 bytes: 2 MB (about 300,000 words, a thick manual). The rest is cut, at a
+ * paragraph's end where one is near, and the upload says so.
+ */
+export const MAX_FILE_TEXT_BYTES = 2 * 1024 * 1024;
+
+/*
+ * Reading text (HTML, PDF, Word) runs in a worker thread (./extraction-pool.ts), off the engine's event loop: a phone
+ * turn on the same engine never waits for a catalogue page's DOM or a PDF's fonts. One worker per engine, so one of
+ * two cores stays the engine's; documents wait their turn.
+ */
+/** The extraction worker's old-generation heap, in MB: a document that needs more is skipped, not the engine's. */
+export const EXTRACTION_HEAP_MB = 256;
+/** A web page's text is read within this many ms, or the page is skipped ("took too long to read"). */
+export const PAGE_READ_MS = 10_000;
+/** An uploaded file's text is read within this many ms (a 20 MB PDF of text takes a few seconds), or it is refused. */
+export const FILE_READ_MS = 60_000;
+/** A worker without work this long is stopped (its heap goes back to the system); the next document starts another. */
+export const EXTRACTION_IDLE_MS = 30_000;

@@ -1,10 +1,11 @@
 /**
- * What a website's sync reads besides a page's text: the links of a page (to crawl the same site) and the URLs of a
- * sitemap or sitemap index (sitemaps.org). Both are read with plain patterns, not a DOM: only the attributes and
+ * What a website's sync reads besides a page's text: the links of a page (to crawl the same site), what the page asks
+ * of robots (noindex, nofollow), and the URLs of a sitemap or sitemap index (sitemaps.org). Both are read with plain patterns, not a DOM: only the attributes and
  * elements named here matter, and a page's text is read by ../extract.
  */
 
 import { gunzipSync } from 'node:zlib';
+import { ROBOTS_AGENT } from './limits.ts';
 
 /**
  * A page's bytes as text, in the charset its Content-Type names (a `<meta charset>` in its first 1024 bytes when the
@@ -74,4 +75,61 @@ function baseHref(html: string, pageUrlValue: URL): URL {
 
 function decodeEntities(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|apos|#39|#x27);/gi, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'", '#x27': "'" })[name.toLowerCase()] ?? _m);
+}
+
+/** What a page asks of robots (`noindex`: do not keep it; `nofollow`: do not follow its links). */
+export interface PageDirectives {
+  noindex: boolean;
+  nofollow: boolean;
+}
+
+/** Directives of the X-Robots-Tag header that take a value, so their colon names no user agent. */
+const VALUED_DIRECTIVES = new Set(['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview']);
+
+/**
+ * The page's `<meta name="robots">` and `<meta name="botlink">` directives (`none` is both). Other robots' own meta
+ * tags (`googlebot`) are not ours.
+ */
+export function metaDirectives(html: string): PageDirectives {
+  const out = { noindex: false, nofollow: false };
+  for (const [tag] of html.matchAll(/<meta\b[^>]*>/gi)) {
+    const name = attribute(tag, 'name')?.toLowerCase();
+    if (name !== 'robots' && name !== ROBOTS_AGENT) continue;
+    addDirectives(out, attribute(tag, 'content') ?? '');
+  }
+  return out;
+}
+
+/**
+ * X-Robots-Tag header values: directives for every robot, or after `botlink:` for ours (`googlebot: noindex` is not).
+ * An agent's name applies to the directives after it in the same value.
+ */
+export function headerDirectives(values: readonly string[]): PageDirectives {
+  const out = { noindex: false, nofollow: false };
+  for (const value of values) {
+    let agent: string | null = null;
+    for (const part of value.split(',')) {
+      const named = /^\s*([\w-]+)\s*:\s*(.*)$/.exec(part);
+      let directive = part;
+      if (named && !VALUED_DIRECTIVES.has(named[1]!.toLowerCase())) {
+        agent = named[1]!.toLowerCase();
+        directive = named[2]!;
+      }
+      if (agent === null || agent === ROBOTS_AGENT) addDirectives(out, directive);
+    }
+  }
+  return out;
+}
+
+function addDirectives(out: PageDirectives, content: string): void {
+  for (const word of content.toLowerCase().split(/[\s,]+/)) {
+    if (word === 'noindex' || word === 'none') out.noindex = true;
+    if (word === 'nofollow' || word === 'none') out.nofollow = true;
+  }
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
+  const value = match?.[1] ?? match?.[2] ?? match?.[3];
+  return value === undefined ? undefined : decodeEntities(value.trim());
 }

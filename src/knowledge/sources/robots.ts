@@ -1,7 +1,8 @@
 /**
  * robots.txt as a website's sync obeys it (RFC 9309): the group for our agent (`botlink`) if there is one, else the
  * group for `*`; the longest matching Allow or Disallow rule wins, Allow on a tie; `*` and a final `$` in a rule as
- * the RFC says. `Sitemap:` lines are read whatever group they stand in.
+ * the RFC says. `Sitemap:` lines are read whatever group they stand in. `Crawl-delay` (not in the RFC, but what many
+ * shops' hosts set) is read from the same group: seconds between two requests, fractions allowed.
  */
 import { ROBOTS_AGENT } from './limits.ts';
 
@@ -10,6 +11,14 @@ export interface Robots {
   allows(pathAndQuery: string): boolean;
   /** The sitemaps the file names. */
   sitemaps: string[];
+  /** The group's Crawl-delay in ms, 0 when it sets none (the sync caps it: MAX_CRAWL_DELAY_MS). */
+  crawlDelayMs: number;
+}
+
+interface Group {
+  agents: string[];
+  rules: Rule[];
+  crawlDelayMs: number | null;
 }
 
 interface Rule {
@@ -18,12 +27,12 @@ interface Rule {
   match: RegExp;
 }
 
-export const ALLOW_ALL: Robots = { allows: () => true, sitemaps: [] };
+export const ALLOW_ALL: Robots = { allows: () => true, sitemaps: [], crawlDelayMs: 0 };
 
 export function parseRobots(text: string): Robots {
-  const groups: { agents: string[]; rules: Rule[] }[] = [];
+  const groups: Group[] = [];
   const sitemaps: string[] = [];
-  let current: { agents: string[]; rules: Rule[] } | undefined;
+  let current: Group | undefined;
   let lastWasAgent = false;
   for (const raw of text.split(/\r\n|\r|\n/)) {
     const line = raw.replace(/#.*$/, '').trim();
@@ -37,7 +46,7 @@ export function parseRobots(text: string): Robots {
     }
     if (key === 'user-agent') {
       if (!lastWasAgent || !current) {
-        current = { agents: [], rules: [] };
+        current = { agents: [], rules: [], crawlDelayMs: null };
         groups.push(current);
       }
       current.agents.push(value.toLowerCase());
@@ -49,12 +58,17 @@ export function parseRobots(text: string): Robots {
       // An empty Disallow allows everything: it adds no rule.
       if (value) current.rules.push({ allow: key === 'allow', pattern: value, match: ruleRegExp(value) });
     }
+    if (key === 'crawl-delay' && current && current.crawlDelayMs === null) {
+      const seconds = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+      if (Number.isFinite(seconds)) current.crawlDelayMs = Math.round(seconds * 1000);
+    }
   }
   const ours = groups.filter((g) => g.agents.some((a) => a === ROBOTS_AGENT || (a !== '*' && ROBOTS_AGENT.startsWith(a))));
   const chosen = ours.length ? ours : groups.filter((g) => g.agents.includes('*'));
   const rules = chosen.flatMap((g) => g.rules);
   return {
     sitemaps,
+    crawlDelayMs: chosen.find((g) => g.crawlDelayMs !== null)?.crawlDelayMs ?? 0,
     allows(pathAndQuery) {
       let best: Rule | undefined;
       for (const rule of rules) {

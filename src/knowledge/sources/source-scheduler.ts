@@ -6,6 +6,7 @@
  */
 import type { KnowledgeSourcesRepository } from '../../../db/repositories/knowledge-sources.repository.ts';
 import type { Logger } from '../../log.ts';
+import type { ExtractionPool } from './extraction-pool.ts';
 import { SOURCE_POLL_MS } from './limits.ts';
 import type { SyncOutcome, WebsiteSync } from './website-sync.ts';
 
@@ -18,6 +19,8 @@ export interface SourceSchedulerDeps {
   leaseMs: number;
   /** How often due syncs are looked for, in ms; default SOURCE_POLL_MS. 0: only when woken or asked (`runDue`). */
   intervalMs?: number;
+  /** The extraction worker the syncs and uploads read with: stopped with the scheduler. */
+  extraction?: Pick<ExtractionPool, 'close'>;
 }
 
 export type SourceScheduler = ReturnType<typeof createSourceScheduler>;
@@ -84,12 +87,13 @@ export function createSourceScheduler(deps: SourceSchedulerDeps) {
     wake(): void {
       if (!stopped) tick();
     },
-    /** No new syncs; the one in flight is aborted and given back before this resolves. */
+    /** No new syncs; the one in flight is aborted and given back, and the extraction worker stopped, before this resolves. */
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
       aborter.abort(new Error('the engine is stopping'));
       await running?.catch(() => {});
+      await deps.extraction?.close();
     },
   };
 }

@@ -14,16 +14,30 @@
  *   a claim another engine took over stops this sync.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KnowledgeSourcesRepository, SyncProgress } from '../../../db/repositories/knowledge-sources.repository.ts';
 import type { KnowledgeSource, KnowledgeSourcePage, SkippedUrl } from '../../../db/schema.ts';
+import type { Metrics } from '../../metrics.ts';
 import { OutboundError, type GuardedClient, type GuardedResponse } from '../../net/index.ts';
 import { primaryLanguage } from '../../text/language.ts';
 import { chunkText, searchConfigFor } from '../chunking.ts';
-import { extractHtml } from '../extract/index.ts';
+import { cutText, type ExtractedText } from '../extract/index.ts';
 import { MAX_DOCUMENT_BODY_BYTES, MAX_PAGE_BYTES } from '../limits.ts';
 import { cleanLine } from '../text.ts';
-import { MAX_REDIRECTS, MAX_ROBOTS_BYTES, MAX_SITEMAP_BYTES, MAX_SITEMAP_DEPTH, MAX_SKIPPED_LISTED, PAGE_TIMEOUT_MS, PROGRESS_EVERY_MS, REQUESTS_PER_SITE, SCHEDULE_MS } from './limits.ts';
-import { decodePage, pageUrl, sameSiteLinks, sitemapEntries, sitemapText } from './page-links.ts';
+import { ExtractionFailed, type ExtractionPool } from './extraction-pool.ts';
+import {
+  MAX_CRAWL_DELAY_MS,
+  MAX_REDIRECTS,
+  MAX_ROBOTS_BYTES,
+  MAX_SITEMAP_BYTES,
+  MAX_SITEMAP_DEPTH,
+  MAX_SKIPPED_LISTED,
+  PAGE_TIMEOUT_MS,
+  PROGRESS_EVERY_MS,
+  REQUESTS_PER_SITE,
+  SCHEDULE_MS,
+} from './limits.ts';
+import { headerDirectives, pageUrl, sitemapEntries, sitemapText } from './page-links.ts';
 import { ALLOW_ALL, parseRobots, type Robots } from './robots.ts';
 
 const HTML = 'text/html,application/xhtml+xml';
@@ -43,8 +57,29 @@ export interface WebsiteSyncDeps {
   /** This engine's name on the claim, and the claim's length (renewed every third of it while the sync runs). */
   engine: string;
   leaseMs: number;
+  /** Where pages are read: a worker thread, off the engine's loop. */
+  extraction: Pick<ExtractionPool, 'readPage'>;
+  /** Counts for GET /metrics (src/metrics.ts): pages by outcome, skipped ones by cause, syncs' durations. */
+  metrics?: Pick<Metrics, 'knowledgeSyncPages' | 'knowledgeSyncSkipped' | 'knowledgeSyncDuration'>;
   now?: () => Date;
 }
+
+/** Why a URL is in a sync's skipped list, for the metrics (its reason in words is for the owner). */
+export type SkipCause =
+  | 'robots'
+  | 'noindex'
+  | 'not_found'
+  | 'refused_by_site'
+  | 'site_error'
+  | 'not_fetched'
+  | 'not_html'
+  | 'same_page'
+  | 'other_site'
+  | 'page_limit'
+  | 'sitemap'
+  | 'cut'
+  | 'unreadable';
+
 
 export interface SyncOutcome extends SyncProgress {
   status: 'done' | 'failed';
@@ -102,6 +137,8 @@ export function createWebsiteSync(deps: WebsiteSyncDeps) {
     const at = now();
     const nextSyncAt = source.schedule === 'manual' ? null : new Date(at.getTime() + SCHEDULE_MS[source.schedule]);
     const progress = run.progress();
+    if (run.removed) deps.metrics?.knowledgeSyncPages.inc({ outcome: 'removed' }, run.removed);
+    deps.metrics?.knowledgeSyncDuration.observe({ kind: source.kind, status: failure ? 'failed' : 'done' }, (performance.now() - started) / 1000);
     await sources.finish(source.id, deps.engine, { ...progress, status: failure ? 'failed' : 'done', error: failure, claimedAt: new Date(source.updated_at), at, nextSyncAt });
     return {
       ...progress,
@@ -143,6 +180,8 @@ class SyncRun {
   #skipped: SkippedUrl[] = [];
   #claimLost = false;
   #knownQueued = false;
+  /** When the next request to the site may start (performance.now()), under a Crawl-delay. */
+  #nextRequestAt = 0;
   written = 0;
   unchanged = 0;
   removed = 0;
@@ -177,8 +216,10 @@ class SyncRun {
       if (!this.#robots.allows(`${start.pathname}${start.search}`)) throw new SyncFailed(`robots.txt does not allow the start page ${start.href}; nothing was changed.`);
       this.#found.add(start.href);
       this.#queuedCount++;
-      // The start URL may move the site (http → https, shop.example → www.shop.example): its host is the site's.
-      const first = await this.#fetch(start, { accept: HTML, maxBytes: MAX_PAGE_BYTES, conditions: this.#conditions(start.href) }, true);
+      // The start URL may move the site (http → https, shop.example → www.shop.example): its host is the site's. It is
+      // asked for without conditions: a 304 would not give its links, and a page only it links to (one the site failed
+      // to serve last time, or a page limit since raised) would never be found while it does not change.
+      const first = await this.#fetch(start, { accept: HTML, maxBytes: MAX_PAGE_BYTES }, true);
       if (first.kind === 'refused') throw new SyncFailed(`The start page ${start.href} could not be fetched: ${first.reason}; nothing was changed.`);
       if (first.url.host !== this.#host) {
         this.#host = first.url.host;
@@ -214,7 +255,7 @@ class SyncRun {
       this.#check();
       const at = pageUrl(url, `https://${this.#host}/`);
       if (!at || at.host !== this.#host) {
-        this.#skip(url, 'the sitemap is on another site');
+        this.#skip(url, 'the sitemap is on another site', 'other_site');
         continue;
       }
       const fetched = await this.#fetch(at, { accept: 'application/xml,text/xml', maxBytes: MAX_SITEMAP_BYTES });
@@ -222,24 +263,24 @@ class SyncRun {
         const reason = fetched.kind === 'refused' ? fetched.reason : statusReason(fetched.response.status);
         // The sitemap the owner gave must be read, or nothing is known of the site.
         if (depth === 0 && url === this.#source.url) throw new SyncFailed(`The sitemap could not be read: ${reason}; nothing was changed.`);
-        this.#skip(url, `the sitemap could not be read: ${reason}`);
+        this.#skip(url, `the sitemap could not be read: ${reason}`, 'sitemap');
         continue;
       }
       let entries;
       try {
         entries = sitemapEntries(sitemapText(fetched.response.body, MAX_SITEMAP_BYTES));
       } catch {
-        this.#skip(url, 'the sitemap could not be read: it is compressed and damaged, or too large unpacked');
+        this.#skip(url, 'the sitemap could not be read: it is compressed and damaged, or too large unpacked', 'sitemap');
         continue;
       }
       for (const page of entries.pages) {
         const pageAt = pageUrl(page, at);
         if (!pageAt) continue;
-        if (pageAt.host !== this.#host) this.#skip(page, `it is on another site (${pageAt.host})`);
+        if (pageAt.host !== this.#host) this.#skip(page, `it is on another site (${pageAt.host})`, 'other_site');
         else this.#enqueue(pageAt.href);
       }
       if (entries.sitemaps.length) {
-        if (depth + 1 >= MAX_SITEMAP_DEPTH) this.#skip(url, `sitemap indexes are followed ${MAX_SITEMAP_DEPTH} deep`);
+        if (depth + 1 >= MAX_SITEMAP_DEPTH) this.#skip(url, `sitemap indexes are followed ${MAX_SITEMAP_DEPTH} deep`, 'sitemap');
         else await this.#readSitemaps(entries.sitemaps, depth + 1);
       }
     }
@@ -251,13 +292,13 @@ class SyncRun {
     const at = new URL(url);
     if (!this.#robots.allows(`${at.pathname}${at.search}`)) {
       this.#found.add(url);
-      this.#skip(url, 'robots.txt does not allow it');
+      this.#skip(url, 'robots.txt does not allow it', 'robots');
       return;
     }
     if (this.#queued() >= this.#budget) {
       if (!this.#budgetNoted) {
         this.#budgetNoted = true;
-        this.#skip(url, `the workspace's limit of ${this.#deps.maxPages} pages from websites was reached; this page and any further ones were not fetched`);
+        this.#skip(url, `the workspace's limit of ${this.#deps.maxPages} pages from websites was reached; this page and any further ones were not fetched`, 'page_limit');
       }
       return;
     }
@@ -298,7 +339,7 @@ class SyncRun {
   async #take(url: string, fetched: Fetched): Promise<void> {
     const known = this.#known.get(url);
     if (fetched.kind === 'refused') {
-      this.#skip(url, fetched.reason);
+      this.#skip(url, fetched.reason, 'not_fetched');
       if (fetched.keep && known) this.#kept.add(url);
       return;
     }
@@ -309,6 +350,7 @@ class SyncRun {
       this.#fetched++;
       this.#kept.add(url);
       this.unchanged++;
+      this.#deps.metrics?.knowledgeSyncPages.inc({ outcome: 'unchanged' });
       await this.#deps.sources.touchPage(this.#source.id, url, etag ?? known.etag, lastModified ?? known.last_modified, new Date());
       // An unchanged page's links are not read again: the pages the last sync kept are asked for (each with its
       // conditions) in their place, so a site that did not change answers 304 throughout.
@@ -319,41 +361,64 @@ class SyncRun {
       return;
     }
     if (response.status < 200 || response.status >= 300) {
-      this.#skip(url, statusReason(response.status));
+      this.#skip(url, statusReason(response.status), statusCause(response.status));
       // The site failing now is not the page gone: kept until it answers 404 or 410, or is no longer linked.
       if (known && (response.status >= 500 || response.status === 429)) this.#kept.add(url);
       return;
     }
     const type = (header(response, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'text/html' && type !== 'application/xhtml+xml') {
-      this.#skip(url, `it is not a web page (${type || 'no content type'})`);
+      this.#skip(url, `it is not a web page (${type || 'no content type'})`, 'not_html');
       return;
     }
     if (this.#taken.has(fetched.url.href) && fetched.url.href !== url) {
-      this.#skip(url, `it is the same page as ${fetched.url.href}`);
+      this.#skip(url, `it is the same page as ${fetched.url.href}`, 'same_page');
       return;
     }
     this.#taken.add(fetched.url.href);
     this.#fetched++;
-    if (response.truncated) this.#skip(url, `it is larger than ${MAX_PAGE_BYTES / 1024 / 1024} MB: only its first ${MAX_PAGE_BYTES / 1024 / 1024} MB were read`);
-    const html = decodePage(response.body, header(response, 'content-type'));
-    if (this.#source.kind === 'website') for (const link of sameSiteLinks(html, fetched.url.href)) this.#enqueue(link);
-    await this.#write(url, fetched.url.href, html, { etag, lastModified }, known);
+    const sent = headerDirectives(headerValues(response, 'x-robots-tag'));
+    if (sent.noindex) {
+      // Not read at all: its links too are the site's business (a noindex page is rarely a hub).
+      this.#skip(url, 'the site asks robots not to index it (X-Robots-Tag: noindex)', 'noindex');
+      return;
+    }
+    if (response.truncated) this.#skip(url, `it is larger than ${MAX_PAGE_BYTES / 1024 / 1024} MB: only its first ${MAX_PAGE_BYTES / 1024 / 1024} MB were read`, 'cut');
+    let read;
+    try {
+      read = await this.#deps.extraction.readPage({
+        bytes: response.body,
+        contentType: header(response, 'content-type'),
+        url: fetched.url.href,
+        links: this.#source.kind === 'website' && !sent.nofollow,
+      });
+    } catch (err) {
+      if (!(err instanceof ExtractionFailed)) throw err;
+      this.#skip(url, `it ${err.message}`, 'unreadable');
+      return;
+    }
+    // A noindex page's links are still followed (unless it also says nofollow), as search engines do.
+    for (const link of read.links) this.#enqueue(link);
+    if (read.directives.noindex) {
+      this.#skip(url, 'the page asks robots not to index it (<meta name="robots" content="noindex">)', 'noindex');
+      return;
+    }
+    await this.#write(url, fetched.url.href, read.extracted, { etag, lastModified }, known);
   }
 
-  async #write(url: string, finalUrl: string, html: string, conditions: Conditions, known: KnowledgeSourcePage | undefined): Promise<void> {
+  async #write(url: string, finalUrl: string, extracted: ExtractedText, conditions: Conditions, known: KnowledgeSourcePage | undefined): Promise<void> {
     const source = this.#source;
-    const extracted = extractHtml(html, finalUrl);
     const language = primaryLanguage(source.language ?? extracted.language) || null;
     const title = cleanLine(extracted.title) || finalUrl;
     // A page keeps as much text as a synced page may have (MAX_DOCUMENT_BODY_BYTES): the rest of a catalogue-sized
     // page would be thousands of passages nobody asks about.
     const body = cutText(extracted.text, MAX_DOCUMENT_BODY_BYTES);
-    if (body.length < extracted.text.length) this.#skip(url, `its text is longer than ${MAX_DOCUMENT_BODY_BYTES / 1024} KB: only its first ${MAX_DOCUMENT_BODY_BYTES / 1024} KB are kept`);
+    if (body.length < extracted.text.length) this.#skip(url, `its text is longer than ${MAX_DOCUMENT_BODY_BYTES / 1024} KB: only its first ${MAX_DOCUMENT_BODY_BYTES / 1024} KB are kept`, 'cut');
     const contentHash = createHash('sha256').update(JSON.stringify([PAGE_INDEX_VERSION, title, finalUrl, language, body])).digest('hex');
     this.#kept.add(url);
     if (known && known.content_hash === contentHash && known.document_id) {
       this.unchanged++;
+      this.#deps.metrics?.knowledgeSyncPages.inc({ outcome: 'unchanged' });
       await this.#deps.sources.touchPage(source.id, url, conditions.etag, conditions.lastModified, new Date());
       return;
     }
@@ -380,10 +445,25 @@ class SyncRun {
       ),
     );
     this.written++;
+    this.#deps.metrics?.knowledgeSyncPages.inc({ outcome: 'written' });
   }
 
-  #skip(url: string, reason: string): void {
+  #skip(url: string, reason: string, cause: SkipCause): void {
+    this.#deps.metrics?.knowledgeSyncSkipped.inc({ cause });
     if (this.#skipped.length < MAX_SKIPPED_LISTED) this.#skipped.push({ url, reason });
+  }
+
+  /**
+   * Waits for the site's turn when its robots.txt sets a Crawl-delay (at most MAX_CRAWL_DELAY_MS): requests to the site
+   * start that far apart, whichever of the REQUESTS_PER_SITE workers makes them.
+   */
+  async #pace(): Promise<void> {
+    const delay = Math.min(this.#robots.crawlDelayMs, MAX_CRAWL_DELAY_MS);
+    if (delay <= 0) return;
+    const now = performance.now();
+    const at = Math.max(now, this.#nextRequestAt);
+    this.#nextRequestAt = at + delay;
+    if (at > now) await sleep(at - now, undefined, this.#signal ? { signal: this.#signal } : {});
   }
 
   /**
@@ -395,6 +475,7 @@ class SyncRun {
     let current = url;
     for (let hop = 0; ; hop++) {
       let response: GuardedResponse;
+      await this.#pace();
       try {
         response = await http.request({
           method: 'GET',
@@ -432,6 +513,17 @@ function header(response: GuardedResponse, name: string): string | null {
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
+function headerValues(response: GuardedResponse, name: string): string[] {
+  const value = response.headers[name];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function statusCause(status: number): SkipCause {
+  if (status === 404 || status === 410) return 'not_found';
+  if (status === 401 || status === 403) return 'refused_by_site';
+  return 'site_error';
+}
+
 /** A status as an owner reads it. */
 function statusReason(status: number): string {
   if (status === 404) return 'the page was not found (404)';
@@ -440,14 +532,6 @@ function statusReason(status: number): string {
   if (status === 429) return 'the site asked us to slow down (429)';
   if (status >= 500) return `the site failed to serve it (${status})`;
   return `the site answered ${status}`;
-}
-
-/** At most `maxBytes` of UTF-8, ending at a paragraph's or a sentence's end where one is near. */
-function cutText(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
-  const end = Math.max(cut.lastIndexOf('\n\n'), cut.lastIndexOf('. ') + 1);
-  return (end > cut.length * 0.8 ? cut.slice(0, end) : cut).trim();
 }
 
 function trimPeriod(text: string): string {

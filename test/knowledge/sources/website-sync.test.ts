@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knowledgeSourcesRepository } from '../../../db/repositories/knowledge-sources.repository.ts';
 import { createLogger } from '../../../src/log.ts';
 import { GuardedClient } from '../../../src/net/index.ts';
+import { ExtractionPool } from '../../../src/knowledge/sources/extraction-pool.ts';
 import { createSourceScheduler } from '../../../src/knowledge/sources/source-scheduler.ts';
 import { createWebsiteSync } from '../../../src/knowledge/sources/website-sync.ts';
 import { describeEachDatabase } from '../../helpers/db.ts';
@@ -216,8 +217,9 @@ describeEachDatabase('two engines on one database', (getDb) => {
   function engine(name: string) {
     const sources = knowledgeSourcesRepository(getDb().db);
     const http = new GuardedClient({ allow: ['127.0.0.1/32'], ca: testCa });
-    const sync = createWebsiteSync({ http, sources, writing: (_w, work) => work(), userAgent: 'Botlink/test', maxPages: 500, engine: name, leaseMs: 15_000 });
-    return { sources, http, scheduler: createSourceScheduler({ sources, sync, logger: createLogger('silent'), engine: name, leaseMs: 15_000, intervalMs: 0 }) };
+    const extraction = new ExtractionPool();
+    const sync = createWebsiteSync({ http, sources, writing: (_w, work) => work(), userAgent: 'Botlink/test', maxPages: 500, engine: name, leaseMs: 15_000, extraction });
+    return { sources, http, scheduler: createSourceScheduler({ sources, sync, logger: createLogger('silent'), engine: name, leaseMs: 15_000, intervalMs: 0, extraction }) };
   }
 
   it('only one of them syncs a source at a time', async () => {
@@ -243,7 +245,7 @@ describeEachDatabase('two engines on one database', (getDb) => {
     expect(after).toMatchObject({ status: 'done', claimed_by: null, pages: 6 });
     // Due again tomorrow, by its schedule.
     expect(new Date(after!.next_sync_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
-    await Promise.all([a.http.close(), b.http.close()]);
+    await Promise.all([a.http.close(), b.http.close(), a.scheduler.stop(), b.scheduler.stop()]);
   }, 60_000);
 
   it('a claim holds another engine off until it runs out', async () => {
@@ -256,6 +258,7 @@ describeEachDatabase('two engines on one database', (getDb) => {
     expect(await a.sources.claimDue('engine-d', new Date(), new Date(Date.now() + 60_000))).toBeUndefined();
     expect((await a.sources.claimDue('engine-d', new Date(at.getTime() + 61_000), new Date(at.getTime() + 120_000)))?.id).toBe(claimed!.id);
     await a.http.close();
+    await a.scheduler.stop();
   });
 });
 
@@ -326,8 +329,9 @@ describeEachDatabase('the scheduler', (getDb) => {
   async function sourceOn(name: string, intervalMs: number) {
     const sources = knowledgeSourcesRepository(getDb().db);
     const http = new GuardedClient({ allow: ['127.0.0.1/32'], ca: testCa });
-    const sync = createWebsiteSync({ http, sources, writing: (_w, work) => work(), userAgent: 'Botlink/test', maxPages: 500, engine: name, leaseMs: 15_000 });
-    const scheduler = createSourceScheduler({ sources, sync, logger: createLogger('silent'), engine: name, leaseMs: 15_000, intervalMs });
+    const extraction = new ExtractionPool();
+    const sync = createWebsiteSync({ http, sources, writing: (_w, work) => work(), userAgent: 'Botlink/test', maxPages: 500, engine: name, leaseMs: 15_000, extraction });
+    const scheduler = createSourceScheduler({ sources, sync, logger: createLogger('silent'), engine: name, leaseMs: 15_000, intervalMs, extraction });
     const { rows } = await sql<{ id: string }>`insert into workspaces (id, name) values (gen_random_uuid(), ${name}) returning id`.execute(getDb().db);
     const workspaceId = rows[0]!.id;
     const source = await sources.create({
