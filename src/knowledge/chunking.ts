@@ -12,11 +12,14 @@ import { CHUNK_MAX_WORDS, CHUNK_MIN_WORDS, CHUNK_OVERLAP_WORDS } from './limits.
 import { normaliseParagraphs } from './text.ts';
 
 /** PostgreSQL text-search configurations we index and query with; anything but these languages uses `simple`. */
-export type SearchConfig = 'dutch' | 'english' | 'simple';
+export type SearchConfig = 'dutch' | 'english' | 'german' | 'french' | 'simple';
 
-const SEARCH_CONFIGS: Readonly<Record<string, SearchConfig>> = { nl: 'dutch', en: 'english' };
+const SEARCH_CONFIGS: Readonly<Record<string, SearchConfig>> = { nl: 'dutch', en: 'english', de: 'german', fr: 'french' };
 
-/** The configuration for a primary language subtag (nl → dutch, en → english, otherwise simple: no stemming). */
+/**
+ * The configuration for a primary language subtag (nl → dutch, en → english, de → german, fr → french; otherwise
+ * simple: no stemming). Each is a Snowball stemmer that PostgreSQL ships, so PGlite has them too.
+ */
 export function searchConfigFor(language: string | null): SearchConfig {
   return (language && SEARCH_CONFIGS[language]) || 'simple';
 }

@@ -5,7 +5,7 @@
  * "garantieclaim" → garantie); and a word found in few chunks says more about a question than one found in many
  * (its weight, an inverse document frequency).
  */
-import { editDistance, typoBudget, words } from '../text/words.ts';
+import { editDistance, typoBudget, words, wordsMatch } from '../text/words.ts';
 
 export interface VocabularyEntry {
   word: string;
@@ -20,12 +20,20 @@ const MAX_CORRECTIONS = 2;
 
 export class Vocabulary {
   readonly totalChunks: number;
+  /**
+   * Whether it holds every word of the knowledge base (false when it was cut at MAX_VOCABULARY_WORDS): only then does
+   * a word it lacks certainly occur nowhere (`knows`).
+   */
+  readonly complete: boolean;
   readonly #chunks = new Map<string, number>();
   /** Words by their first letter and length: a typo keeps the first letter (src/text/words.ts, wordFound). */
   readonly #byStart = new Map<string, string[]>();
+  /** Words by their first four letters: a word shares its stem with words that begin as it does. */
+  readonly #byPrefix = new Map<string, string[]>();
 
-  constructor(entries: Iterable<VocabularyEntry>, totalChunks: number) {
+  constructor(entries: Iterable<VocabularyEntry>, totalChunks: number, complete = true) {
     this.totalChunks = Math.max(1, totalChunks);
+    this.complete = complete;
     // Folded as the customer's words are folded; accented and plain spellings of one word add up.
     for (const e of entries) {
       for (const w of words(e.word)) this.#chunks.set(w, (this.#chunks.get(w) ?? 0) + e.chunks);
@@ -35,6 +43,11 @@ export class Vocabulary {
       const list = this.#byStart.get(key) ?? [];
       list.push(w);
       this.#byStart.set(key, list);
+      if (w.length >= 4) {
+        const prefix = this.#byPrefix.get(w.slice(0, 4)) ?? [];
+        prefix.push(w);
+        this.#byPrefix.set(w.slice(0, 4), prefix);
+      }
     }
   }
 
@@ -49,6 +62,16 @@ export class Vocabulary {
 
   has(word: string): boolean {
     return this.#chunks.has(word);
+  }
+
+  /**
+   * Whether the knowledge base may hold the word: it holds the word or a word of the same stem (src/text/words.ts,
+   * wordsMatch: deliveries/delivery), or the vocabulary is not complete. A word it does not know cannot be found, so
+   * it must not be required (src/knowledge/query.ts).
+   */
+  knows(word: string): boolean {
+    if (!this.complete || this.#chunks.has(word)) return true;
+    return word.length >= 4 && (this.#byPrefix.get(word.slice(0, 4)) ?? []).some((known) => wordsMatch(word, known));
   }
 
   /** How much finding this word says: ln(1 + N / (1 + chunks)); an unknown word says the most. */

@@ -1,8 +1,8 @@
 /**
  * Words as the knowledge search and the embedded answerer compare them (docs/architecture.md, "Knowledge answers"):
- * lowercase, accents folded, letters and digits only; stopwords of English and Dutch (customers mix the two, so both
- * lists always apply), including the words that frame a question rather than say what it is about ("how long does
- * … take", "hoe lang duurt …", "do you accept …").
+ * lowercase, accents folded, letters and digits only; stopwords of English, Dutch, German and French (customers mix
+ * languages, so every list always applies), including the words that frame a question rather than say what it is about
+ * ("how long does … take", "hoe lang duurt …", "wie lange dauert …") and greetings, thanks and sign-offs.
  */
 
 /** Latin script, punctuation and currency only: the fast path of `words` (a phone turn ranks ten passages with it). */
@@ -29,6 +29,20 @@ export function words(text: string): string[] {
   );
 }
 
+/**
+ * Greetings, thanks and sign-offs (English, Dutch, German, French): stopwords, and a clause that opens with one is
+ * politeness, with the name it may carry ("Hi Jan", "groetjes Marieke"), not the question (src/knowledge/query.ts).
+ */
+export const GREETINGS: ReadonlySet<string> = new Set(
+  (
+    'hi hello hey hiya dear thanks thank thx cheers regards greetings bye goodbye ' +
+    'hoi hallo hee hey groetjes groeten groet gegroet mvg bedankt dank dankjewel dankuwel alvast goedemorgen ' +
+    'goedemiddag goedenavond goedendag doei vriendelijke hartelijke hartelijk ' +
+    'moin servus tschuss danke dankeschon vielen herzlichen herzlich gruss grusse gruß gruße liebe lieber freundlichen mfg ' +
+    'bonjour bonsoir salut merci cordialement'
+  ).split(' '),
+);
+
 export const STOPWORDS: ReadonlySet<string> = new Set(
   (
     // English: function words, then the words that frame a question.
@@ -38,7 +52,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'there here so too very just also any some all more most much many get got want need like know tell ' +
     'long take takes taking accept accepted offer sell possible still really anything something someone way ways ' +
     'okay ok else does doing done let lets ask question questions info information policy policies option options ' +
-    'rule rules visit come comes coming fast quick quickly soon amount amounts kind kinds sort type types exactly' +
+    'rule rules visit come comes coming fast quick quickly soon amount amounts kind kinds sort type types exactly lot' +
     // Dutch: function words, then the words that frame a question.
     ' de het een en of maar als dan van naar in op aan bij met voor over om uit te is zijn was waren ben bent wordt ' +
     'worden heb hebt heeft hebben had ik mij me mijn wij we ons onze jij je jou jouw u uw hij zij ze haar hem het ' +
@@ -46,7 +60,21 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'mag mogen niet geen ja nee graag dank bedankt hoi hallo er hier daar zo ook nog al alle meer veel even weten ' +
     'lang duurt duren krijg krijgt krijgen jullie kun doen doet iets iemand mogelijk vraag vragen info informatie hebt ' +
     'hoeveel laat gaan gaat komen komt kom langs langskomen dien indienen snel gauw bedrag bedragen soort soorten ' +
-    'regels beleid mogelijkheid mogelijkheden precies verkopen verkoop accepteren'
+    'regels beleid mogelijkheid mogelijkheden precies verkopen verkoop accepteren' +
+    // German: function words, then the words that frame a question (not "hat", "bin", "gift": English shop words).
+    ' der die das den dem des ein eine einen einem einer eines und oder aber wenn dann von zu zum zur im am an auf aus ' +
+    'bei mit nach fur uber um vor ist sind war waren bist sein wird werden habe haben hast hatte mich mir mein meine ' +
+    'meinen meinem meiner ich wir uns unser unsere du dich dir dein ihr euch euer sie ihnen ihre ihren er es sich dies ' +
+    'diese dieser dieses welche welcher welches wer wen wem wo wann warum wie kann kannst konnen konnte wurde wurden ' +
+    'mochte mochten wollen muss mussen darf durfen soll sollen nicht kein keine keinen nein bitte auch noch schon mal ' +
+    'sehr viel viele mehr alle etwas jemand gibt geben lange dauert dauern bekomme bekommen frage fragen informationen ' +
+    'moglich gerne gern ihr wieviel wie viel' +
+    // French (a stretch): function words and the framing of a question.
+    ' le la les un une des du et ou mais si est sont je tu il elle nous vous ils elles mon ma mes votre vos notre nos ' +
+    'ce cette ces que qui quoi quand comment pourquoi combien peux peut pouvez puis avez ai au aux par sur dans avec ' +
+    'sans pas ne oui non plait svp' +
+    // Greetings, thanks and sign-offs in the four languages: politeness says nothing about what is asked.
+    ' ' + [...GREETINGS].join(' ')
   ).split(' '),
 );
 

@@ -1,6 +1,6 @@
 /** What a customer's question asks the knowledge base (src/knowledge/query.ts, src/knowledge/vocabulary.ts, src/text/words.ts). */
 import { describe, expect, it } from 'vitest';
-import { anyWords, relevance, toTsquery, understandQuery } from '../../src/knowledge/query.ts';
+import { anyWords, groupWeight, PROPER_NOUN_SHARE, relevance, toTsquery, understandQuery, type Lexicon } from '../../src/knowledge/query.ts';
 import { Vocabulary } from '../../src/knowledge/vocabulary.ts';
 import { editDistance, wordFound } from '../../src/text/words.ts';
 
@@ -100,6 +100,95 @@ describe('relevance: the weighted share of the groups a passage holds', () => {
   it('a word the passage lacks keeps the score below the threshold', () => {
     expect(relevance(groups, 'Warranty', 'All products have a two-year warranty, valid for two years.')).toBeLessThan(0.8);
     expect(relevance([], 'Warranty', 'text')).toBe(0);
+  });
+});
+
+describe('words the knowledge base does not hold never stop the search', () => {
+  const vocabulary = new Vocabulary(
+    [
+      { word: 'delivery', chunks: 2 },
+      { word: 'netherlands', chunks: 1 },
+      { word: 'payment', chunks: 3 },
+      { word: 'refund', chunks: 1 },
+      { word: 'rent', chunks: 1 },
+      { word: 'bike', chunks: 4 },
+      { word: 'versand', chunks: 1 },
+    ],
+    10,
+  );
+
+  it.each([
+    ["Hi, I'm Jan. How long does delivery take?", 'en'],
+    ['how long does delivery take? thanks a lot, Marieke', 'en'],
+    ['Hello! Quick question: how long does delivery take? Kind regards. Marieke de Vries', 'en'],
+    ['hi im jan, how long does delivery take', 'en'],
+    ['Goedemorgen, ik ben Sanne. Hoe lang duurt de delivery? Alvast bedankt!', 'nl'],
+    ['Hallo, ich bin Jonas. Wie lange dauert die Delivery? Danke und viele Grüße', 'de'],
+    ['Where is my order 884213? How long does delivery take?', 'en'],
+  ])('greetings, names, thanks and order numbers are not what is asked: %s', (text, language) => {
+    expect(said(text, language, vocabulary).filter((w) => w !== 'order')).toEqual(['delivery']);
+  });
+
+  it('without a vocabulary nothing is dropped as a name: it cannot tell a name from a word', () => {
+    expect(said('Hi, I am Jan', 'en')).toEqual(['jan']);
+  });
+
+  it('a place or brand the knowledge base does not hold weighs little; an unknown lowercase word weighs fully', () => {
+    const [delivery, place] = understandQuery('how long does delivery take to Amersfoort', 'en', vocabulary);
+    expect(place).toMatchObject({ said: 'amersfoort', unknown: true, share: PROPER_NOUN_SHARE });
+    expect(groupWeight(place!, vocabulary)).toBeLessThan(groupWeight(delivery!, vocabulary));
+    const [, coin] = understandQuery('can i pay with bitcoin', 'en', vocabulary);
+    expect(coin).toMatchObject({ said: 'bitcoin', unknown: true });
+    expect(coin!.share).toBeUndefined();
+    expect(relevance(understandQuery('can i pay with bitcoin', 'en', vocabulary), 'Payment', 'Payment by iDEAL or card.', vocabulary)).toBeLessThan(0.45);
+  });
+
+  it('the precise search does not require a group the knowledge base cannot hold; a known word is required', () => {
+    const groups = understandQuery('delivery Amersfoort bitcoin', 'en', vocabulary);
+    expect(toTsquery(groups)).toBe("('delivery' | 'shipping' | 'ship' | 'ships' | 'shipped' | 'shipment' | 'deliver' | 'delivers' | 'delivered' | 'postage' | 'dispatch' | 'dispatched' | 'arrive' | 'arrives' | 'arrival')");
+    // A word that shares its stem with a known word may be there ("deliveries" in a page that says "delivery").
+    expect(understandQuery('netherland', 'en', vocabulary)[0]!.unknown).toBeUndefined();
+    // Nothing known: every group is required, as before (the recall search then finds what it can).
+    expect(toTsquery(understandQuery('bitcoin zeppelin', 'en', vocabulary))).toBe("('bitcoin') & ('zeppelin')");
+  });
+
+  it('a vocabulary cut at its limit knows every word: a word it lacks may still be in a page', () => {
+    const cut = new Vocabulary([{ word: 'delivery', chunks: 2 }], 10, false);
+    expect(understandQuery('bitcoin', 'en', cut)[0]!.unknown).toBeUndefined();
+  });
+});
+
+describe("a lexicon's related words join a group and count less than the customer's own word", () => {
+  const lexicon: Lexicon = {
+    relatedWords: (_language, word) => (word === 'hire' ? ['rent', 'lease', 'charter'] : word === 'cycle' ? ['bike'] : []),
+    translations: () => [],
+  };
+  const vocabulary = new Vocabulary([{ word: 'rent', chunks: 1 }, { word: 'bike', chunks: 3 }, { word: 'bikes', chunks: 1 }], 6);
+
+  it('only the related words the knowledge base holds are searched', () => {
+    const [hire] = understandQuery('hire', 'en', vocabulary, lexicon);
+    expect(hire!.alternatives.map((a) => a.join(' '))).toEqual(['hire', 'rent']);
+    expect(hire!.relatedFrom).toBe(1);
+    expect(hire!.unknown).toBeUndefined();
+    expect(toTsquery([hire!])).toBe("('hire' | 'rent')");
+  });
+
+  it("a passage holding only the related word scores less than one in the customer's words, and is never a full match", () => {
+    const groups = understandQuery('can I hire an electric bike', 'en', vocabulary, lexicon);
+    const related = relevance(groups, 'Rental', 'You can rent an electric bike for 29 euro a day.', vocabulary);
+    const own = relevance(groups, 'Rental', 'You can hire an electric bike for 29 euro a day.', vocabulary);
+    expect(related).toBeGreaterThan(0);
+    expect(related).toBeLessThan(own);
+    expect(related).toBeLessThan(0.8);
+  });
+});
+
+describe("words are compared by their stems in the question's language", () => {
+  it('taxes finds tax, Fahrräder finds Fahrrad', () => {
+    expect(relevance(understandQuery('taxes', 'en'), 'Other', 'All prices include tax.', undefined, 'en')).toBeCloseTo(0.8);
+    // Without the language the words are too short for the comparison by common beginning.
+    expect(relevance(understandQuery('taxes', 'en'), 'Other', 'All prices include tax.')).toBe(0);
+    expect(relevance(understandQuery('Fahrräder', 'de'), 'Andere', 'Jedes Fahrrad wird geprüft.', undefined, 'de')).toBeCloseTo(0.8);
   });
 });
 
