@@ -14,7 +14,17 @@ export interface ChunkHit {
   score: number;
   /** Which search found it: the precise one, or the recall one (which runs only when the precise one found none). */
   strategy: 'precise' | 'recall';
+  /** The document's language (a primary subtag), or null: the passage's words are stemmed in it. */
+  language: string | null;
+  /**
+   * The ways customers ask what the passage answers, taught by the team or generated (knowledge_phrasings: those of
+   * its chunk and of its whole document, oldest first, at most MAX_HIT_PHRASINGS): the ranking reads them as a title.
+   */
+  phrasings: string[];
 }
+
+/** Phrasings returned with a hit (the lead's contract, docs/architecture.md "Knowledge answers"). */
+export const MAX_HIT_PHRASINGS = 20;
 
 export interface SearchQuery {
   workspaceId: string;
@@ -70,7 +80,7 @@ export function knowledgeSearchQueries(db: Db) {
      * again for every chunk it ranks.
      * Each branch ranks chunks alone and keeps the best `limit` with ties; only those are joined to their documents
      * for the final order (score, external_id, ordinal), so a word found in thousands of chunks costs thousands of
-     * ranks but not thousands of joins. `precise` is materialized (referenced twice); the recall branch's `not exists
+     * ranks but not thousands of joins. Each hit carries its phrasings (an index lookup by document per hit). `precise` is materialized (referenced twice); the recall branch's `not exists
      * (select from precise)` refers to none of its rows, so PostgreSQL makes it a one-time filter: the recall scan does
      * not run when the precise search has hits.
      */
@@ -114,7 +124,13 @@ export function knowledgeSearchQueries(db: Db) {
           union all
           select *, 'recall' as strategy from recall
         )
-        select h.id, d.kind, d.external_id, d.title, d.url, h.text, h.score, h.strategy
+        select h.id, d.kind, d.external_id, d.title, d.url, h.text, h.score, h.strategy, d.language,
+          array(
+            select p.text from knowledge_phrasings p
+            where p.document_id = h.document_id and (p.chunk_ordinal = h.ordinal or p.chunk_ordinal is null)
+            order by p.created_at, p.id
+            limit ${MAX_HIT_PHRASINGS}
+          ) as phrasings
         from hits h
         join knowledge_documents d on d.id = h.document_id
         order by h.score desc, d.external_id, h.ordinal
@@ -123,31 +139,45 @@ export function knowledgeSearchQueries(db: Db) {
     },
 
     /**
-     * The words of a workspace's chunks and titles as the `simple` configuration splits them (lowercase, unstemmed),
-     * with how many chunks hold each: the most used `limit`, and how many chunks there are (src/knowledge/vocabulary.ts).
+     * The words of a workspace's chunks, titles and phrasings as the `simple` configuration splits them (lowercase,
+     * unstemmed), with how many chunks hold each (a phrasing counts once): the most used `limit`, and how many chunks
+     * there are (src/knowledge/vocabulary.ts).
      */
     async vocabulary(workspaceId: string, limit: number): Promise<{ entries: { word: string; chunks: number }[]; totalChunks: number }> {
       const { rows } = await sql<{ word: string; chunks: number }>`
-        select w.lexeme as word, count(*)::int as chunks
-        from knowledge_chunks c
-        join knowledge_documents d on d.id = c.document_id
-        cross join lateral unnest(to_tsvector('simple', c.text) || to_tsvector('simple', d.title)) as w
-        where c.workspace_id = ${workspaceId}
-        group by w.lexeme
+        select word, sum(chunks)::int as chunks
+        from (
+          select w.lexeme as word, count(*) as chunks
+          from knowledge_chunks c
+          join knowledge_documents d on d.id = c.document_id
+          cross join lateral unnest(to_tsvector('simple', c.text) || to_tsvector('simple', d.title)) as w
+          where c.workspace_id = ${workspaceId}
+          group by w.lexeme
+          union all
+          select w.lexeme as word, count(*) as chunks
+          from knowledge_phrasings p
+          cross join lateral unnest(to_tsvector('simple', p.text)) as w
+          where p.workspace_id = ${workspaceId}
+          group by w.lexeme
+        ) words
+        group by word
         order by chunks desc, word
         limit ${limit}`.execute(db);
       const total = await db.selectFrom('knowledge_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst();
       return { entries: rows, totalChunks: Number(total?.n ?? 0) };
     },
 
-    /** What changes when a workspace's knowledge changes: its documents' count and newest write. */
+    /** What changes when a workspace's knowledge changes: its documents' and phrasings' counts and newest writes. */
     async version(workspaceId: string): Promise<string> {
-      const row = await db
-        .selectFrom('knowledge_documents')
-        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('latest')])
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirst();
-      return `${Number(row?.n ?? 0)}:${row?.latest ? new Date(row.latest as Date).getTime() : 0}`;
+      const { rows } = await sql<{ n: number; latest: Date | null; phrasings: number; taught: Date | null }>`
+        select
+          (select count(*)::int from knowledge_documents where workspace_id = ${workspaceId}) as n,
+          (select max(updated_at) from knowledge_documents where workspace_id = ${workspaceId}) as latest,
+          (select count(*)::int from knowledge_phrasings where workspace_id = ${workspaceId}) as phrasings,
+          (select max(created_at) from knowledge_phrasings where workspace_id = ${workspaceId}) as taught`.execute(db);
+      const row = rows[0];
+      const time = (at: Date | null | undefined) => (at ? new Date(at).getTime() : 0);
+      return `${Number(row?.n ?? 0)}:${time(row?.latest)}:${Number(row?.phrasings ?? 0)}:${time(row?.taught)}`;
     },
   };
 }

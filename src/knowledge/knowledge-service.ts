@@ -191,7 +191,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const strategy = hits[0]?.strategy ?? 'none';
     const passages = hits
       .map((hit, rank) => {
-        const ranked = rankPassage(groups, hit.title, hit.text, vocabulary, lang);
+        const ranked = rankPassage(groups, hit.title, hit.text, vocabulary, lang, hit.phrasings);
         return { passage: toPassage(hit, ranked.relevance), own: ranked.own, rank };
       })
       // Ties go to the passage in the customer's own words ("delivers" over a page that says "ship"), then to the

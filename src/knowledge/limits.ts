@@ -97,10 +97,12 @@ export const MAX_KNOWLEDGE_PRESENCE_ENTRIES = 10_000;
 /**
  * "Try a question" (docs/knowledge.md) says a passage's score in words: strong from this score, fair from
  * KNOWLEDGE_CONFIDENCE_THRESHOLD (the embedded answerer answers from it), weak below. A passage's score is the share of
- * the question it holds (src/knowledge/query.ts): from 0.8 it holds every part of the question; recalibrate both when
- * the score changes.
+ * the question it holds (src/knowledge/query.ts): 0.8 when its text holds every part of the question, up to 1 when its
+ * title or a taught phrasing holds them too. Strong wants more than the text: a sentence that merely shares the
+ * question's words ("refunded to the payment method you paid with" for "what payment methods do you accept") is a
+ * passage about something else, and is fair at best. Recalibrate both when the score changes.
  */
-export const STRONG_MATCH_SCORE = 0.8;
+export const STRONG_MATCH_SCORE = 0.85;
 /** Characters of a passage that "Try a question" shows. */
 export const TRY_EXCERPT_CHARS = 300;
 /** Characters of a document's text in a list of GET /v1/knowledge/entries; one document is answered whole. */

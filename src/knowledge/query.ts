@@ -394,7 +394,7 @@ export function groupMatch(group: QueryGroup, present: TextWords): number {
 /**
  * A passage's relevance to the question, 0..1: the weighted share of the question's groups it holds (a group found
  * only by a lexicon's related word counts RELATED_MATCH of its weight), a title holding them counting a fifth more (a
- * page titled "Warranty" is about warranty). Words are compared by stem in `language` (src/text/stems.ts) as well as
+ * page titled "Warranty" is about warranty; the passage's phrasings count as its title). Words are compared by stem in `language` (src/text/stems.ts) as well as
  * by wordFound. 0 when the question has no meaningful word. `own`: the share of the groups it holds in the customer's
  * own words (a tie-break among equal relevance). The passage's words are read once for both.
  */
@@ -404,9 +404,11 @@ export function rankPassage(
   text: string,
   vocabulary?: Vocabulary,
   language?: string,
+  phrasings: readonly string[] = [],
 ): { relevance: number; own: number } {
   if (groups.length === 0) return { relevance: 0, own: 0 };
-  const titleWords = textWords(keywords(title), language);
+  // A taught phrasing says what the passage answers, as its title does: a question in its words is a full match.
+  const titleWords = textWords(keywords(phrasings.length ? [title, ...phrasings].join('\n') : title), language);
   const bodyWords = textWords(words(text), language);
   let total = 0;
   let found = 0;

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { knowledgeRepository } from '../../db/repositories/knowledge.repository.ts';
 import { createKnowledgeService, type KnowledgeService } from '../../src/knowledge/knowledge-service.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD, KNOWLEDGE_PRESENCE_TTL_MS } from '../../src/knowledge/limits.ts';
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD, KNOWLEDGE_PRESENCE_TTL_MS, STRONG_MATCH_SCORE } from '../../src/knowledge/limits.ts';
+import { addPhrasings } from '../../src/knowledge/phrasings.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { expectedTopHits, pages, products } from './fixtures.ts';
 
@@ -330,5 +331,42 @@ describeEachDatabase('keeping the knowledge base in step with the site', (get) =
     expect(second.items.map((i) => i.external_id)).toEqual(['list/c', 'list/d']);
     const last = await kb.list(ws, 'product', { limit: 2, cursor: second.next_cursor! });
     expect(last).toMatchObject({ items: [{ external_id: 'list/e' }], next_cursor: null });
+  });
+
+  describe('never sure of the wrong thing, and sure of what the team taught', () => {
+    const ws = randomUUID();
+    let service: KnowledgeService;
+    beforeAll(async () => {
+      const { db } = get();
+      await db.insertInto('workspaces').values({ id: ws, name: 'Tent shop' }).execute();
+      service = createKnowledgeService({ knowledge: knowledgeRepository(db) });
+      await service.applyBatch(ws, {
+        upserts: [
+          { kind: 'page', external_id: 'refunds', language: 'en', title: 'Returns and refunds', body: 'You can return a tent within 30 days. We refund the price to the payment method you paid with, within 14 days.' },
+          { kind: 'page', external_id: 'workshop', language: 'en', title: 'Workshop', body: 'We mend tents, sleeping bags and jackets in our own workshop. A new zipper costs 25 euro.' },
+        ],
+        deletes: [],
+      });
+      await service.warm(ws);
+    });
+
+    it('a passage that merely shares the words of another question is not a strong match', async () => {
+      const result = await service.search(ws, 'what payment methods do you accept', 'en');
+      expect(result.passages[0]?.externalId).toBe('refunds');
+      expect(result.passages[0]!.score).toBeLessThan(STRONG_MATCH_SCORE);
+    });
+
+    it('a question in the words of a taught phrasing is a strong match', async () => {
+      const before = await service.search(ws, 'do you fix broken tents', 'en');
+      expect(before.passages.find((p) => p.externalId === 'workshop')?.score ?? 0).toBeLessThan(STRONG_MATCH_SCORE);
+      const { db } = get();
+      const doc = await db.selectFrom('knowledge_documents').select('id').where('workspace_id', '=', ws).where('external_id', '=', 'workshop').executeTakeFirstOrThrow();
+      await service.writing(ws, () => knowledgeRepository(db).inTransaction((queries) => addPhrasings(queries, ws, doc.id, [{ chunkOrdinal: 0, text: 'Do you fix broken tents?', origin: 'team' }])));
+      await service.warm(ws);
+      const after = await service.search(ws, 'do you fix broken tents', 'en');
+      expect(after.passages[0]?.externalId).toBe('workshop');
+      expect(after.passages[0]!.score).toBeGreaterThanOrEqual(STRONG_MATCH_SCORE);
+      expect(after.confident).toBe(true);
+    });
   });
 });
