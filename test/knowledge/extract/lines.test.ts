@@ -36,6 +36,17 @@ describe('the paragraph rule: a line break is a space, a blank line a paragraph'
   it('does not take a year at a line start for a numbered item', () => {
     expect(joinBrokenLines('Founded in\n2024. We ship daily.')).toBe('Founded in 2024. We ship daily.');
   });
+
+  it('joins a paragraph of 100,000 lines in time proportional to its length (a PDF whose lines never end a sentence)', () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => (i % 2 ? `line ${i} of a catalogue that goes on and re-` : `turned ${i} and on`));
+    const started = performance.now();
+    const joined = joinBrokenLines(lines.join('\n'));
+    const ms = performance.now() - started;
+    expect(joined.includes('\n')).toBe(false);
+    expect(joined.startsWith('turned 0 and on line 1 of a catalogue that goes on and returned 2 and on')).toBe(true);
+    // Generous for a shared machine: it takes tens of ms; in the square of its length it took minutes.
+    expect(ms).toBeLessThan(3_000);
+  });
 });
 
 describe('a first line that repeats the title is not part of the text', () => {
