@@ -15,6 +15,7 @@ import { authRoutes } from './http/routes/auth.ts';
 import { integrationRoutes } from './http/routes/integration.ts';
 import { keyRoutes } from './http/routes/keys.ts';
 import { knowledgeRoutes } from './http/routes/knowledge.ts';
+import { knowledgePhrasingRoutes } from './http/routes/knowledge-phrasings.ts';
 import { knowledgeSourceRoutes } from './http/routes/knowledge-sources.ts';
 import { operationRoutes } from './http/routes/operations.ts';
 import { phoneRoutes } from './http/routes/phone.ts';
@@ -25,6 +26,7 @@ import { SUMMARY_RATE_LIMIT } from './inbox/limits.ts';
 import { createSummaries } from './inbox/summary.ts';
 import { createReplayService } from './integration/replay.ts';
 import { TRY_QUESTION_RATE_LIMIT } from './knowledge/limits.ts';
+import { createKnowledgeTeaching } from './knowledge/phrasings-service.ts';
 import { createTryQuestion } from './knowledge/try-question.ts';
 import type { ServiceBase } from './service-base.ts';
 import type { Conversations } from './service-conversations.ts';
@@ -82,6 +84,10 @@ export function coreRoutes(deps: {
         detectLanguage,
         limiter: createRateLimiter(TRY_QUESTION_RATE_LIMIT, options.rateLimits?.tryQuestion),
       }),
+    ),
+    // The team teaches the bot: answers from conversations, the customer's wording on a passage (docs/knowledge.md).
+    ...knowledgePhrasingRoutes(
+      createKnowledgeTeaching({ knowledge: knowledgeRepo, service: knowledge, entries: knowledgeEntries, conversations: sessions }),
     ),
     // Websites, sitemaps and files as knowledge (docs/knowledge.md, "Websites and files").
     ...knowledgeSourceRoutes(deps.base.knowledgeSources),

@@ -39,6 +39,7 @@ const ACTIONS = {
   customer_exported: 'Downloaded a customer’s data',
   customer_erased: 'Erased a customer’s data',
   customer_messages_replayed: 'Replayed customer messages to a candidate endpoint',
+  knowledge_entry_added_from_conversation: 'Knowledge entry added from a conversation',
 };
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */

@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   'customer_exported',
   'customer_erased',
   'customer_messages_replayed',
+  'knowledge_entry_added_from_conversation',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

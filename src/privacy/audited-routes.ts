@@ -77,6 +77,11 @@ const rules: Record<string, Rule> = {
   },
   'POST /v1/privacy/export': { action: 'customer_exported', target: (c) => `${summary(c)}; period: everything held, format: json` },
   'POST /v1/privacy/erase': { action: 'customer_erased', target: (c) => summary(c) },
+  // The question is the customer's words: the target names the entry and the conversation by id only.
+  'POST /v1/knowledge/entries/from-conversation': {
+    action: 'knowledge_entry_added_from_conversation',
+    target: (c) => `entry ${str(read(c.answer, 'id')) ?? '?'} from conversation ${str(read(c.body, 'session_id')) ?? '?'}`,
+  },
   // Customers' messages sent to a candidate endpoint: to which host, never the key nor the URL's path or query.
   'POST /v1/integration/replay': { action: 'customer_messages_replayed', target: (c) => `to ${hostOf(read(c.body, 'endpoint_url'))}, last ${String(read(c.body, 'last'))}` },
 };

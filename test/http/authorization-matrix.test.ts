@@ -58,6 +58,8 @@ interface Fixtures {
   newEntry(): Promise<string>;
   /** A website source of workspace a (never reachable: nothing is fetched from it), made now; its id. */
   newSource(): Promise<string>;
+  /** A phrasing the team added to a new entry of workspace a, made now; its id. */
+  newPhrasing(): Promise<string>;
   /** Workspace a's conversation, its session and a delivery of its webhook. */
   conversationId: string;
   sessionId: string;
@@ -145,6 +147,11 @@ const expected: Record<string, Expected> = {
   'PUT /v1/knowledge/entries/{id}': { guard: 'manager', body: { type: 'page', title: 'Returns', text: 'Thirty days.' }, params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'DELETE /v1/knowledge/entries/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'POST /v1/knowledge/try': { guard: 'manager', body: { question: 'Do you ship abroad?' } },
+  // The team teaches the bot: ids in a body name nothing of any workspace here (404 for whoever is let through).
+  'POST /v1/knowledge/entries/from-conversation': { guard: 'manager', body: () => ({ session_id: randomUUID(), question: 'Do you ship abroad?', answer: 'Within the EU.' }) },
+  'POST /v1/knowledge/phrasings': { guard: 'manager', body: () => ({ entry_id: randomUUID(), text: 'do you send parcels abroad' }) },
+  'GET /v1/knowledge/entries/{id}/phrasings': { guard: 'member', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
+  'DELETE /v1/knowledge/phrasings/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newPhrasing() }), ownedByA: true },
   'POST /v1/knowledge/sources': { guard: 'manager', body: { kind: 'website', url: `${DEAD_ENDPOINT}/`, schedule: 'manual' } },
   'GET /v1/knowledge/sources': { guard: 'member' },
   'GET /v1/knowledge/sources/{id}': { guard: 'member', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },
@@ -427,6 +434,11 @@ describeEachDatabase('the authorisation matrix', (get) => {
       },
       async newEntry() {
         const made = await call('POST', '/v1/knowledge/entries', { token: a.owner, body: { type: 'page', title: unique('entry'), text: 'Made for the matrix.' } }, 201);
+        return made.id as string;
+      },
+      async newPhrasing() {
+        const entry = await call('POST', '/v1/knowledge/entries', { token: a.owner, body: { type: 'page', title: unique('entry'), text: 'Made for the matrix.' } }, 201);
+        const made = await call('POST', '/v1/knowledge/phrasings', { token: a.owner, body: { entry_id: entry.id, text: unique('phrasing') } }, 201);
         return made.id as string;
       },
       async newSource() {

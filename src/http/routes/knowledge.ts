@@ -17,7 +17,7 @@ import { exchangeProperties } from '../endpoint-exchange-schema.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 import { compileBodyValidator } from '../validation.ts';
 
-const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$';
+export const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$';
 
 const entryBody: JsonSchema = {
   type: 'object',
@@ -57,7 +57,7 @@ const tryBody: JsonSchema = {
 };
 
 /** Schema problems of these routes are 422 naming the field (the route's own check, after the role check). */
-function unprocessableIfInvalid<T>(schema: JsonSchema): (body: unknown) => T {
+export function unprocessableIfInvalid<T>(schema: JsonSchema): (body: unknown) => T {
   const validate = compileBodyValidator(schema);
   return (body) => {
     try {
@@ -71,7 +71,7 @@ function unprocessableIfInvalid<T>(schema: JsonSchema): (body: unknown) => T {
 const checkEntry = unprocessableIfInvalid<EntryInput>(entryBody);
 const checkTry = unprocessableIfInvalid<{ question: string; language?: string }>(tryBody);
 
-const entrySchema: JsonSchema = {
+export const entrySchema: JsonSchema = {
   type: 'object',
   properties: {
     id: { type: 'string', format: 'uuid' },
@@ -92,7 +92,7 @@ const entrySchema: JsonSchema = {
     updated_at: { type: 'string', format: 'date-time' },
   },
 };
-const problems422 = (what: string) => ({ description: `${what} error.details names each field: [{field, message}].` });
+export const problems422 = (what: string) => ({ description: `${what} error.details names each field: [{field, message}].` });
 const tryAnswerSchema = {
   type: 'object',
   properties: { text: { type: 'string', description: 'What the customer would read in the chat.' }, source: { enum: ['integrator', 'ai', 'knowledge_base', 'fallback'] } },
