@@ -1,7 +1,7 @@
 /**
  * Files and sources through the API (docs/knowledge.md, "Websites and files"), on both databases: a TXT and a PDF made
  * here are uploaded (201), listed as sources of kind file and searchable; a re-upload of the same name replaces the
- * file; past 20 MB is 413, unreadable bytes 422; deleting a file deletes its passages; a URL the outbound rules refuse
+ * file; its text is kept up to 2 MB, noted; past 20 MB is 413, unreadable bytes 422; deleting a file deletes its passages; a URL the outbound rules refuse
  * is 422 naming the rule; agents read but do not write; another workspace's source is not there.
  */
 import { randomBytes } from 'node:crypto';
@@ -93,6 +93,20 @@ describeEachDatabase('knowledge files and sources through the API', (getDb) => {
     expect(res.body.error.message).toBe('The file is larger than 20 MB, the most a file may have.');
     expect((await service.api('GET', '/v1/knowledge/sources', { token: ws.owner })).body.sources.some((s: { name: string }) => s.name === 'huge.txt')).toBe(false);
   });
+
+  it('keeps at most 2 MB of a file\'s text, cut at a paragraph, and says so in its answer', async () => {
+    const paragraph = (i: number) => `Paragraph ${i}: every umbrella in the catalogue folds to a third of its length and weighs under four hundred grams.`;
+    const text = Array.from({ length: 25_000 }, (_, i) => paragraph(i)).join('\n\n');
+    expect(text.length).toBeGreaterThan(2.5 * 1024 * 1024);
+    const made = await upload(ws.owner, 'catalogue.txt', new TextEncoder().encode(text), 'text/plain');
+    expect(made.status).toBe(201);
+    expect(made.body.source.skipped).toEqual([{ url: 'catalogue.txt', reason: 'its text is longer than 2 MB: only its first 2 MB are kept' }]);
+    const doc = await getDb().db.selectFrom('knowledge_documents').select('body').where('source_id', '=', made.body.source.id).executeTakeFirstOrThrow();
+    expect(Buffer.byteLength(doc.body)).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(Buffer.byteLength(doc.body)).toBeGreaterThan(1.9 * 1024 * 1024);
+    expect(doc.body.endsWith('four hundred grams.')).toBe(true);
+    expect((await service.api('DELETE', `/v1/knowledge/sources/${made.body.source.id}`, { token: ws.owner })).status).toBe(204);
+  }, 60_000);
 
   it('refuses random bytes with 422', async () => {
     const res = await upload(ws.owner, 'scan.pdf', randomBytes(4096), 'application/pdf');

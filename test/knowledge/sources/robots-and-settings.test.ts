@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { ConfigError } from '../../../src/errors.ts';
 import { gzipSync } from 'node:zlib';
-import { decodePage, sameSiteLinks, sitemapEntries, sitemapText } from '../../../src/knowledge/sources/page-links.ts';
+import { decodePage, headerDirectives, metaDirectives, sameSiteLinks, sitemapEntries, sitemapText } from '../../../src/knowledge/sources/page-links.ts';
 import { parseRobots } from '../../../src/knowledge/sources/robots.ts';
 
 describe('robots.txt', () => {
@@ -34,6 +34,32 @@ describe('robots.txt', () => {
     expect(star.allows('/')).toBe(true);
     expect(star.sitemaps).toEqual(['https://shop.example/a.xml']);
     expect(robots.sitemaps).toEqual(['https://shop.example/sitemap.xml']);
+  });
+});
+
+describe("robots.txt's Crawl-delay", () => {
+  it("is read from the group we follow, in seconds with fractions, and is 0 when that group sets none", () => {
+    const text = 'User-agent: *\nCrawl-delay: 20\n\nUser-agent: botlink\nCrawl-delay: 1.5\nDisallow: /cart\n';
+    expect(parseRobots(text).crawlDelayMs).toBe(1_500);
+    expect(parseRobots('User-agent: *\nCrawl-delay: 20\n').crawlDelayMs).toBe(20_000);
+    expect(parseRobots('User-agent: otherbot\nCrawl-delay: 20\n').crawlDelayMs).toBe(0);
+    expect(parseRobots('User-agent: *\nCrawl-delay: soon\n').crawlDelayMs).toBe(0);
+  });
+});
+
+describe('what a page asks of robots', () => {
+  it('reads meta robots and meta botlink in any attribute order and case; none is noindex and nofollow', () => {
+    expect(metaDirectives('<meta name="robots" content="noindex">')).toEqual({ noindex: true, nofollow: false });
+    expect(metaDirectives("<META CONTENT='NOFOLLOW' NAME=robots>")).toEqual({ noindex: false, nofollow: true });
+    expect(metaDirectives('<meta name="botlink" content="none">')).toEqual({ noindex: true, nofollow: true });
+    expect(metaDirectives('<meta name="googlebot" content="noindex"><meta name="description" content="noindex sale">')).toEqual({ noindex: false, nofollow: false });
+  });
+
+  it('reads X-Robots-Tag for every robot or for botlink, not for another robot', () => {
+    expect(headerDirectives(['noindex, nofollow'])).toEqual({ noindex: true, nofollow: true });
+    expect(headerDirectives(['googlebot: noindex', 'botlink: nofollow'])).toEqual({ noindex: false, nofollow: true });
+    expect(headerDirectives(['unavailable_after: 2030-01-01, noindex'])).toEqual({ noindex: true, nofollow: false });
+    expect(headerDirectives(['googlebot: noindex, nofollow'])).toEqual({ noindex: false, nofollow: false });
   });
 });
 

@@ -147,6 +147,16 @@ describeEachDatabase('a website synced as knowledge', (getDb) => {
       expect((await search('aardvark collection'))[0]?.title).toBe('Catalogue');
     });
 
+    it('is counted on GET /metrics: pages written, skipped by cause, its duration', async () => {
+      const res = await service.api('GET', '/metrics');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('botlink_knowledge_sync_pages_total{outcome="written"} 6');
+      expect(res.text).toContain('botlink_knowledge_sync_skipped_total{cause="robots"} 1');
+      expect(res.text).toContain('botlink_knowledge_sync_skipped_total{cause="not_found"} 1');
+      expect(res.text).toContain('botlink_knowledge_sync_duration_seconds_count{kind="sitemap",status="done"} 1');
+      expect(res.text).toContain('# TYPE botlink_knowledge_extraction_restarts_total counter');
+    });
+
     it('answers "Try a question" from what is only on the site', async () => {
       const tried = await service.api('POST', '/v1/knowledge/try', { token: ws.owner, body: { question: 'How many days do I have to return shoes?' } });
       expect(tried.status).toBe(200);
