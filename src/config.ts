@@ -39,6 +39,7 @@ const settings = {
   OTEL_EXPORTER_OTLP_ENDPOINT: { schema: { type: 'string', pattern: '^https?://' }, must: 'be the http(s) base URL of an OTLP/HTTP collector, like http://localhost:4318' },
   LEASE_MS: { schema: { type: 'string', pattern: '^[0-9]{1,7}$' }, must: 'be a whole number of milliseconds from 1000 to 600000' },
   KNOWLEDGE_MAX_PAGES: { schema: { type: 'string', pattern: '^[0-9]{1,6}$' }, must: 'be a whole number of pages from 1 to 100000' },
+  KNOWLEDGE_AI_QUESTIONS: { schema: { enum: ['on', 'off'] }, must: 'be on or off (on: the model writes the questions customers would ask each passage)' },
   LOG_LEVEL: { schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, must: 'be one of fatal, error, warn, info, debug, trace, silent' },
   LOG_CUSTOMER_DATA: { schema: { enum: ['on', 'off'] }, must: 'be on or off (on logs what customers say, their numbers and emails at debug level, for debugging only)' },
 } as const;
@@ -111,6 +112,11 @@ export interface Config {
    * DEFAULT_KNOWLEDGE_MAX_PAGES (500).
    */
   readonly knowledgeMaxPages: number;
+  /**
+   * KNOWLEDGE_AI_QUESTIONS: the model writes the questions customers would ask each passage (docs/knowledge.md,
+   * "Questions written by the AI"); default on when LLM_BASE_URL is set, always off without it.
+   */
+  readonly knowledgeAiQuestions: boolean;
   /** LOG_CUSTOMER_DATA=on: customers' words, numbers and emails reach debug lines (docs/privacy.md, "Logs"); default off. */
   readonly logCustomerData: boolean;
 }
@@ -165,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((raw.LLM_API_KEY || raw.LLM_MODEL) && !raw.LLM_BASE_URL) {
     throw new ConfigError('LLM_BASE_URL must be set when LLM_API_KEY or LLM_MODEL is set.');
   }
+  if (raw.KNOWLEDGE_AI_QUESTIONS === 'on' && !raw.LLM_BASE_URL) throw new ConfigError('KNOWLEDGE_AI_QUESTIONS=on needs LLM_BASE_URL: the questions are written by the model.');
 
   return Object.freeze({
     port,
@@ -198,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otlpEndpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     leaseMs,
     knowledgeMaxPages,
+    knowledgeAiQuestions: raw.LLM_BASE_URL !== undefined && raw.KNOWLEDGE_AI_QUESTIONS !== 'off',
     logCustomerData: raw.LOG_CUSTOMER_DATA === 'on',
   });
 }

@@ -10,6 +10,7 @@ import { apiKeysRepository } from '../db/repositories/api-keys.repository.ts';
 import { integrationsRepository } from '../db/repositories/integrations.repository.ts';
 import { knowledgeRepository } from '../db/repositories/knowledge.repository.ts';
 import { knowledgeSourcesRepository } from '../db/repositories/knowledge-sources.repository.ts';
+import { knowledgePhrasingsJobsRepository } from '../db/repositories/knowledge-phrasings-jobs.repository.ts';
 import { phoneRepository } from '../db/repositories/phone.repository.ts';
 import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
 import { signInRepository } from '../db/repositories/sign-in.repository.ts';
@@ -26,6 +27,8 @@ import { createToolsClient } from './botlink/tools-client.ts';
 import { createTeamAvailability } from './channels/phone/team-availability.ts';
 import { probeEndpoint, recordHealthTransition } from './integration/endpoint-health-events.ts';
 import { createIntegrationService } from './integration/integration-service.ts';
+import { createQuestionsModel } from './knowledge/doc2query/questions-model.ts';
+import { createQuestionsWorker } from './knowledge/doc2query/questions-worker.ts';
 import { createKnowledgeEntries } from './knowledge/knowledge-entries.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { ExtractionPool } from './knowledge/sources/extraction-pool.ts';
@@ -107,6 +110,24 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     leaseMs: config.leaseMs,
     ...options.knowledgeSources,
   });
+  // The questions customers would ask each passage, written by the model in the background (docs/knowledge.md,
+  // "Questions written by the AI"): only with a model and KNOWLEDGE_AI_QUESTIONS on; started after listen like the
+  // scheduler, stopped on drain.
+  const knowledgeQuestionsJobs = knowledgePhrasingsJobsRepository(database.db);
+  const { timeoutMs: questionsTimeoutMs, ...questionsTiming } = options.knowledgeQuestions ?? {};
+  const knowledgeQuestions = config.llm && config.knowledgeAiQuestions
+    ? createQuestionsWorker({
+      jobs: knowledgeQuestionsJobs,
+      knowledge: knowledgeRepo,
+      writing,
+      model: createQuestionsModel({ ...config.llm, ...(questionsTimeoutMs === undefined ? {} : { timeoutMs: questionsTimeoutMs }) }),
+      logger,
+      registry: metrics.registry,
+      engine: sourcesEngine,
+      leaseMs: config.leaseMs,
+      ...questionsTiming,
+    })
+    : null;
   const knowledgeSources = createKnowledgeSources({ sources: sourcesRepo, http, writing, extraction, wake: () => knowledgeScheduler.wake() });
   const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
 
@@ -131,6 +152,8 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     knowledgeEntries,
     knowledgeSources,
     knowledgeScheduler,
+    knowledgeQuestionsJobs,
+    knowledgeQuestions,
     apiKeys,
     ai,
     sessions,

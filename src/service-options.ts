@@ -62,6 +62,11 @@ export interface ServiceOptions {
   signIn?: Pick<LoginThrottleOptions, 'firstWaitMs'>;
   /** Knowledge sources: how often due syncs are looked for (ms; default SOURCE_POLL_MS); 0: only when one is asked for. */
   knowledgeSources?: { intervalMs?: number };
+  /**
+   * The AI's questions for passages: how often due workspaces are looked for, the wait after the model failed, and a
+   * request's deadline (ms; defaults in src/knowledge/doc2query/limits.ts).
+   */
+  knowledgeQuestions?: { intervalMs?: number; retryMs?: number; timeoutMs?: number };
   /** Retention: how often the purge is tried (ms; default PURGE_INTERVAL_MS); 0 leaves it to `retention.purge()`. */
   retention?: { intervalMs?: number };
 }

@@ -17,6 +17,7 @@ import { keyRoutes } from './http/routes/keys.ts';
 import { knowledgeRoutes } from './http/routes/knowledge.ts';
 import { knowledgePhrasingRoutes } from './http/routes/knowledge-phrasings.ts';
 import { knowledgeSourceRoutes } from './http/routes/knowledge-sources.ts';
+import { knowledgeAiQuestionRoutes } from './http/routes/knowledge-ai-questions.ts';
 import { operationRoutes } from './http/routes/operations.ts';
 import { phoneRoutes } from './http/routes/phone.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
@@ -91,6 +92,11 @@ export function coreRoutes(deps: {
     ),
     // Websites, sitemaps and files as knowledge (docs/knowledge.md, "Websites and files").
     ...knowledgeSourceRoutes(deps.base.knowledgeSources),
+    // The questions the AI writes for each passage: how many, and their tokens (docs/knowledge.md).
+    ...knowledgeAiQuestionRoutes({
+      enabled: deps.base.knowledgeQuestions !== null,
+      summary: (workspaceId) => deps.base.knowledgeQuestionsJobs.summary(workspaceId),
+    }),
     ...keyRoutes(apiKeys),
     ...sessionRoutes({
       sessions,

@@ -19,7 +19,7 @@ export interface StoppingParts {
   options: ServiceOptions;
   drainMs: number;
   storage: ServiceStorage;
-  base: Pick<ServiceBase, 'streams' | 'health' | 'ai' | 'http' | 'knowledgeScheduler'>;
+  base: Pick<ServiceBase, 'streams' | 'health' | 'ai' | 'http' | 'knowledgeScheduler' | 'knowledgeQuestions'>;
   conversations: Pick<Conversations, 'sweep' | 'runtime' | 'admission' | 'live'>;
   server: Server;
   handbackSweep: NodeJS.Timeout;
@@ -33,7 +33,7 @@ export async function drainService(parts: StoppingParts): Promise<void> {
   const { options, drainMs, server, handbackSweep, whatsapp, phone, webhookListener } = parts;
   const { logger } = options;
   const { database, releaseLock } = parts.storage;
-  const { streams, health, ai, http, knowledgeScheduler } = parts.base;
+  const { streams, health, ai, http, knowledgeScheduler, knowledgeQuestions } = parts.base;
   const { sweep, runtime, admission, live } = parts.conversations;
   const { stopHousekeeping, webhookWorker } = parts.outgoing;
   logger.info('draining: no new work, waiting for requests in flight');
@@ -62,6 +62,8 @@ export async function drainService(parts: StoppingParts): Promise<void> {
   await webhookWorker.stop(drainMs);
   // A website's sync in flight is aborted and given back (still due) before the outbound client closes.
   await knowledgeScheduler.stop();
+  // The AI's questions: requests in flight aborted, the claim given back (the passages wait for the next run).
+  await knowledgeQuestions?.stop();
   await http.close();
   if (!options.database) await database.close();
   releaseLock();

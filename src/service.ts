@@ -90,6 +90,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   state = 'ready';
   const webhookListener = await startWorkers(options, database, { whatsapp, health: base.health, webhookWorker });
   base.knowledgeScheduler.start();
+  base.knowledgeQuestions?.start();
   logger.info({ port: address.port, database: database.kind }, 'botlink is ready');
 
   let stopping: Promise<void> | undefined;

@@ -150,10 +150,12 @@ const expected: Record<string, Expected> = {
   // The team teaches the bot: ids in a body name nothing of any workspace here (404 for whoever is let through).
   'POST /v1/knowledge/entries/from-conversation': { guard: 'manager', body: () => ({ session_id: randomUUID(), question: 'Do you ship abroad?', answer: 'Within the EU.' }) },
   'POST /v1/knowledge/phrasings': { guard: 'manager', body: () => ({ entry_id: randomUUID(), text: 'do you send parcels abroad' }) },
+  'GET /v1/knowledge/passages': { guard: 'manager' },
   'GET /v1/knowledge/entries/{id}/phrasings': { guard: 'member', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'DELETE /v1/knowledge/phrasings/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newPhrasing() }), ownedByA: true },
   'POST /v1/knowledge/sources': { guard: 'manager', body: { kind: 'website', url: `${DEAD_ENDPOINT}/`, schedule: 'manual' } },
   'GET /v1/knowledge/sources': { guard: 'member' },
+  'GET /v1/knowledge/ai-questions': { guard: 'member' },
   'GET /v1/knowledge/sources/{id}': { guard: 'member', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },
   'DELETE /v1/knowledge/sources/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },
   'POST /v1/knowledge/sources/{id}/sync': { guard: 'manager', params: async (f) => ({ id: await f.newSource() }), ownedByA: true },

@@ -33,7 +33,7 @@ describe('reading the questions out of an answer', () => {
     expect(parseQuestions('{"questions": "Can I rent a bike?"}')).toBeNull();
     expect(parseQuestions('["unterminated')).toBeNull();
     expect(parseQuestions('[1, 2, {"q": "x"}]')).toBeNull();
-    expect(parseQuestions('["   ", ""]')).toBeNull();
+    expect(parseQuestions('["   ", "", "?!"]')).toBeNull();
     expect(parseQuestions('')).toBeNull();
   });
 

@@ -2,11 +2,12 @@
  * Every limit and default of the questions the AI writes for each passage (docs/knowledge.md, "Questions written by
  * the AI"), in one place; every use imports from here.
  */
+import { MAX_PHRASING_CHARS } from '../phrasing-limits.ts';
 
 /** Most questions kept per passage and language: a customer's few ways of asking, not a list of every wording. */
 export const MAX_QUESTIONS_PER_LANGUAGE = 5;
-/** Longest question kept, in characters (a phrasing's own limit, docs/knowledge.md); a longer one is cut. */
-export const MAX_QUESTION_CHARS = 300;
+/** Longest question kept, in characters: a phrasing's own limit; a longer one is cut. */
+export const MAX_QUESTION_CHARS = MAX_PHRASING_CHARS;
 /**
  * Most languages a passage gets questions in: its own, then the workspace's most common other ones (each costs one
  * request per passage).

@@ -6,6 +6,7 @@
 import { AiError } from '../../ai/ai-error.ts';
 import { withoutThinking } from '../../ai/chat-completion.ts';
 import { cutToChars } from '../../text/cut.ts';
+import { cleanLine } from '../text.ts';
 import { MAX_PASSAGE_CHARS, MAX_QUESTION_CHARS, MAX_QUESTION_LANGUAGES, MAX_QUESTIONS_PER_LANGUAGE } from './limits.ts';
 import type { QuestionsModel } from './questions-model.ts';
 
@@ -77,8 +78,8 @@ export function questionsPrompt(passage: Passage, language: string | null): { ro
 
 /**
  * The questions of a model's answer: a JSON array of strings, perhaps in a code fence or after a reasoning model's
- * thinking. Each is trimmed to one line and cut to MAX_QUESTION_CHARS; empty ones, repeats and anything that is not a
- * string are left out; at most MAX_QUESTIONS_PER_LANGUAGE. null when the answer is not such an array or holds none.
+ * thinking. Each is cleaned to one line and cut to MAX_QUESTION_CHARS; ones without a letter or digit, repeats and
+ * anything that is not a string are left out; at most MAX_QUESTIONS_PER_LANGUAGE. null when the answer is not such an array or holds none.
  */
 export function parseQuestions(answer: string): string[] | null {
   const text = withoutThinking(answer);
@@ -96,9 +97,9 @@ export function parseQuestions(answer: string): string[] | null {
   const seen = new Set<string>();
   for (const item of parsed) {
     if (typeof item !== 'string') continue;
-    const question = cutToChars(item.replace(/\s+/g, ' ').trim(), MAX_QUESTION_CHARS).trim();
+    const question = cutToChars(cleanLine(item), MAX_QUESTION_CHARS).trim();
     const key = question.toLocaleLowerCase();
-    if (question === '' || seen.has(key)) continue;
+    if (!/[\p{L}\p{N}]/u.test(question) || seen.has(key)) continue;
     seen.add(key);
     questions.push(question);
     if (questions.length === MAX_QUESTIONS_PER_LANGUAGE) break;
