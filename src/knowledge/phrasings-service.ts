@@ -16,11 +16,13 @@ import { AppError, notFound } from '../errors.ts';
 import { primaryLanguage } from '../text/language.ts';
 import type { EntryView, KnowledgeEntries } from './knowledge-entries.ts';
 import type { KnowledgeService } from './knowledge-service.ts';
-import { MAX_TITLE_CHARS } from './limits.ts';
+import { MAX_TITLE_CHARS, TRY_EXCERPT_CHARS } from './limits.ts';
 import { MAX_TEAM_PHRASINGS_PER_DOCUMENT } from './phrasing-limits.ts';
 import { addPhrasings, phrasingText, removePhrasings } from './phrasings.ts';
 import { cleanLine } from './text.ts';
 
+/** Passages the page picker offers for a question. */
+export const PICKER_PASSAGES = 5;
 /** Messages of one conversation read to find the agent's reply: more than any chat holds (the session route's bound). */
 const MAX_CONVERSATION_MESSAGES = 10_000;
 
@@ -49,9 +51,20 @@ export interface PhrasingView {
   created_at: string;
 }
 
+/** A passage the search found for a question, as the page picker lists it. */
+export interface FoundPassage {
+  /** The passage (chunk) id: what POST /v1/knowledge/phrasings takes as passage_id. */
+  id: string;
+  entry_id: string | null;
+  title: string;
+  excerpt: string;
+  url: string | null;
+  score: number;
+}
+
 export interface KnowledgeTeachingDeps {
   knowledge: KnowledgeRepository;
-  service: Pick<KnowledgeService, 'writing'>;
+  service: Pick<KnowledgeService, 'writing' | 'search'>;
   entries: Pick<KnowledgeEntries, 'create'>;
   conversations: Pick<SessionsRepository, 'findById' | 'messages'>;
 }
@@ -110,6 +123,23 @@ export function createKnowledgeTeaching(deps: KnowledgeTeachingDeps) {
           return { phrasing: view(written![0]!), created: true };
         }),
       );
+    },
+
+    /**
+     * GET /v1/knowledge/passages: the passages the search finds for a question, best first (the page picker of "This
+     * page answers it"). The search alone: no model and no endpoint is asked, nothing is counted as traffic.
+     */
+    async findPassages(workspaceId: string, question: string, language: string | undefined): Promise<FoundPassage[]> {
+      const found = await service.search(workspaceId, question, primaryLanguage(language) || 'en', { limit: PICKER_PASSAGES });
+      const origins = new Map((await knowledge.chunkOrigins(workspaceId, found.passages.map((p) => p.id))).map((o) => [o.chunk_id, o.document_id]));
+      return found.passages.map((p) => ({
+        id: p.id,
+        entry_id: origins.get(p.id) ?? null,
+        title: p.title,
+        excerpt: p.text.length > TRY_EXCERPT_CHARS ? `${p.text.slice(0, TRY_EXCERPT_CHARS).trimEnd()}…` : p.text,
+        url: p.url,
+        score: p.score,
+      }));
     },
 
     /** GET /v1/knowledge/entries/{id}/phrasings: a document's phrasings, by passage; 404 when it is not the workspace's. */

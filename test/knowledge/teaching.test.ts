@@ -109,8 +109,11 @@ describeEachDatabase('the team teaches the bot', (get) => {
       const before = (await api('POST', '/v1/knowledge/try', a.owner, { question: wording, language: 'en' })).body;
       expect(before.confident).toBe(false);
 
-      // The passage as a search names it: Try with the page's own words.
-      passageId = (await api('POST', '/v1/knowledge/try', a.owner, { question: 'rent an e-bike', language: 'en' })).body.passages[0].id as string;
+      // The page picker: the passages the search finds for words of the page, with the id a phrasing names.
+      const found = await api('GET', `/v1/knowledge/passages?question=${encodeURIComponent('rent an e-bike')}&language=en`, a.owner);
+      expect(found.status, found.text).toBe(200);
+      expect(found.body.passages[0]).toMatchObject({ entry_id: pageId, title: 'Bike rental', excerpt: expect.stringContaining('29 euro') });
+      passageId = found.body.passages[0].id as string;
       const added = await api('POST', '/v1/knowledge/phrasings', a.owner, { passage_id: passageId, text: `  ${wording} ` });
       expect(added.status, added.text).toBe(201);
       expect(added.body).toMatchObject({ entry_id: pageId, passage: 0, text: wording, origin: 'team', language: 'en' });
@@ -163,6 +166,7 @@ describeEachDatabase('the team teaches the bot', (get) => {
       expect((await api('POST', '/v1/knowledge/entries/from-conversation', a.agent, { session_id: chat.sessionId, question: 'Do you have a loyalty card?', answer: 'No.' })).status).toBe(403);
       expect((await api('POST', '/v1/knowledge/phrasings', a.agent, { entry_id: entry.id, text: 'stamp card' })).status).toBe(403);
       expect((await api('DELETE', `/v1/knowledge/phrasings/${phrasing.id as string}`, a.agent)).status).toBe(403);
+      expect((await api('GET', '/v1/knowledge/passages?question=loyalty', a.agent)).status).toBe(403);
       expect((await api('GET', `/v1/knowledge/entries/${entry.id as string}/phrasings`, a.agent)).body.phrasings).toHaveLength(1);
     });
 

@@ -7,7 +7,7 @@
 import { AppError } from '../../errors.ts';
 import { MAX_DOCUMENT_BODY_BYTES, MAX_TITLE_CHARS } from '../../knowledge/limits.ts';
 import { MAX_PHRASING_CHARS, MAX_TEAM_PHRASINGS_PER_DOCUMENT } from '../../knowledge/phrasing-limits.ts';
-import type { FromConversationInput, KnowledgeTeaching, PhrasingInputBody } from '../../knowledge/phrasings-service.ts';
+import { PICKER_PASSAGES, type FromConversationInput, type KnowledgeTeaching, type PhrasingInputBody } from '../../knowledge/phrasings-service.ts';
 import { VISIBLE_TEXT_PATTERN } from '../../knowledge/text.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
@@ -71,6 +71,18 @@ const phrasingSchema: JsonSchema = {
   },
 };
 
+const passageSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { ...uuid, description: 'The passage: passage_id of POST /v1/knowledge/phrasings.' },
+    entry_id: { type: ['string', 'null'], format: 'uuid' },
+    title: { type: 'string' },
+    excerpt: { type: 'string' },
+    url: { type: ['string', 'null'] },
+    score: { type: 'number', description: '0..1 as the search ranked it.' },
+  },
+};
+
 const checkFromConversation = unprocessableIfInvalid<FromConversationInput>(fromConversationBody);
 const checkPhrasingFields = unprocessableIfInvalid<{ text: string; language?: string | null; passage_id?: string; entry_id?: string }>(phrasingBody);
 function checkPhrasing(body: unknown): PhrasingInputBody {
@@ -125,6 +137,36 @@ export function knowledgePhrasingRoutes(teaching: KnowledgeTeaching): RouteDefin
       async handler({ body, principal, workspaceId }) {
         const added = await teaching.add(workspaceId, principal.userId, checkPhrasing(body));
         return { status: added.created ? 201 : 200, body: added.phrasing };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/knowledge/passages',
+      tag: 'knowledge',
+      summary:
+        `The passages the search finds for a question, best first (at most ${PICKER_PASSAGES}): which page answers it. ` +
+        'The search alone: unlike POST /v1/knowledge/try, no model and no endpoint is asked.',
+      access: 'manager',
+      query: {
+        question: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, description: 'As the customer asked it.' },
+        language: { type: 'string', pattern: '^[A-Za-z]{2}([-_][A-Za-z0-9]{1,8})*$', description: 'Two-letter code; default en.' },
+      },
+      responses: {
+        200: { description: 'The passages.', schema: { type: 'object', properties: { passages: { type: 'array', items: passageSchema } } } },
+        400: { description: 'No question, or a question or language that cannot be read.' },
+      },
+      async handler({ req, workspaceId }) {
+        const query = req.query as Record<string, unknown>;
+        const question = typeof query.question === 'string' ? query.question : '';
+        const language = typeof query.language === 'string' ? query.language : undefined;
+        if (!/[\p{L}\p{N}]/u.test(question) || question.length > MAX_MESSAGE_CHARS) {
+          throw new AppError('validation_failed', 'question is needed: the customer\'s words.', [{ field: 'question', message: 'must hold letters or digits' }]);
+        }
+        if (language !== undefined && !/^[A-Za-z]{2}([-_][A-Za-z0-9]{1,8})*$/.test(language)) {
+          throw new AppError('validation_failed', 'language must be a two-letter code.', [{ field: 'language', message: 'must be a two-letter code' }]);
+        }
+        return { status: 200, body: { passages: await teaching.findPassages(workspaceId, question, language) } };
       },
     }),
 
