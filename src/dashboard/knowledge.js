@@ -25,8 +25,11 @@ export function renderKnowledge(main, ctx) {
   const editor = manager ? entryEditor({ listError, reload: loadMine }) : null;
   const tryBox = manager ? tryPanel(isStopped) : null;
   const sources = sourcesSection({ manager, isStopped });
+  // What the AI's questions for each passage cost (docs/knowledge.md, "Questions written by the AI"); shown once known.
+  const aiQuestions = h('p', { class: 'meta', id: 'ai-questions', hidden: true });
   replace(main, h('h1', {}, 'Knowledge'),
     h('p', {}, 'The built-in AI answers customers from your website, your files and these pages and questions.'),
+    aiQuestions,
     sources.el,
     tryBox?.el,
     h('section', { 'aria-labelledby': 'mine' }, h('h2', { id: 'mine', tabindex: -1 }, 'Your pages and questions'),
@@ -118,8 +121,21 @@ export function renderKnowledge(main, ctx) {
   }
 
 
+  async function loadAiQuestions() {
+    try {
+      const answer = await api('GET', '/v1/knowledge/ai-questions');
+      if (stopped || (!answer.enabled && Number(answer.questions) === 0)) return;
+      const count = (/** @type {unknown} */ n) => Number(n).toLocaleString('en');
+      aiQuestions.textContent = `Questions written by the AI: ${count(answer.questions)} for ${count(answer.passages)} passages, ${count(answer.tokens)} tokens used.`;
+      aiQuestions.hidden = false;
+    } catch {
+      // A figure, not a feature: the screen works without it.
+    }
+  }
+
   void loadMine();
   void loadSynced();
+  void loadAiQuestions();
   return () => {
     stopped = true;
     sources.stop();
