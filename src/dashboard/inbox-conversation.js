@@ -2,11 +2,13 @@
 /**
  * One conversation in the Inbox: the transcript (the customer, the bot with where its answer came from, the team with
  * each message's delivery), a short summary for whoever takes it over, and what a person can do: take it over, reply
- * (Enter sends, Shift+Enter a new line), hand it back to the bot, close it. Live through the session's stream. On
+ * (Enter sends, Shift+Enter a new line), hand it back to the bot, close it; owners and admins add a reply of the team
+ * as an answer of the knowledge base. Live through the session's stream. On
  * WhatsApp more than 24 hours after the customer's last message the page says why no reply can be written.
  */
 import { ApiError, api, isManager, readEvents, saveSession } from './api.js';
 import { busy, errorBox, field, h, loading, replace, when } from './dom.js';
+import { addAnswerForm } from './knowledge-editor.js';
 import { CHANNELS, DELIVERY, SOURCES, agentName, customerName, fromWords, holderWords, waitedFor } from './words.js';
 
 /** WhatsApp's customer-service window (docs/whatsapp.md): a free-form reply only within 24 h of the customer's last message. */
@@ -25,13 +27,15 @@ export function renderInboxConversation(main, ctx) {
   const facts = h('div', {}, loading('Loading the conversation…'));
   const summary = h('section', { class: 'card', 'aria-labelledby': 'so-far' });
   const transcript = h('ol', { class: 'transcript', 'aria-label': 'Messages' });
+  // "Add as an answer" from a reply of the team opens here, out of the transcript, so a new message keeps what is typed.
+  const teachPanel = h('section', { class: 'card', 'aria-label': 'Teach the bot', hidden: true });
   const actions = h('section', { class: 'card actions', 'aria-labelledby': 'you' });
   const announce = h('p', { class: 'sr-only', role: 'status' });
   const live = h('p', { class: 'hint' });
   const error = errorBox();
   replace(main,
     h('p', {}, h('a', { href: '/dashboard/inbox', 'data-link': true }, '← Inbox')),
-    h('h1', {}, 'Conversation'), facts, summary, h('h2', {}, 'Messages'), transcript, live, announce, error.el, actions);
+    h('h1', {}, 'Conversation'), facts, summary, h('h2', {}, 'Messages'), transcript, teachPanel, live, announce, error.el, actions);
 
   const composer = replyBox(id, () => queueReload(), (err) => onSendError(err));
   const abort = new AbortController();
@@ -82,7 +86,7 @@ export function renderInboxConversation(main, ctx) {
       const before = shownMessages ? JSON.parse(shownMessages).length : messages.length;
       shownMessages = fingerprint;
       replace(summary, h('h2', { id: 'so-far' }, 'So far'), summaryOf(s, messages, aiSummary));
-      replace(transcript, messages.length === 0 ? h('li', { class: 'empty' }, 'No message yet.') : messages.map((m) => message(m, () => retry(m))));
+      replace(transcript, messages.length === 0 ? h('li', { class: 'empty' }, 'No message yet.') : messages.map((m, i) => message(m, () => retry(m), teachFrom(messages, i))));
       const newest = messages.at(-1);
       if (messages.length > before && newest?.from === 'customer') announce.textContent = `The customer wrote: ${newest.text ?? ''}`;
     }
@@ -91,6 +95,26 @@ export function renderInboxConversation(main, ctx) {
       shownActions = key;
       replace(actions, h('h2', { id: 'you' }, 'Your part'), ...actionsFor(s, messages));
     }
+  }
+
+  /**
+   * Owners and admins turn a reply of the team into an answer of the knowledge base: the customer's question before
+   * it and the reply, prefilled (docs/knowledge.md, "The team teaches the bot").
+   * @param {Message[]} messages @param {number} i @returns {(() => void) | null}
+   */
+  function teachFrom(messages, i) {
+    const reply = messages[i];
+    if (!isManager(ctx.session) || reply?.from !== 'agent' || !reply.text) return null;
+    const asked = messages.slice(0, i).findLast((m) => m.from === 'customer' && m.text);
+    if (!asked?.text) return null;
+    const question = asked.text;
+    const answer = reply.text;
+    return () => {
+      const form = addAnswerForm({ sessionId: String(s?.id ?? id), question, answer });
+      replace(teachPanel, form.el);
+      teachPanel.hidden = false;
+      form.focus();
+    };
   }
 
   /** @param {Message} m */
@@ -312,8 +336,8 @@ function fact(term, value) {
   return h('div', {}, h('dt', {}, term), h('dd', {}, value));
 }
 
-/** @param {Message} m @param {() => Promise<void>} retry */
-function message(m, retry) {
+/** @param {Message} m @param {() => Promise<void>} retry @param {(() => void) | null} teach opens "Add as an answer" */
+function message(m, retry, teach) {
   const who = m.from === 'bot' && m.source ? `Bot, answer from ${SOURCES[m.source] ?? m.source}` : m.from === 'agent' ? `${fromWords(m)} (team)` : fromWords(m);
   const status = m.from === 'agent' ? m.status ?? 'sent' : null;
   /** @type {HTMLButtonElement | null} */
@@ -328,5 +352,6 @@ function message(m, retry) {
     h('p', { class: 'msg-text' }, m.text ?? h('em', {}, 'asked for the team (a button, no words)')),
     status ? h('p', { class: `delivery ${status}`, 'data-testid': 'delivery' }, DELIVERY[status] ?? status,
       status === 'failed' && m.failure?.reason ? `: ${m.failure.reason}` : null) : null,
-    again);
+    again,
+    teach ? h('button', { type: 'button', class: 'quiet', onclick: teach, 'aria-label': 'Add as an answer: this reply, to the customer’s question before it' }, 'Add as an answer') : null);
 }

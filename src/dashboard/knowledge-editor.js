@@ -1,10 +1,11 @@
 // @ts-check
 /**
- * Knowledge (./knowledge.js): the words the screen shares (languages, kinds of entry), and the form with which owners
- * and admins write pages and question-and-answer pairs by hand (docs/knowledge.md).
+ * Knowledge (./knowledge.js): the words the screen shares (languages, kinds of entry), the form with which owners
+ * and admins write pages and question-and-answer pairs by hand (docs/knowledge.md), and the two ways they teach the
+ * bot from a customer's question (the Overview, a held conversation): "Add as an answer" and "This page answers it".
  */
 import { ApiError, api } from './api.js';
-import { busy, errorBox, field, h, uid } from './dom.js';
+import { busy, errorBox, field, h, loading, replace, uid } from './dom.js';
 
 /** The languages the form offers; the search stems English and Dutch, the others are matched word for word. */
 export const LANGUAGES = [['en', 'English'], ['nl', 'Dutch (Nederlands)'], ['de', 'German (Deutsch)'], ['fr', 'French (Français)']];
@@ -167,4 +168,120 @@ export function entryEditor({ listError, reload }) {
       });
     },
   };
+}
+
+/**
+ * "Add as an answer" (docs/knowledge.md, "The team teaches the bot"): the customer's question, an answer (the team's
+ * reply when there is one), Save. The question is shown as text, never as markup: it is the customer's.
+ * @param {{ sessionId: string, question: string, answer?: string, language?: string | null }} o
+ */
+export function addAnswerForm({ sessionId, question, answer = '', language = null }) {
+  const formId = uid('teach');
+  const text = /** @type {HTMLTextAreaElement} */ (h('textarea', { name: 'answer', rows: 4, required: true }));
+  text.value = answer;
+  const textField = field('Answer', text, 'What the bot should say when a customer asks this. Plain text.');
+  const error = errorBox();
+  const saved = h('p', { class: 'copied', role: 'status' });
+  const save = h('button', { type: 'submit' }, 'Save');
+  const heading = h('h3', { id: `${formId}-title` }, 'Add as an answer');
+  const form = h('form', { class: 'teach', 'aria-labelledby': heading.id, novalidate: true, 'data-testid': 'add-answer' },
+    heading,
+    h('p', { class: 'label' }, 'The customer asked:'),
+    h('blockquote', { class: 'question' }, question),
+    textField, error.el, h('div', { class: 'row' }, save), saved);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    saved.textContent = '';
+    if (!text.value.trim()) {
+      error.show(new Error('Write the answer first.'));
+      text.focus();
+      return;
+    }
+    void busy(save, async () => {
+      try {
+        await api('POST', '/v1/knowledge/entries/from-conversation', {
+          body: { session_id: sessionId, question, answer: text.value, ...(language ? { language } : {}) },
+        });
+        saved.textContent = 'Saved. Customers who ask this now get your answer; you find it under Knowledge.';
+      } catch (err) {
+        error.show(err);
+        text.focus();
+      }
+    });
+  });
+  return { el: form, focus: () => text.focus() };
+}
+
+/**
+ * "This page answers it": the knowledge is searched with the customer's question, its best passages are listed with
+ * their title and a piece of their text, and the one chosen gets the question as another way of asking it. It can be
+ * taken back at once.
+ * @param {{ question: string, language?: string | null }} o
+ */
+export function pageAnswersIt({ question, language = null }) {
+  const formId = uid('pick');
+  const heading = h('h3', { id: `${formId}-title` }, 'This page answers it');
+  const list = h('div', { 'aria-live': 'polite' }, loading('Looking for pages that answer it…'));
+  const error = errorBox();
+  const done = h('p', { class: 'copied', role: 'status' });
+  const choose = h('button', { type: 'submit', hidden: true }, 'This page answers it');
+  const form = h('form', { class: 'teach', 'aria-labelledby': heading.id, novalidate: true, 'data-testid': 'page-answers-it' },
+    heading,
+    h('p', { class: 'label' }, 'The customer asked:'),
+    h('blockquote', { class: 'question' }, question),
+    list, error.el, h('div', { class: 'row' }, choose), done);
+
+  /** @type {HTMLInputElement[]} */
+  let choices = [];
+  (async () => {
+    try {
+      const q = new URLSearchParams({ question: question.slice(0, 4000), ...(language ? { language } : {}) });
+      const answer = await api('GET', `/v1/knowledge/passages?${q}`);
+      /** @type {{ id: string, title: string, excerpt: string }[]} */
+      const passages = answer.passages;
+      if (passages.length === 0) {
+        replace(list, h('p', { class: 'empty' }, 'No page of your knowledge comes close. Add the answer instead.'));
+        return;
+      }
+      choices = passages.map((p, i) => /** @type {HTMLInputElement} */ (h('input', { type: 'radio', name: `${formId}-passage`, value: p.id, id: `${formId}-${i}`, checked: i === 0 })));
+      replace(list, h('fieldset', { class: 'passages-choice' },
+        h('legend', {}, 'Which page answers it?'),
+        h('ol', { class: 'passages' }, passages.map((p, i) => h('li', {},
+          h('span', { class: 'choice' }, choices[i],
+            h('label', { for: choices[i]?.id ?? '' }, h('strong', {}, p.title))),
+          h('p', { class: 'excerpt' }, p.excerpt))))));
+      choose.hidden = false;
+    } catch (err) {
+      replace(list);
+      error.show(err);
+    }
+  })();
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    const chosen = choices.find((c) => c.checked);
+    if (!chosen) return;
+    const title = chosen.labels?.[0]?.textContent ?? 'the page';
+    void busy(choose, async () => {
+      try {
+        const added = await api('POST', '/v1/knowledge/phrasings', { body: { passage_id: chosen.value, text: question } });
+        const undo = h('button', { type: 'button', class: 'quiet' }, 'Take it back');
+        undo.addEventListener('click', () => void busy(undo, async () => {
+          try {
+            await api('DELETE', `/v1/knowledge/phrasings/${encodeURIComponent(String(added.id))}`);
+            replace(done, 'Taken back: that page no longer answers this question.');
+            choose.focus();
+          } catch (err) {
+            error.show(err);
+          }
+        }));
+        replace(done, `Done: “${title}” now answers this question, in these words too. `, undo);
+      } catch (err) {
+        error.show(err);
+      }
+    });
+  });
+  return { el: form, focus: () => (choices.find((c) => c.checked) ?? choose).focus() };
 }

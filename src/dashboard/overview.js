@@ -2,11 +2,13 @@
 /**
  * Overview: how the bot does over a period (docs/analytics.md defines every figure): conversations, who answered,
  * how fast, how your own system behaved, charts over time, the questions the bot could not answer (links to their
- * conversations), and the period's conversations as a file for owners and admins.
+ * conversations; owners and admins teach the bot each one from here), and the period's conversations as a file for
+ * owners and admins.
  */
 import { ApiError, api, apiFile, isManager } from './api.js';
 import { bucketLabel, chart } from './overview-charts.js';
-import { busy, errorBox, field, h, loading, replace, when } from './dom.js';
+import { busy, errorBox, field, h, loading, replace, uid, when } from './dom.js';
+import { addAnswerForm, pageAnswersIt } from './knowledge-editor.js';
 
 const BASE = '/dashboard';
 const HOUR = 3_600_000;
@@ -183,15 +185,54 @@ function unansweredOf(u, ctx) {
   /** @type {{ text: string, count: number, last_at: string, session_ids: string[] }[]} */
   const questions = u.questions;
   return h('section', { class: 'card', 'aria-labelledby': 'ov-unanswered' }, h('h2', { id: 'ov-unanswered' }, 'Questions the bot could not answer'),
-    h('p', { class: 'hint' }, 'Answered with “I don’t know”, or handed to a person. Similar wording is grouped. Add the answers to the knowledge base.'),
+    h('p', { class: 'hint' }, ctx.session.role === 'agent'
+      ? 'Answered with “I don’t know”, or handed to a person. Similar wording is grouped. Add the answers to the knowledge base.'
+      : 'Answered with “I don’t know”, or handed to a person. Similar wording is grouped. Add the answer, or say which page answers it: the next customer who asks gets it.'),
     questions.length === 0
       ? h('p', { class: 'empty' }, 'None in this period.')
       : h('ol', { class: 'questions' }, questions.map((q) => h('li', {},
         h('q', {}, q.text),
         h('span', { class: 'meta' }, ` asked ${q.count} ${q.count === 1 ? 'time' : 'times'}, last ${when(q.last_at)}. `),
-        h('span', { class: 'links' }, q.session_ids.map((id, i) => h('a', { href: `${BASE}/conversations/${id}`, 'data-link': true, 'aria-label': `Open conversation ${i + 1} that asked “${q.text.slice(0, 60)}”` }, `Conversation ${i + 1}`)))))),
+        h('span', { class: 'links' }, q.session_ids.map((id, i) => h('a', { href: `${BASE}/conversations/${id}`, 'data-link': true, 'aria-label': `Open conversation ${i + 1} that asked “${q.text.slice(0, 60)}”` }, `Conversation ${i + 1}`))),
+        isManager(ctx.session) && q.session_ids[0] ? teach(q.text, q.session_ids[0]) : null))),
     u.complete === false ? h('p', { class: 'hint' }, 'Only the newest 5,000 such messages are grouped; choose a shorter period to see them all.') : null,
     ctx.session.role === 'agent' ? null : h('p', {}, h('a', { href: `${BASE}/knowledge`, 'data-link': true }, 'Go to the knowledge base')));
+}
+
+/**
+ * Teaching the bot a question it could not answer (docs/knowledge.md, "The team teaches the bot"): each button opens
+ * its form below the question, and closes it again.
+ * @param {string} question the customer's words @param {string} sessionId the newest conversation that asked it
+ */
+function teach(question, sessionId) {
+  const panel = h('div', { class: 'teach-panel', id: uid('teach'), hidden: true });
+  /** @type {HTMLButtonElement[]} */
+  const buttons = [];
+  /** @param {string} label @param {() => { el: HTMLElement, focus: () => void }} open */
+  const opener = (label, open) => {
+    const b = h('button', { type: 'button', class: 'quiet', 'aria-expanded': 'false', 'aria-controls': panel.id, 'aria-label': `${label}: “${question.slice(0, 60)}”` }, label);
+    b.addEventListener('click', () => {
+      const wasOpen = b.getAttribute('aria-expanded') === 'true';
+      for (const other of buttons) other.setAttribute('aria-expanded', 'false');
+      if (wasOpen) {
+        replace(panel);
+        panel.hidden = true;
+        return;
+      }
+      const form = open();
+      replace(panel, form.el);
+      panel.hidden = false;
+      b.setAttribute('aria-expanded', 'true');
+      form.focus();
+    });
+    buttons.push(b);
+    return b;
+  };
+  return h('div', { class: 'teach-bot' },
+    h('div', { class: 'row' },
+      opener('Add as an answer', () => addAnswerForm({ sessionId, question })),
+      opener('This page answers it', () => pageAnswersIt({ question }))),
+    panel);
 }
 
 /** @param {URLSearchParams} q */

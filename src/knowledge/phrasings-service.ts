@@ -13,6 +13,7 @@ import type { KnowledgeRepository } from '../../db/repositories/knowledge.reposi
 import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
 import type { KnowledgePhrasing } from '../../db/schema.ts';
 import { AppError, notFound } from '../errors.ts';
+import { detectLanguage } from '../text/detect-language.ts';
 import { primaryLanguage } from '../text/language.ts';
 import type { EntryView, KnowledgeEntries } from './knowledge-entries.ts';
 import type { KnowledgeService } from './knowledge-service.ts';
@@ -130,7 +131,8 @@ export function createKnowledgeTeaching(deps: KnowledgeTeachingDeps) {
      * page answers it"). The search alone: no model and no endpoint is asked, nothing is counted as traffic.
      */
     async findPassages(workspaceId: string, question: string, language: string | undefined): Promise<FoundPassage[]> {
-      const found = await service.search(workspaceId, question, primaryLanguage(language) || 'en', { limit: PICKER_PASSAGES });
+      const lang = primaryLanguage(language) || detectLanguage(question) || 'en';
+      const found = await service.search(workspaceId, question, lang, { limit: PICKER_PASSAGES });
       const origins = new Map((await knowledge.chunkOrigins(workspaceId, found.passages.map((p) => p.id))).map((o) => [o.chunk_id, o.document_id]));
       return found.passages.map((p) => ({
         id: p.id,

@@ -150,7 +150,7 @@ export function knowledgePhrasingRoutes(teaching: KnowledgeTeaching): RouteDefin
       access: 'manager',
       query: {
         question: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, description: 'As the customer asked it.' },
-        language: { type: 'string', pattern: '^[A-Za-z]{2}([-_][A-Za-z0-9]{1,8})*$', description: 'Two-letter code; default en.' },
+        language: { type: 'string', pattern: '^[A-Za-z]{2}([-_][A-Za-z0-9]{1,8})*$', description: 'Two-letter code; absent: told from the question, else en.' },
       },
       responses: {
         200: { description: 'The passages.', schema: { type: 'object', properties: { passages: { type: 'array', items: passageSchema } } } },
