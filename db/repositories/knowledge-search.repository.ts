@@ -140,10 +140,10 @@ export function knowledgeSearchQueries(db: Db) {
 
     /**
      * The words of a workspace's chunks, titles and phrasings as the `simple` configuration splits them (lowercase,
-     * unstemmed), with how many chunks hold each (a phrasing counts once): the most used `limit`, and how many chunks
-     * there are (src/knowledge/vocabulary.ts).
+     * unstemmed), with how many chunks hold each (a phrasing counts once): the most used `limit`, how many chunks there
+     * are, and the languages its documents are in (src/knowledge/vocabulary.ts).
      */
-    async vocabulary(workspaceId: string, limit: number): Promise<{ entries: { word: string; chunks: number }[]; totalChunks: number }> {
+    async vocabulary(workspaceId: string, limit: number): Promise<{ entries: { word: string; chunks: number }[]; totalChunks: number; languages: string[] }> {
       const { rows } = await sql<{ word: string; chunks: number }>`
         select word, sum(chunks)::int as chunks
         from (
@@ -164,7 +164,14 @@ export function knowledgeSearchQueries(db: Db) {
         order by chunks desc, word
         limit ${limit}`.execute(db);
       const total = await db.selectFrom('knowledge_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst();
-      return { entries: rows, totalChunks: Number(total?.n ?? 0) };
+      const languages = await db
+        .selectFrom('knowledge_documents')
+        .select('language')
+        .distinct()
+        .where('workspace_id', '=', workspaceId)
+        .where('language', 'is not', null)
+        .execute();
+      return { entries: rows, totalChunks: Number(total?.n ?? 0), languages: languages.map((l) => l.language!).sort() };
     },
 
     /** What changes when a workspace's knowledge changes: its documents' and phrasings' counts and newest writes. */

@@ -11,7 +11,7 @@
  * passage, then to the earlier sentence).
  */
 import { ANSWER_THRESHOLD, FOLLOW_SENTENCE_MIN_SHARE, MAX_ANSWER_CHARS, MAX_ANSWER_PASSAGES, MAX_ANSWER_SENTENCES } from './limits.ts';
-import { groupMatch, textWords, understandQuery, type QueryGroup } from '../knowledge/query.ts';
+import { groupMatch, NO_LEXICON, textWords, translateGroups, understandQuery, type Lexicon, type QueryGroup } from '../knowledge/query.ts';
 import { primaryLanguage } from '../text/language.ts';
 import { words } from '../text/words.ts';
 import { phrase, sentenceSegmenter } from './phrases.ts';
@@ -134,20 +134,29 @@ class Budget {
  *    characters (chosen by rank, so the best is never crowded out); after the lead, sentences of one passage keep
  *    their order in the passage.
  * 3. Nothing relevant: the honest fallback sentence in the customer's language, source 'fallback'.
+ *
+ * When the best passage is in another language than the customer's (the search found it across languages), only
+ * passages in that language are read, the sentences are matched with the question's words translated by the lexicon,
+ * and the answer says plainly, in the customer's language, that the page is in that language before quoting it.
  */
-export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
-  const groups = understandQuery(input.message, primaryLanguage(input.language));
+export function composeAnswer(input: EmbeddedAnswerInput, lexicon: Lexicon = NO_LEXICON): AnswerStep {
+  const language = primaryLanguage(input.language);
+  let groups = understandQuery(input.message, language, undefined, lexicon);
   const usable = input.passages
     .map((p, rank) => ({ p, rank }))
     .filter(({ p }) => Number.isFinite(p.score) && p.score >= ANSWER_THRESHOLD)
     // Best first as given; a stable sort by score keeps the given order among equals.
     .sort((a, b) => b.p.score - a.p.score || a.rank - b.rank);
   const bestScore = usable[0]?.p.score ?? 0;
-  const passages = usable.filter(({ p }) => p.score >= bestScore - PASSAGE_SCORE_MARGIN).slice(0, MAX_ANSWER_PASSAGES);
+  const close = usable.filter(({ p }) => p.score >= bestScore - PASSAGE_SCORE_MARGIN);
+  // The customer's own language first: a page in another language is read only when none in theirs comes close.
+  const pageLanguage = close.some(({ p }) => p.language === undefined) ? undefined : close[0]?.p.language;
+  const passages = close.filter(({ p }) => p.language === pageLanguage).slice(0, MAX_ANSWER_PASSAGES);
+  if (pageLanguage) groups = translateGroups(groups, language, pageLanguage, lexicon).groups;
 
   const found: { passage: number; index: number; text: string; score: number; found: number[] }[] = [];
   passages.forEach(({ p }, passage) => {
-    untitled(sentences(p.text, input.language), p.title).forEach((text, index) => {
+    untitled(sentences(p.text, pageLanguage ?? input.language), p.title).forEach((text, index) => {
       const present = textWords(words(text));
       found.push({ passage, index, text, score: p.score, found: groups.map((g) => groupMatch(g, present)) });
     });
@@ -163,7 +172,8 @@ export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
 
   const budget = new Budget();
   const parts: string[] = [];
-  const lead = passages.length > 0 ? (ranked[0] ?? candidates[0]) : undefined;
+  // A page in another language is quoted only where a sentence holds the question's (translated) words.
+  const lead = passages.length > 0 ? (ranked[0] ?? (pageLanguage ? undefined : candidates[0])) : undefined;
   if (lead !== undefined) {
     // Chosen in rank order (so the best sentence is never crowded out), then the best first and the rest in order.
     const accepted: Candidate[] = [];
@@ -175,7 +185,28 @@ export function composeAnswer(input: EmbeddedAnswerInput): AnswerStep {
   }
 
   if (parts.length === 0) return { kind: 'answer', text: phrase('dont_know', input.language), source: 'fallback' };
-  return { kind: 'answer', text: parts.join(' '), source: 'knowledge_base' };
+  const quoted = parts.join(' ');
+  if (!pageLanguage) return { kind: 'answer', text: quoted, source: 'knowledge_base' };
+  const intro = phrase('page_in_language', input.language).replace('{language}', languageName(pageLanguage, input.language));
+  return { kind: 'answer', text: `${intro} ${quoted}`, source: 'knowledge_base' };
+}
+
+const languageNames = new Map<string, Intl.DisplayNames>();
+
+/** A language's name in the customer's language ("Engels" in Dutch); the code when Intl does not know it. */
+function languageName(code: string, inLanguage: string): string {
+  const key = primaryLanguage(inLanguage) || 'en';
+  let names = languageNames.get(key);
+  if (!names) {
+    try {
+      names = new Intl.DisplayNames([key], { type: 'language', fallback: 'code' });
+    } catch {
+      names = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+    }
+    if (languageNames.size >= 64) languageNames.clear();
+    languageNames.set(key, names);
+  }
+  return names.of(code) ?? code;
 }
 
 /**
@@ -206,14 +237,20 @@ function inReadingOrder(chosen: readonly Candidate[]): Candidate[] {
 
 export class EmbeddedAnswerer implements AiPort {
   readonly name = 'embedded';
+  readonly #lexicon: Lexicon;
+
+  /** `lexicon`: the translations a passage in another language is read with (src/knowledge/lexicon/); default none. */
+  constructor(lexicon: Lexicon = NO_LEXICON) {
+    this.#lexicon = lexicon;
+  }
 
   /** Always an answer, never tool calls (see the module comment); the integrator's context is not passed on. */
   async step(input: AiStepInput): Promise<AiStep> {
     input.signal?.throwIfAborted();
-    return composeAnswer({ message: input.message, language: input.language, passages: input.passages });
+    return composeAnswer({ message: input.message, language: input.language, passages: input.passages }, this.#lexicon);
   }
 }
 
-export function createEmbeddedAnswerer(): AiPort {
-  return new EmbeddedAnswerer();
+export function createEmbeddedAnswerer(lexicon?: Lexicon): AiPort {
+  return new EmbeddedAnswerer(lexicon);
 }

@@ -19,7 +19,8 @@ export type PhraseKey =
   | 'unknown_number'
   | 'goodbye'
   | 'busy'
-  | 'text_only';
+  | 'text_only'
+  | 'page_in_language';
 
 export const FALLBACK_PHRASE_LANGUAGE = 'en';
 
@@ -52,6 +53,8 @@ export const phrases = {
     busy: 'Sorry, we are very busy right now and cannot take your call. Please call again in a few minutes. Goodbye.',
     /** WhatsApp: the answer to a message we cannot read (docs/whatsapp.md, "Messages that are not text"). */
     text_only: 'I can only read text messages. Could you type your question?',
+    /** The embedded answerer quotes a page in another language than the customer's; {language} is its name. */
+    page_in_language: 'This page is in {language}:',
   },
   nl: {
     dont_know: 'Dat weet ik niet, zal ik u doorverbinden met het team?',
@@ -67,12 +70,17 @@ export const phrases = {
     goodbye: 'Bedankt voor uw telefoontje. Tot ziens.',
     busy: 'Sorry, het is op dit moment erg druk en we kunnen uw gesprek niet aannemen. Belt u over een paar minuten nog eens? Tot ziens.',
     text_only: 'Ik kan alleen tekstberichten lezen. Kunt u uw vraag typen?',
+    page_in_language: 'Deze pagina is in het {language}:',
   },
   de: {
+    dont_know: 'Das weiß ich leider nicht. Soll ich Sie mit dem Team verbinden?',
     text_only: 'Ich kann nur Textnachrichten lesen. Könnten Sie Ihre Frage bitte eintippen?',
+    page_in_language: 'Diese Seite ist auf {language}:',
   },
   fr: {
+    dont_know: "Je ne sais pas. Voulez-vous que je vous mette en relation avec l'équipe ?",
     text_only: 'Je ne peux lire que les messages texte. Pourriez-vous écrire votre question ?',
+    page_in_language: 'Cette page est en {language} :',
   },
   es: {
     text_only: 'Solo puedo leer mensajes de texto. ¿Podría escribir su pregunta?',

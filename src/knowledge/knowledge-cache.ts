@@ -34,7 +34,7 @@ export function createKnowledgeCache(knowledge: KnowledgeRepository, now: () => 
         const version = await knowledge.version(workspaceId);
         if (version !== target.version || target.vocabulary === null) {
           const read = await knowledge.vocabulary(workspaceId, MAX_VOCABULARY_WORDS);
-          target.vocabulary = new Vocabulary(read.entries, read.totalChunks, read.entries.length < MAX_VOCABULARY_WORDS);
+          target.vocabulary = new Vocabulary(read.entries, read.totalChunks, read.entries.length < MAX_VOCABULARY_WORDS, read.languages);
           target.version = version;
         }
       } catch {

@@ -3,20 +3,22 @@
  * and what the AI reads (`KnowledgeSearch`).
  *
  * Indexing and search (docs/architecture.md, "Knowledge answers"):
- * - A chunk is indexed with its own language's configuration (nl → dutch, en → english, otherwise simple); a query
- *   is parsed with the configuration of the language it was asked in. The search runs over all chunks of the
- *   workspace whatever their language, so a question matches a chunk of another language only through words both
- *   stemmers treat alike (names, numbers, brands); the plugins sync each language's pages with their language.
+ * - A chunk is indexed with its own language's configuration (nl → dutch, en → english, de → german, fr → french,
+ *   otherwise simple); a query is parsed with the configuration of the language it was asked in. The search runs over
+ *   all chunks of the workspace whatever their language; when no passage answers confidently and the workspace has
+ *   pages in other languages, the question is searched again in each, in the lexicon's translations
+ *   (`translateGroups`), its passages scoring TRANSLATED_SHARE of their relevance and marked with their language.
  * - The question is understood first (src/knowledge/query.ts): its meaningful words as groups, each with the words
- *   that mean the same in shop talk (src/knowledge/thesaurus.ts), the known word a typo stands for and the known head
- *   of an unknown compound (the workspace's vocabulary, src/knowledge/vocabulary.ts, kept per process and read again
- *   when the knowledge changed).
- * - First the precise search: chunks holding every group (each by any of its words), ranked by ts_rank_cd over any
- *   of the words. Only when that finds nothing, the recall search: any of the words, prefixes of the words of 4+
+ *   that mean the same in shop talk (src/knowledge/thesaurus.ts) and the lexicon's related words, the known word a
+ *   typo stands for and the known head of an unknown compound (the workspace's vocabulary, src/knowledge/vocabulary.ts,
+ *   kept per process and read again when the knowledge changed); greetings, names and order numbers make no group.
+ * - First the precise search: chunks holding every group the knowledge base may hold (each by any of its words),
+ *   ranked by ts_rank_cd over any of the words. Only when that finds nothing, the recall search: any of the words, prefixes of the words of 4+
  *   letters (so a Dutch word finds its compounds: verzend → verzendkosten); of at most RECALL_CANDIDATE_LIMIT chunks
  *   sharing a word, the RECALL_RANKED_LIMIT with the most of the words are ranked. Either way the database's best
  *   SEARCH_CANDIDATES are ranked again here by relevance: the weighted share of the question's groups a passage holds,
- *   rare words weighing more, the title a fifth more (`relevance`); that is the passage's score.
+ *   rare words weighing more, words compared by Snowball stem too, the title and the passage's phrasings a fifth more
+ *   (`relevance`); that is the passage's score.
  * - `confident` is the best score against KNOWLEDGE_CONFIDENCE_THRESHOLD (calibrated on the knowledge evaluation,
  *   docs/performance.md).
  * - An AbortSignal is passed to Kysely, which stops waiting for the query (the database finishes it; our queries are
@@ -24,6 +26,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { DocumentSummary, DocumentWrite, KnowledgeQueries, KnowledgeRepository, UpsertOutcome } from '../../db/repositories/knowledge.repository.ts';
+import type { ChunkHit } from '../../db/repositories/knowledge-search.repository.ts';
 import type { Availability, KnowledgeKind } from '../../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_MESSAGE_CHARS } from '../limits.ts';
@@ -41,18 +44,20 @@ import {
   RECALL_CANDIDATE_LIMIT,
   RECALL_RANKED_LIMIT,
   SEARCH_CANDIDATES,
+  TRANSLATED_SHARE,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
-import { anyWords, ownWords, rankPassage, toTsquery, understandQuery } from './query.ts';
+import { anyWords, NO_LEXICON, ownWords, rankPassage, toTsquery, translateGroups, understandQuery, type Lexicon, type QueryGroup } from './query.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
 import { createKnowledgeCache } from './knowledge-cache.ts';
 
 /**
  * Part of every content hash: raise it when chunking or indexing changes, and the next sync of each page re-chunks it
- * instead of answering `unchanged`.
+ * instead of answering `unchanged`. 2: German and French pages are indexed with the german and french configurations
+ * (they were `simple`), and their questions are parsed so.
  */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 /** Fields shared by pages and products, as the sync API takes them (already schema-checked). */
 interface DocumentFields {
@@ -124,11 +129,14 @@ type Prepared = Omit<DocumentWrite, 'workspaceId' | 'price'> & { price: number |
 export interface KnowledgeServiceDeps {
   knowledge: KnowledgeRepository;
   now?: () => Date;
+  /** General related words and translations (src/knowledge/lexicon/); default: none. */
+  lexicon?: Lexicon;
 }
 
 export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   const { knowledge } = deps;
   const now = deps.now ?? (() => new Date());
+  const lexicon = deps.lexicon ?? NO_LEXICON;
   // Per process: whether a workspace has knowledge, and its vocabulary (./knowledge-cache.ts).
   const { refreshVocabulary, vocabularyOf, hasKnowledge, writing } = createKnowledgeCache(knowledge, now);
 
@@ -170,7 +178,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
 
     const lang = primaryLanguage(language);
     const vocabulary = vocabularyOf(workspaceId);
-    const groups = understandQuery(text, lang, vocabulary);
+    const groups = understandQuery(text, lang, vocabulary, lexicon);
     if (groups.length === 0) return done([], 'none');
     const q = {
       workspaceId,
@@ -188,18 +196,47 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     };
     // One round trip: the recall search runs only when the precise one found nothing, so all hits share a strategy.
     const hits = await knowledge.search(q);
-    const strategy = hits[0]?.strategy ?? 'none';
-    const passages = hits
-      .map((hit, rank) => {
-        const ranked = rankPassage(groups, hit.title, hit.text, vocabulary, lang, hit.phrasings);
-        return { passage: toPassage(hit, ranked.relevance), own: ranked.own, rank };
-      })
-      // Ties go to the passage in the customer's own words ("delivers" over a page that says "ship"), then to the
-      // database's order: it weighs how often and how close together the words stand.
-      .sort((a, b) => b.passage.score - a.passage.score || b.own - a.own || a.rank - b.rank)
-      .slice(0, limit)
-      .map((r) => r.passage);
-    return done(passages, strategy);
+    let found = { passages: ranked(hits, groups, lang, 1), strategy: hits[0]?.strategy ?? 'none' };
+    // Across languages: a question no page of its language answers is searched again in each other language of the
+    // workspace, in the lexicon's translations, its passages scoring TRANSLATED_SHARE of what they would.
+    if ((found.passages[0]?.score ?? 0) < KNOWLEDGE_CONFIDENCE_THRESHOLD && vocabulary) {
+      for (const to of vocabulary.languages) {
+        if (to === lang) continue;
+        const translated = translateGroups(groups, lang, to, lexicon, vocabulary);
+        if (!translated.translated) continue;
+        options.signal?.throwIfAborted();
+        const other = await knowledge.search({
+          ...q,
+          config: searchConfigFor(to),
+          precise: toTsquery(translated.groups),
+          query: anyWords(translated.groups),
+          rankQuery: ownWords(translated.groups),
+        });
+        const passages = ranked(other, translated.groups, to, TRANSLATED_SHARE);
+        if ((passages[0]?.score ?? 0) > (found.passages[0]?.score ?? 0)) found = { passages, strategy: other[0]?.strategy ?? 'none' };
+      }
+    }
+    return done(found.passages, found.strategy);
+
+    /** 1 for a passage in another language than the question's. */
+    function foreign(p: KnowledgePassage): number {
+      return p.language === undefined ? 0 : 1;
+    }
+
+    /** The hits ranked again by relevance (src/knowledge/query.ts), best first, the best `limit`. */
+    function ranked(found: readonly ChunkHit[], by: readonly QueryGroup[], language: string, share: number): KnowledgePassage[] {
+      return found
+        .map((hit, rank) => {
+          const r = rankPassage(by, hit.title, hit.text, vocabulary, language, hit.phrasings);
+          return { passage: toPassage(hit, share * r.relevance, lang), own: r.own, rank };
+        })
+        // Ties go to the passage in the customer's language, then to the one in the customer's own words ("delivers"
+        // over a page that says "ship"), then to the database's order: it weighs how often and how close together the
+        // words stand.
+        .sort((a, b) => b.passage.score - a.passage.score || foreign(a.passage) - foreign(b.passage) || b.own - a.own || a.rank - b.rank)
+        .slice(0, limit)
+        .map((r) => r.passage);
+    }
   };
 
   /** Reads the workspace's vocabulary now (tests, the evaluation, and after a sync, so the next question has it). */
@@ -340,8 +377,9 @@ function tooLarge(problems: Problem[]): AppError {
 }
 
 function toPassage(
-  hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string },
+  hit: { id: string; kind: KnowledgeKind; external_id: string; title: string; url: string | null; text: string; language?: string | null },
   score: number,
+  questionLanguage: string,
 ): KnowledgePassage {
   return {
     id: hit.id,
@@ -351,6 +389,7 @@ function toPassage(
     url: hit.url,
     text: hit.text,
     score: Math.round(score * 10_000) / 10_000,
+    ...(hit.language && questionLanguage && hit.language !== questionLanguage ? { language: hit.language } : {}),
   };
 }
 

@@ -58,6 +58,11 @@ export const RANK_WEIGHTS: readonly [d: number, c: number, b: number, a: number]
  * fixtures (test/knowledge/fixtures.ts).
  */
 export const KNOWLEDGE_CONFIDENCE_THRESHOLD = 0.45;
+/**
+ * A passage found through the lexicon's translations of the question (a Dutch question, an English page) scores this
+ * share of its relevance: a translation may miss what the customer meant, so it needs a fuller match to be confident.
+ */
+export const TRANSLATED_SHARE = 0.9;
 /** The database's best this many passages are ranked again by relevance (a search asks for at least this many). */
 export const SEARCH_CANDIDATES = 10;
 /** A workspace's vocabulary (src/knowledge/vocabulary.ts) keeps its most used this many words. */

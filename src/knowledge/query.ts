@@ -25,8 +25,11 @@ export interface Lexicon {
 /** A lexicon that knows no word: the search without general synonyms. */
 export const NO_LEXICON: Lexicon = { relatedWords: () => [], translations: () => [] };
 
-/** A general related word found where the customer's word is not counts this much of it (the thesaurus's count whole). */
-export const RELATED_MATCH = 0.5;
+/**
+ * A general related word found where the customer's word is not counts this much of it (the thesaurus's count whole):
+ * below the confidence threshold (0.45), so a question that a related word alone finds is never answered on it.
+ */
+export const RELATED_MATCH = 0.4;
 /** A capitalised word the knowledge base does not hold (a place, a brand) weighs this share of an unknown word. */
 export const PROPER_NOUN_SHARE = 0.25;
 /** Related words taken per word: those the knowledge base holds, or the first ones without a vocabulary. */
@@ -113,8 +116,12 @@ const MAX_GREETING_CLAUSE = 4;
 /** Most words of a last clause of capitalised words alone that is read as a signature ("Marieke", "Jan de Vries"). */
 const MAX_SIGNATURE = 3;
 
+/** Languages that write every noun with a capital: there a capital does not mark a name. */
+const CAPITALISED_NOUNS: ReadonlySet<string> = new Set(['de', 'lb']);
+
 /** The question's words, in order, with what case and punctuation say of each (politeness and names). */
-function tokenize(text: string): Token[] {
+function tokenize(text: string, language: string): Token[] {
+  const nounsCapitalised = CAPITALISED_NOUNS.has(language);
   const out: Token[] = [];
   const sentences = text.split(/[.!?\n]+/u);
   let lastClause: Token[] = [];
@@ -125,7 +132,7 @@ function tokenize(text: string): Token[] {
       const raws = clause.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
       for (const raw of raws) {
         const capital = /^\p{Lu}/u.test(raw);
-        const proper = capital && !first;
+        const proper = capital && !first && !nounsCapitalised;
         first = false;
         for (const word of words(raw)) tokens.push({ word, capital, proper, name: false });
       }
@@ -155,7 +162,7 @@ function tokenize(text: string): Token[] {
  * With a lexicon, each word's general related words join its group (those the vocabulary holds).
  */
 export function understandQuery(text: string, language: string, vocabulary?: Vocabulary, lexicon: Lexicon = NO_LEXICON): QueryGroup[] {
-  const tokenList = tokenize(text);
+  const tokenList = tokenize(text, language);
   const tokens = tokenList.map((t) => t.word);
   const entries = entriesFor(language);
   const groups: QueryGroup[] = [];
@@ -233,6 +240,73 @@ function withRelated(group: QueryGroup, language: string, vocabulary: Vocabulary
     : { ...group };
   if (vocabulary && !out.alternatives.some((phrase) => phrase.every((w) => vocabulary.knows(w)))) out.unknown = true;
   return out;
+}
+
+/** Translations taken per group: the first ones of each of its words, the lexicon's most common first. */
+const MAX_TRANSLATIONS = 12;
+
+/**
+ * The question's groups in another language, for a question whose answer may be on a page in that language: each
+ * group by the lexicon's translations of its words (what was said, the thesaurus's words, the corrections), with the
+ * target language's thesaurus, then the translations' related words (counting RELATED_MATCH); a group without a translation (a name, a number, a brand: PayPal) stays as it was said.
+ * With the vocabulary, only translations the knowledge base holds are kept. `translated` is false when no group had a
+ * translation (searching again would find what the first search found).
+ */
+export function translateGroups(
+  groups: readonly QueryGroup[],
+  from: string,
+  to: string,
+  lexicon: Lexicon,
+  vocabulary?: Vocabulary,
+): { groups: QueryGroup[]; translated: boolean } {
+  const entries = entriesFor(to);
+  let translated = false;
+  const out = groups.map((g): QueryGroup => {
+    const sources = [...g.alternatives.slice(0, g.relatedFrom).map((a) => a.join(' ')), ...(g.meant ?? [])];
+    const found: string[][] = [];
+    /** Every single-word translation, held or not: its related words may be held ("huren" → hire → rent). */
+    const all: string[] = [];
+    const seen = new Set<string>();
+    for (const source of sources) {
+      for (const t of lexicon.translations(from, to, source)) {
+        const phrase = words(t).filter((w) => !STOPWORDS.has(w));
+        if (phrase.length === 1 && all.length < MAX_TRANSLATIONS) all.push(phrase[0]!);
+        const key = phrase.join(' ');
+        if (phrase.length === 0 || seen.has(key) || (vocabulary && !phrase.every((w) => vocabulary.knows(w)))) continue;
+        const thesaurus = phrase.length === 1 ? phrasesOf(singleEntry(entries, phrase[0]!)?.group ?? []) : [];
+        for (const alt of [phrase, ...thesaurus]) {
+          if (seen.has(alt.join(' '))) continue;
+          seen.add(alt.join(' '));
+          found.push(alt);
+        }
+        if (found.length >= MAX_TRANSLATIONS) break;
+      }
+      if (found.length >= MAX_TRANSLATIONS) break;
+    }
+    // The translations' related words count less, as a question's own related words do ("huren" → hire → rent).
+    const related: string[][] = [];
+    for (const t of all) {
+      for (const r of lexicon.relatedWords(to, t)) {
+        const phrase = words(r).filter((w) => !STOPWORDS.has(w));
+        const key = phrase.join(' ');
+        if (phrase.length === 0 || seen.has(key) || (vocabulary && !phrase.every((w) => vocabulary.knows(w)))) continue;
+        seen.add(key);
+        related.push(phrase);
+        if (related.length >= MAX_RELATED) break;
+      }
+      if (related.length >= MAX_RELATED) break;
+    }
+    if (found.length === 0 && related.length === 0) {
+      const kept: QueryGroup = { said: g.said, alternatives: [g.alternatives[0]!] };
+      if (g.unknown) kept.unknown = true;
+      if (g.share !== undefined) kept.share = g.share;
+      return kept;
+    }
+    translated = true;
+    if (found.length === 0) return { said: g.said, alternatives: [g.alternatives[0]!, ...related], relatedFrom: 1 };
+    return { said: found[0]!.join(' '), alternatives: [...found, ...related], ...(related.length ? { relatedFrom: found.length } : {}) };
+  });
+  return { groups: out, translated };
 }
 
 /** One group per meaning: a question that says "return" twice, or "shipping costs" with two words of one group. */
@@ -319,9 +393,8 @@ export interface TextWords {
   byStart: ReadonlyMap<string, readonly string[]>;
   byEnd: ReadonlyMap<string, readonly string[]>;
   byFirst: ReadonlyMap<string, readonly string[]>;
-  /** The language the words are stemmed in (src/text/stems.ts), and their stems; absent: not stemmed. */
+  /** The language the words are compared by stem in (src/text/stems.ts); absent: not by stem. */
   language?: string;
-  stems?: ReadonlySet<string>;
 }
 
 function push(map: Map<string, string[]>, key: string, word: string): void {
@@ -341,17 +414,26 @@ export function textWords(words_: readonly string[], language?: string): TextWor
     if (w.length >= 5) push(byEnd, w.slice(-5), w);
     push(byFirst, w[0]!, w);
   }
-  if (language === undefined) return { list: [...set], set, byStart, byEnd, byFirst };
-  const stems = new Set<string>();
-  for (const w of set) stems.add(stem(language, w));
-  return { list: [...set], set, byStart, byEnd, byFirst, language, stems };
+  return language === undefined ? { list: [...set], set, byStart, byEnd, byFirst } : { list: [...set], set, byStart, byEnd, byFirst, language };
 }
 
 const NONE: readonly string[] = [];
 
+/**
+ * A word of the text with the word's Snowball stem. Only the words that could share it are stemmed: those with the
+ * same first four letters (the first letter for a word under six letters, whose stem may be shorter: taxes, tax), so a
+ * passage is not stemmed whole for every search.
+ */
+function sameStemPresent(w: string, present: TextWords, language: string): boolean {
+  const candidates = (w.length >= 6 ? present.byStart.get(w.slice(0, 4)) : present.byFirst.get(w[0]!)) ?? NONE;
+  if (candidates.length === 0) return false;
+  const wanted = stem(language, w);
+  return candidates.some((p) => stem(language, p) === wanted);
+}
+
 function wordPresent(w: string, present: TextWords, typos: boolean): boolean {
   if (present.set.has(w)) return true;
-  if (present.stems?.has(stem(present.language!, w))) return true;
+  if (present.language !== undefined && sameStemPresent(w, present, present.language)) return true;
   if (w.length >= 4 && (present.byStart.get(w.slice(0, 4)) ?? NONE).some((p) => wordFound(w, p, false))) return true;
   if (w.length >= 5 && (present.byEnd.get(w.slice(-5)) ?? NONE).some((p) => wordFound(w, p, false))) return true;
   return typos && (present.byFirst.get(w[0]!) ?? NONE).some((p) => wordFound(w, p, true));

@@ -1,7 +1,8 @@
 /**
  * Words customers use for what a shop's pages say in other words (docs/architecture.md, "Knowledge answers"): each
- * group is one meaning, a customer's word or phrase from a group also finds the others. English and Dutch, the
- * languages of the service's shops; folded as src/text/words.ts folds (lowercase, no accents).
+ * group is one meaning, a customer's word or phrase from a group also finds the others. English, Dutch and German (the
+ * same meanings), the languages of the service's shops; folded as src/text/words.ts folds (lowercase, no accents).
+ * General synonyms come from the lexicon (src/knowledge/lexicon/) and count less; this is shop talk only.
  *
  * A group holds words of one meaning in shop talk, not every related word: "discount" is not "sale" (a question about
  * a student discount must not be answered with the sale's return rule). Multi-word entries are phrases: "send back"
@@ -72,6 +73,36 @@ const dutch: Thesaurus = [
   ['uitverkoop', 'uitverkoopartikelen', 'sale'],
 ];
 
+/** The same meanings in German shop talk (written with umlauts; folded as questions are). */
+const german: Thesaurus = [
+  ['rückgabe', 'zurückgeben', 'zurückschicken', 'zurücksenden', 'retoure', 'retournieren', 'rücksendung'],
+  ['erstattung', 'erstatten', 'zurückerstatten', 'rückerstattung', 'geld zurück', 'zurückzahlen', 'rückzahlung'],
+  ['versand', 'versenden', 'verschicken', 'lieferung', 'liefern', 'geliefert', 'lieferzeit', 'zustellung', 'zustellen', 'paket', 'päckchen', 'porto', 'ankommen', 'versandzeit'],
+  ['kosten', 'kostet', 'preis', 'preise', 'gebühr', 'gebühren'],
+  ['fahrrad', 'fahrräder', 'rad', 'räder', 'velo'],
+  ['bestellung', 'bestellungen', 'bestellen', 'bestellt'],
+  ['kostenlos', 'gratis', 'umsonst', 'versandkostenfrei'],
+  ['sendungsverfolgung', 'sendungsnummer', 'trackingnummer', 'tracking', 'verfolgen', 'track and trace'],
+  ['garantie', 'gewährleistung', 'abgedeckt'],
+  ['gutschein', 'gutscheine', 'geschenkgutschein', 'geschenkkarte', 'giftcard'],
+  ['öffnungszeiten', 'geöffnet', 'offen', 'öffnen', 'geschlossen', 'schließen', 'schliessen', 'ladenöffnungszeiten'],
+  ['geschäft', 'laden', 'filiale', 'shop'],
+  ['bezahlen', 'zahlen', 'zahlung', 'bezahlung', 'zahlungsarten', 'zahlungsmethoden', 'zahlungsmöglichkeiten', 'kasse'],
+  ['ratenzahlung', 'raten', 'später bezahlen', 'klarna'],
+  ['rechnung', 'auf rechnung'],
+  ['kreditkarte', 'visa', 'mastercard'],
+  ['ec karte', 'girocard', 'bankkarte'],
+  ['bar', 'bargeld', 'cash'],
+  ['kassenbon', 'kaufbeleg', 'quittung', 'beleg'],
+  ['kaputt', 'defekt', 'gebrochen', 'beschädigt', 'schaden', 'mangel'],
+  ['kundenservice', 'kundendienst', 'anrufen', 'telefonisch', 'erreichbar'],
+  ['firma', 'unternehmen', 'geschäftskunden', 'gewerblich'],
+  ['gültig', 'gültigkeit', 'verfällt', 'ablaufen', 'läuft ab'],
+  ['kaufen', 'kauf', 'gekauft', 'erwerben'],
+  ['umtauschen', 'umtausch', 'tauschen'],
+  ['reparatur', 'reparieren', 'repariert', 'werkstatt'],
+];
+
 /**
  * Phrases that set the scene of a question rather than say what it asks ("I ordered last week, when …"): skipped like
  * stopwords. Any language's apply: customers mix English and Dutch.
@@ -79,11 +110,18 @@ const dutch: Thesaurus = [
 export const SCENE_PHRASES: readonly string[] = [
   'last week', 'last month', 'a week ago', 'days ago', 'a few days ago', 'yesterday', 'the day before yesterday',
   'vorige week', 'afgelopen week', 'vorige maand', 'een week geleden', 'dagen geleden', 'paar dagen geleden', 'gisteren', 'eergisteren',
+  'letzte woche', 'letzten monat', 'vor einer woche', 'vor ein paar tagen', 'gestern', 'vorgestern',
+  // Greetings of the time of day: politeness, not the question.
+  'good morning', 'good afternoon', 'good evening', 'kind regards', 'best regards', 'many thanks', 'thank you',
+  'dank je', 'dank je wel', 'dank u', 'dank u wel', 'met vriendelijke groet', 'fijne dag',
+  'guten morgen', 'guten tag', 'guten abend', 'vielen dank', 'viele grüße', 'schöne grüße', 'mit freundlichen grüßen',
+  'bonne journee',
 ];
 
 /** The thesaurus of a primary language subtag; other languages have none (their words still find themselves). */
 export function thesaurusFor(language: string): Thesaurus {
   if (language === 'nl') return dutch;
   if (language === 'en') return english;
+  if (language === 'de') return german;
   return [];
 }

@@ -12,6 +12,8 @@ export interface KnowledgePassage {
   text: string;
   /** 0..1: the weighted share of the question's words the passage holds (src/knowledge/query.ts, `relevance`). */
   score: number;
+  /** The passage's language (primary subtag), given only when it is not the question's (found across languages). */
+  language?: string;
 }
 
 export interface KnowledgeSearchResult {

@@ -25,15 +25,18 @@ export class Vocabulary {
    * a word it lacks certainly occur nowhere (`knows`).
    */
   readonly complete: boolean;
+  /** The languages (primary subtags) of the workspace's documents: where a question may be searched in translation. */
+  readonly languages: readonly string[];
   readonly #chunks = new Map<string, number>();
   /** Words by their first letter and length: a typo keeps the first letter (src/text/words.ts, wordFound). */
   readonly #byStart = new Map<string, string[]>();
   /** Words by their first four letters: a word shares its stem with words that begin as it does. */
   readonly #byPrefix = new Map<string, string[]>();
 
-  constructor(entries: Iterable<VocabularyEntry>, totalChunks: number, complete = true) {
+  constructor(entries: Iterable<VocabularyEntry>, totalChunks: number, complete = true, languages: readonly string[] = []) {
     this.totalChunks = Math.max(1, totalChunks);
     this.complete = complete;
+    this.languages = languages;
     // Folded as the customer's words are folded; accented and plain spellings of one word add up.
     for (const e of entries) {
       for (const w of words(e.word)) this.#chunks.set(w, (this.#chunks.get(w) ?? 0) + e.chunks);

@@ -3,6 +3,7 @@ import { composeAnswer, createEmbeddedAnswerer, keywords, sentences, wordsMatch 
 import { ANSWER_THRESHOLD, MAX_ANSWER_CHARS, MAX_ANSWER_SENTENCES } from '../../src/ai/limits.ts';
 import { phrase, phrases } from '../../src/ai/phrases.ts';
 import type { AiStepInput } from '../../src/ai/types.ts';
+import type { Lexicon } from '../../src/knowledge/query.ts';
 import type { KnowledgePassage } from '../../src/knowledge/types.ts';
 
 /** The passages' scores are relevance as the knowledge search gives it (src/knowledge/query.ts): all found relevant. */
@@ -111,7 +112,8 @@ describe('below the threshold the customer is offered the team, in their languag
     ['en', 'When are you open?', phrases.en.dont_know],
     ['nl', 'Wanneer zijn jullie open?', phrases.nl.dont_know],
     ['nl-BE', 'Wanneer zijn jullie open?', phrases.nl.dont_know],
-    ['de', 'Wann haben Sie geöffnet?', phrases.en.dont_know],
+    ['de', 'Wann haben Sie geöffnet?', phrases.de.dont_know],
+    ['es', '¿Cuándo abren?', phrases.en.dont_know],
   ])('%s', (language, message, text) => {
     expect(composeAnswer(input({ language, message, passages: weak }))).toEqual({ kind: 'answer', source: 'fallback', text });
   });
@@ -201,5 +203,37 @@ describe('the fixed phrases', () => {
     expect(phrase('filler', 'nl-NL')).toBe(phrases.nl.filler);
     expect(phrase('handoff_forward', 'fr')).toBe('The team will follow up with you.');
     expect(phrase('team_unavailable', 'EN')).toBe('The team is not available right now; they will follow up with you.');
+  });
+});
+
+describe('a page in another language than the customer’s is quoted, and the answer says so in the customer’s language', () => {
+  const lexicon: Lexicon = {
+    relatedWords: () => [],
+    translations: (from, to, word) => (from === 'nl' && to === 'en' ? ({ verzending: ['shipping'], gratis: ['free'], retour: ['return'] } as Record<string, string[]>)[word] ?? [] : []),
+  };
+  const english = { ...shipping, language: 'en' };
+
+  it('reads the page with the question’s words translated and names its language', () => {
+    const step = composeAnswer(input({ language: 'nl', message: 'is de verzending gratis?', passages: [english] }), lexicon);
+    expect(step).toMatchObject({ kind: 'answer', source: 'knowledge_base' });
+    expect(step.text).toMatch(/^Deze pagina is in het Engels: Shipping is free above 50 euro\./);
+    const german = composeAnswer(input({ language: 'de', message: 'PostNL?', passages: [english] }), lexicon);
+    expect(german.text).toBe('Diese Seite ist auf Englisch: Parcels are delivered by PostNL.');
+  });
+
+  it('quotes nothing when no sentence of the page holds the question’s words: a translation is no reason to guess', () => {
+    const step = composeAnswer(input({ language: 'nl', message: 'hoe lang duurt het?', passages: [english] }), lexicon);
+    expect(step).toEqual({ kind: 'answer', source: 'fallback', text: phrases.nl.dont_know });
+  });
+
+  it('a page in the customer’s language that comes as close is read instead', () => {
+    const step = composeAnswer(input({ language: 'nl', message: 'is de verzending gratis?', passages: [{ ...english, score: 0.9 }, verzending] }), lexicon);
+    expect(step.text).toMatch(/^Verzending is gratis boven 50 euro\./);
+  });
+
+  it('a passage in the customer’s own language is quoted without a word about its language', () => {
+    const step = composeAnswer(input({ language: 'nl', message: 'is de verzending gratis?', passages: [verzending] }), lexicon);
+    expect(step.text).toMatch(/^Verzending is gratis boven 50 euro\./);
+    expect(step.text).not.toMatch(/Nederlands|pagina/);
   });
 });

@@ -71,10 +71,12 @@ describe('a product', () => {
 });
 
 describe('the text-search configuration', () => {
-  it('nl → dutch, en → english, anything else → simple', () => {
+  it('nl → dutch, en → english, de → german, fr → french, anything else → simple', () => {
     expect(searchConfigFor('nl')).toBe('dutch');
     expect(searchConfigFor('en')).toBe('english');
-    expect(searchConfigFor('de')).toBe('simple');
+    expect(searchConfigFor('de')).toBe('german');
+    expect(searchConfigFor('fr')).toBe('french');
+    expect(searchConfigFor('es')).toBe('simple');
     expect(searchConfigFor(null)).toBe('simple');
   });
 });

@@ -38,7 +38,13 @@ describe('a question becomes groups, one per thing it asks about', () => {
   });
 
   it('a language without a thesaurus keeps its words as they are', () => {
-    expect(alternatives('Versand Kosten', 'de')).toEqual([['versand'], ['kosten']]);
+    expect(alternatives('Expédition coûts', 'fr')).toEqual([['expedition'], ['couts']]);
+  });
+
+  it("German has the thesaurus's meanings too, and its framing words are stopwords", () => {
+    expect(said('Wie lange dauert der Versand?', 'de')).toEqual(['versand']);
+    expect(alternatives('Versand', 'de')[0]).toEqual(expect.arrayContaining(['versand', 'lieferung', 'porto']));
+    expect(alternatives('Gutschein', 'de')[0]).toContain('geschenkkarte');
   });
 });
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { knowledgeRepository } from '../../db/repositories/knowledge.repository.ts';
 import { createKnowledgeService, type KnowledgeService } from '../../src/knowledge/knowledge-service.ts';
-import { KNOWLEDGE_CONFIDENCE_THRESHOLD, KNOWLEDGE_PRESENCE_TTL_MS, STRONG_MATCH_SCORE } from '../../src/knowledge/limits.ts';
+import { KNOWLEDGE_CONFIDENCE_THRESHOLD, KNOWLEDGE_PRESENCE_TTL_MS, STRONG_MATCH_SCORE, TRANSLATED_SHARE } from '../../src/knowledge/limits.ts';
+import type { Lexicon } from '../../src/knowledge/query.ts';
 import { addPhrasings } from '../../src/knowledge/phrasings.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { expectedTopHits, pages, products } from './fixtures.ts';
@@ -367,6 +368,46 @@ describeEachDatabase('keeping the knowledge base in step with the site', (get) =
       expect(after.passages[0]?.externalId).toBe('workshop');
       expect(after.passages[0]!.score).toBeGreaterThanOrEqual(STRONG_MATCH_SCORE);
       expect(after.confident).toBe(true);
+    });
+  });
+
+  describe('German, and across languages through the lexicon’s translations', () => {
+    const ws = randomUUID();
+    const lexicon: Lexicon = {
+      relatedWords: () => [],
+      translations: (from, to, word) => (from === 'nl' && to === 'en' ? ({ fiets: ['bicycle', 'bike'], huren: ['hire', 'rent'] } as Record<string, string[]>)[word] ?? [] : []),
+    };
+    let plain: KnowledgeService;
+    let translating: KnowledgeService;
+    beforeAll(async () => {
+      const { db } = get();
+      await db.insertInto('workspaces').values({ id: ws, name: 'Rad und Bike' }).execute();
+      plain = createKnowledgeService({ knowledge: knowledgeRepository(db) });
+      translating = createKnowledgeService({ knowledge: knowledgeRepository(db), lexicon });
+      await plain.applyBatch(ws, {
+        upserts: [
+          { kind: 'page', external_id: 'en/rental', language: 'en', title: 'Rental', body: 'You can rent a bike for 29 euro per day. Helmets are included.' },
+          { kind: 'page', external_id: 'de/versand', language: 'de', title: 'Versand', body: 'Die Lieferung dauert ein bis zwei Werktage. Fahrräder liefern wir montiert.' },
+        ],
+        deletes: [],
+      });
+      await plain.warm(ws);
+      await translating.warm(ws);
+    });
+
+    it('a German page is stemmed as German: "Lieferungen" and "Fahrrad" find it', async () => {
+      const result = await plain.search(ws, 'Hallo! Wie lange dauern Lieferungen für ein Fahrrad? Danke', 'de');
+      expect(result).toMatchObject({ confident: true });
+      expect(result.passages[0]).toMatchObject({ externalId: 'de/versand' });
+      expect(result.passages[0]!.language).toBeUndefined();
+    });
+
+    it('a Dutch question finds the English page in translation, and says which language it is in', async () => {
+      expect((await plain.search(ws, 'kan ik een fiets huren', 'nl')).confident).toBe(false);
+      const result = await translating.search(ws, 'kan ik een fiets huren', 'nl');
+      expect(result).toMatchObject({ confident: true });
+      expect(result.passages[0]).toMatchObject({ externalId: 'en/rental', language: 'en' });
+      expect(result.passages[0]!.score).toBeLessThanOrEqual(TRANSLATED_SHARE);
     });
   });
 });
