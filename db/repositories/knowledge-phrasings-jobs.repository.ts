@@ -137,21 +137,27 @@ export function knowledgePhrasingsJobsRepository(db: Db) {
      * after `after`, at most `limit`.
      */
     async pendingPassages(workspaceId: string, after: { documentId: string; ordinal: number } | null, limit: number): Promise<PendingPassage[]> {
+      // The generated phrasings are grouped by passage first, then joined once (a hash join), so each passage is one
+      // row: a lookup per passage was planned as a scan per passage on a table not yet analysed (seconds at 10,000).
       const rows = await sql<PendingPassage>`
-        with passages as (
+        with generated as (
+          select g.document_id, g.chunk_ordinal, array_agg(g.id::text order by g.id) as ids, array_agg(g.passage_hash order by g.id) as hashes
+          from knowledge_phrasings g
+          where g.workspace_id = ${workspaceId} and g.origin = 'generated'
+          group by g.document_id, g.chunk_ordinal
+        ), passages as (
           select c.id as chunk_id, c.document_id, c.ordinal, d.title, c.text, coalesce(c.language, d.language) as language,
-            encode(sha256(convert_to(d.title || chr(10) || c.text, 'UTF8')), 'hex') as hash
+            encode(sha256(convert_to(d.title || chr(10) || c.text, 'UTF8')), 'hex') as hash, g.ids, g.hashes
           from knowledge_chunks c
           join knowledge_documents d on d.id = c.document_id
+          left join generated g on g.document_id = c.document_id and g.chunk_ordinal = c.ordinal
           where c.workspace_id = ${workspaceId}
             and (${after === null} or (c.document_id, c.ordinal) > (${after?.documentId ?? null}::uuid, ${after?.ordinal ?? null}::int))
         ), judged as (
-          select p.*,
-            exists (select 1 from knowledge_phrasings g where g.document_id = p.document_id and g.chunk_ordinal = p.ordinal
-              and g.origin = 'generated' and g.passage_hash = p.hash) as current,
-            array(select g.id::text from knowledge_phrasings g where g.document_id = p.document_id and g.chunk_ordinal = p.ordinal
-              and g.origin = 'generated' and g.passage_hash is distinct from p.hash order by g.id) as stale_ids
-          from passages p
+          select chunk_id, document_id, ordinal, title, text, language, hash,
+            coalesce(hash = any(hashes), false) as current,
+            array(select u.id from unnest(ids, hashes) as u(id, hash) where u.hash is distinct from passages.hash order by u.id) as stale_ids
+          from passages
         )
         select * from judged
         where not current or cardinality(stale_ids) > 0

@@ -1,6 +1,6 @@
 /**
  * Writes the AI's questions for passages in the background (docs/knowledge.md, "Questions written by the AI"): every
- * QUESTIONS_POLL_MS, and at once when woken, this engine looks for workspaces whose documents changed since their last
+ * QUESTIONS_POLL_MS this engine looks for workspaces whose documents changed since their last
  * run, claims one (one engine at a time per workspace, ../../../db/repositories/knowledge-phrasings-jobs.repository.ts),
  * and goes through its passages whose questions are missing or out of date, QUESTION_REQUESTS_PER_ENGINE requests at
  * a time. A sync never waits for it: it reads what the sync committed, later.
@@ -41,7 +41,7 @@ export interface QuestionsWorkerDeps {
   /** This engine's name on its claims, and a claim's length (renewed every third of it while a run goes on). */
   engine: string;
   leaseMs: number;
-  /** How often due workspaces are looked for; default QUESTIONS_POLL_MS. 0: only when woken or asked (`runDue`). */
+  /** How often due workspaces are looked for; default QUESTIONS_POLL_MS. 0: only when asked (`runDue`). */
   intervalMs?: number;
   /** How long a workspace waits after the model failed; default QUESTIONS_RETRY_MS. */
   retryMs?: number;
@@ -241,10 +241,6 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
         timer.unref();
       }
       tick();
-    },
-    /** The knowledge changed: look now instead of at the next interval. */
-    wake(): void {
-      if (!stopped) tick();
     },
     /** No new runs; the requests in flight are aborted and the claim given back before this resolves. */
     async stop(): Promise<void> {
