@@ -58,13 +58,13 @@ describe('the extraction worker', () => {
 
   it('gives up on a page that takes too long, says so in words, and reads the next one with a new worker', async () => {
     const restarts: ExtractionFailure[] = [];
-    pool = new ExtractionPool({ workerUrl: misbehaving, pageMs: 1_000, onRestart: (r) => restarts.push(r) });
+    pool = new ExtractionPool({ workerUrl: misbehaving, pageMs: 3_000, onRestart: (r) => restarts.push(r) });
     const [slow, next] = await Promise.allSettled([pool.readPage(page('/spin')), pool.readPage(page('/returns'))]);
     expect(slow.status).toBe('rejected');
     const failure = (slow as PromiseRejectedResult).reason as ExtractionFailed;
     expect(failure).toBeInstanceOf(ExtractionFailed);
     expect(failure.reason).toBe('time_limit');
-    expect(failure.message).toBe('took too long to read (more than 1 second)');
+    expect(failure.message).toBe('took too long to read (more than 3 seconds)');
     expect(next.status).toBe('fulfilled');
     expect((next as PromiseFulfilledResult<Awaited<ReturnType<ExtractionPool['readPage']>>>).value.extracted.title).toBe('Returns');
     expect(restarts).toEqual(['time_limit']);

@@ -159,11 +159,11 @@ describeEachDatabase('a website sync obeys the site and survives its pages', (ge
         '/b': [200, {}, page('B')],
       };
       const site = await siteOf((req, res) => (req.url === '/robots.txt' ? void res.writeHead(404).end() : serve(() => table)(req, res)));
-      const run = await website(site, { workerUrl: misbehaving, pageMs: 1_000, heapMb: 64 });
+      const run = await website(site, { workerUrl: misbehaving, pageMs: 3_000, heapMb: 64 });
       const { outcome, pages, reason } = await run.sync();
       expect(outcome).toMatchObject({ status: 'done', written: 3 });
       expect(pages).toEqual(['/', '/a', '/b']);
-      expect(reason('/spin')).toBe('it took too long to read (more than 1 second)');
+      expect(reason('/spin')).toBe('it took too long to read (more than 3 seconds)');
       expect(reason('/hog')).toBe('it needed more memory to read than the 64 MB it may take');
       const restarts = await run.metrics.registry.getSingleMetricAsString('botlink_knowledge_extraction_restarts_total');
       expect(restarts).toContain('botlink_knowledge_extraction_restarts_total{reason="time_limit"} 1');
