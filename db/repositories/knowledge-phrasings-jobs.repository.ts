@@ -45,12 +45,14 @@ export function knowledgePhrasingsJobsRepository(db: Db) {
   return {
     /**
      * Workspaces with a document changed after their last complete run (every workspace with knowledge when
-     * `everything`), whose claim has run out at `at`.
+     * `everything`), whose claim has run out at `at`. A disabled workspace spends no tokens; once enabled again, the
+     * next look at every workspace finds it.
      */
     async dueWorkspaces(at: Date, everything: boolean): Promise<string[]> {
       const rows = await sql<{ workspace_id: string }>`
         select d.workspace_id
         from knowledge_documents d
+        join workspaces w on w.id = d.workspace_id and w.disabled_at is null
         left join job_claims j on j.name = ${JOB_PREFIX} || d.workspace_id::text
         group by d.workspace_id, j.last_run_at, j.claimed_until
         having (${everything} or j.last_run_at is null or max(d.updated_at) > j.last_run_at)

@@ -238,6 +238,18 @@ describeEachDatabase("the AI's questions for passages", (get) => {
     });
   });
 
+  describe('a disabled workspace', () => {
+    it('spends no tokens: its passages are not asked about', async () => {
+      const disabled = randomUUID();
+      await get().db.insertInto('workspaces').values({ id: disabled, name: 'Closed shop', disabled_at: new Date() }).execute();
+      await kb.applyBatch(disabled, { upserts: [page('closed', 'Closing sale', 'Everything must go, 50 percent off.', 'en')], deletes: [] });
+      const before = llm.requests.length;
+      const runs = await worker('engine-fresh').runDue();
+      expect(runs.map((r) => r.workspaceId)).not.toContain(disabled);
+      expect(llm.requests.length).toBe(before);
+    });
+  });
+
   describe('stopping', () => {
     it('aborts the request in flight, stores nothing and gives the claim back at once', async () => {
       reply = () => ({}); // never answers

@@ -1,9 +1,9 @@
 /**
  * Writes the AI's questions for passages in the background (docs/knowledge.md, "Questions written by the AI"): every
- * QUESTIONS_POLL_MS this engine looks for workspaces whose documents changed since their last
- * run, claims one (one engine at a time per workspace, ../../../db/repositories/knowledge-phrasings-jobs.repository.ts),
- * and goes through its passages whose questions are missing or out of date, QUESTION_REQUESTS_PER_ENGINE requests at
- * a time. A sync never waits for it: it reads what the sync committed, later.
+ * QUESTIONS_POLL_MS this engine looks for workspaces whose documents changed since their last run, claims one (one
+ * engine at a time per workspace, ../../../db/repositories/knowledge-phrasings-jobs.repository.ts), and goes through
+ * its passages whose questions are missing or out of date, QUESTION_REQUESTS_PER_ENGINE requests at a time. A sync
+ * never waits for it: it reads what the sync committed, later.
  *
  * A passage's questions are replaced in one transaction, through the phrasings' own write side (../phrasings.ts), so
  * the chunk's tsv holds them; they are kept only while the passage is the one they were written from. When the model
