@@ -11,7 +11,8 @@
  * passage, then to the earlier sentence).
  */
 import { ANSWER_THRESHOLD, FOLLOW_SENTENCE_MIN_SHARE, MAX_ANSWER_CHARS, MAX_ANSWER_PASSAGES, MAX_ANSWER_SENTENCES } from './limits.ts';
-import { groupMatch, NO_LEXICON, textWords, translateGroups, understandQuery, type Lexicon, type QueryGroup } from '../knowledge/query.ts';
+import * as openLexicon from '../knowledge/lexicon/index.ts';
+import { groupMatch, textWords, translateGroups, understandQuery, type Lexicon, type QueryGroup } from '../knowledge/query.ts';
 import { primaryLanguage } from '../text/language.ts';
 import { words } from '../text/words.ts';
 import { phrase, sentenceSegmenter } from './phrases.ts';
@@ -139,7 +140,7 @@ class Budget {
  * passages in that language are read, the sentences are matched with the question's words translated by the lexicon,
  * and the answer says plainly, in the customer's language, that the page is in that language before quoting it.
  */
-export function composeAnswer(input: EmbeddedAnswerInput, lexicon: Lexicon = NO_LEXICON): AnswerStep {
+export function composeAnswer(input: EmbeddedAnswerInput, lexicon: Lexicon = openLexicon): AnswerStep {
   const language = primaryLanguage(input.language);
   let groups = understandQuery(input.message, language, undefined, lexicon);
   const usable = input.passages
@@ -239,8 +240,8 @@ export class EmbeddedAnswerer implements AiPort {
   readonly name = 'embedded';
   readonly #lexicon: Lexicon;
 
-  /** `lexicon`: the translations a passage in another language is read with (src/knowledge/lexicon/); default none. */
-  constructor(lexicon: Lexicon = NO_LEXICON) {
+  /** `lexicon`: related words and translations (default the open-data lexicon, src/knowledge/lexicon/). */
+  constructor(lexicon: Lexicon = openLexicon) {
     this.#lexicon = lexicon;
   }
 

@@ -47,7 +47,8 @@ import {
   TRANSLATED_SHARE,
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
-import { anyWords, NO_LEXICON, ownWords, rankPassage, toTsquery, translateGroups, understandQuery, type Lexicon, type QueryGroup } from './query.ts';
+import * as openLexicon from './lexicon/index.ts';
+import { anyWords, ownWords, rankPassage, toTsquery, translateGroups, understandQuery, type Lexicon, type QueryGroup } from './query.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
 import { createKnowledgeCache } from './knowledge-cache.ts';
@@ -129,14 +130,14 @@ type Prepared = Omit<DocumentWrite, 'workspaceId' | 'price'> & { price: number |
 export interface KnowledgeServiceDeps {
   knowledge: KnowledgeRepository;
   now?: () => Date;
-  /** General related words and translations (src/knowledge/lexicon/); default: none. */
+  /** General related words and translations; default the open-data lexicon (src/knowledge/lexicon/, docs/lexicon.md). */
   lexicon?: Lexicon;
 }
 
 export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   const { knowledge } = deps;
   const now = deps.now ?? (() => new Date());
-  const lexicon = deps.lexicon ?? NO_LEXICON;
+  const lexicon: Lexicon = deps.lexicon ?? openLexicon;
   // Per process: whether a workspace has knowledge, and its vocabulary (./knowledge-cache.ts).
   const { refreshVocabulary, vocabularyOf, hasKnowledge, writing } = createKnowledgeCache(knowledge, now);
 

@@ -30,6 +30,8 @@ export const NO_LEXICON: Lexicon = { relatedWords: () => [], translations: () =>
  * below the confidence threshold (0.45), so a question that a related word alone finds is never answered on it.
  */
 export const RELATED_MATCH = 0.4;
+/** Related words count only in a passage whose own matches (words, thesaurus) hold more than this share of the question. */
+export const RELATED_BASIS = 0.5;
 /** A capitalised word the knowledge base does not hold (a place, a brand) weighs this share of an unknown word. */
 export const PROPER_NOUN_SHARE = 0.25;
 /** Related words taken per word: those the knowledge base holds, or the first ones without a vocabulary. */
@@ -230,7 +232,8 @@ function withRelated(group: QueryGroup, language: string, vocabulary: Vocabulary
       if (related.length >= MAX_RELATED) break;
       const phrase = words(word);
       if (phrase.length === 0 || had.has(phrase.join(' ')) || phrase.some((w) => STOPWORDS.has(w))) continue;
-      if (vocabulary && !phrase.every((w) => vocabulary.knows(w))) continue;
+      // Only a word the knowledge base holds as it is: a related word found by its beginning is too loose a bridge.
+      if (vocabulary && !phrase.every((w) => vocabulary.has(w))) continue;
       had.add(phrase.join(' '));
       related.push(phrase);
     }
@@ -493,19 +496,32 @@ export function rankPassage(
   const titleWords = textWords(keywords(phrasings.length ? [title, ...phrasings].join('\n') : title), language);
   const bodyWords = textWords(words(text), language);
   let total = 0;
+  /** Found by the customer's words or the thesaurus; found by a related word only (credited below). */
   let found = 0;
   let inTitle = 0;
+  let related = 0;
+  let relatedInTitle = 0;
   let own = 0;
   for (const g of groups) {
     const w = groupWeight(g, vocabulary);
     total += w;
     const t = groupFound(g, titleWords);
-    found += w * Math.max(t, t === 1 ? 1 : groupFound(g, bodyWords));
-    inTitle += w * t;
+    const b = t === 1 ? 1 : Math.max(t, groupFound(g, bodyWords));
+    if (b === 1) found += w;
+    else related += w * b;
+    if (t === 1) inTitle += w;
+    else relatedInTitle += w * t;
     const said = g.alternatives[0]!;
     if (phraseFound(said, titleWords, true) || phraseFound(said, bodyWords, true)) own += 1;
   }
-  return { relevance: total === 0 ? 0 : Math.min(1, (0.8 * found + 0.2 * inTitle) / total), own: own / groups.length };
+  if (total === 0) return { relevance: 0, own: 0 };
+  // A related word is another meaning's word as often as this one's ("ring" for phone, in "a ring lock"): it adds to a
+  // passage that holds most of the question already, and never makes one that holds half of it.
+  if (found / total > RELATED_BASIS) {
+    found += related;
+    inTitle += relatedInTitle;
+  }
+  return { relevance: Math.min(1, (0.8 * found + 0.2 * inTitle) / total), own: own / groups.length };
 }
 
 export function relevance(groups: readonly QueryGroup[], title: string, text: string, vocabulary?: Vocabulary, language?: string): number {

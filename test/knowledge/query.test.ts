@@ -189,6 +189,21 @@ describe("a lexicon's related words join a group and count less than the custome
   });
 });
 
+describe('a related word never makes a passage that holds half of the question an answer', () => {
+  const lexicon: Lexicon = { relatedWords: (_l, word) => (word === 'phone' ? ['telephone', 'ring'] : word === 'car' ? ['motorcar'] : []), translations: () => [] };
+  const vocabulary = new Vocabulary([{ word: 'ring', chunks: 1 }, { word: 'number', chunks: 1 }, { word: 'lock', chunks: 1 }, { word: 'motor', chunks: 1 }, { word: 'tyres', chunks: 1 }], 8);
+
+  it('"phone" is not the "ring" of a ring lock', () => {
+    const groups = understandQuery('what is your phone number', 'en', vocabulary, lexicon);
+    expect(relevance(groups, 'Locks', 'Buy a good ring lock; we register the frame number of every bike.', vocabulary)).toBeLessThan(0.45);
+  });
+
+  it('a related word must be held as it is: "motorcar" is not "motor"', () => {
+    const [car] = understandQuery('car tyres', 'en', vocabulary, lexicon);
+    expect(car!.alternatives).toEqual([['car']]);
+  });
+});
+
 describe("words are compared by their stems in the question's language", () => {
   it('taxes finds tax, Fahrräder finds Fahrrad', () => {
     expect(relevance(understandQuery('taxes', 'en'), 'Other', 'All prices include tax.', undefined, 'en')).toBeCloseTo(0.8);
