@@ -236,7 +236,7 @@ export function pageAnswersIt({ question, language = null }) {
   let choices = [];
   (async () => {
     try {
-      const q = new URLSearchParams({ question: question.slice(0, 4000), ...(language ? { language } : {}) });
+      const q = new URLSearchParams({ question: question.slice(0, 1000), ...(language ? { language } : {}) });
       const answer = await api('GET', `/v1/knowledge/passages?${q}`);
       /** @type {{ id: string, title: string, excerpt: string }[]} */
       const passages = answer.passages;

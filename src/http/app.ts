@@ -120,11 +120,12 @@ export function createApp(deps: AppDeps): express.Express {
 
   const allowed = allowedMethods(deps.routes);
   app.use((req: Request, res: Response) => {
-    const methods = allowed(req.path);
+    const { methods, notAnId } = allowed(req.path);
     if (methods.length > 0) {
       res.setHeader('Allow', methods.join(', '));
       throw new AppError('method_not_allowed', `${req.method} is not supported on ${req.path.slice(0, 200)}; use ${methods.join(', ')}.`);
     }
+    if (notAnId) throw new AppError('not_found', `No ${notAnId.name} ${notAnId.value.slice(0, 64)} here: ids are UUIDs.`);
     throw new AppError('not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
   });
   app.use(errorHandler(deps.logger));
@@ -152,9 +153,10 @@ function mount(router: express.Router, definition: RouteDefinition, deps: AppDep
     const stop = deps.metrics.httpDuration.startTimer({ method: definition.method.toUpperCase(), route: metricRoute });
     res.on('finish', () => stop({ status: String(res.statusCode) }));
 
-    // An id that is not an id names nothing: 404 before any work (and before it reaches a uuid column).
+    // An id that is not an id names nothing: not this route (and never a uuid column). A path of its own may be
+    // there (POST /v1/knowledge/entries/from-conversation beside /v1/knowledge/entries/{id}); else the 404 below.
     for (const [name, value] of Object.entries(params)) {
-      if (isIdParam(name) && !isUuid(value)) throw new AppError('not_found', `No ${name} ${value.slice(0, 64)} here: ids are UUIDs.`);
+      if (isIdParam(name) && !isUuid(value)) return next();
     }
 
     const { principal, workspaceId } = await authorise(definition, req, deps);
@@ -202,20 +204,29 @@ async function readBody(req: Request, res: Response, json: RequestHandler): Prom
   if (req.body !== undefined && !Buffer.isBuffer(req.body)) req.body = cleanJson(req.body as unknown);
 }
 
-/** The methods each declared path answers, for the 405 of an unsupported method (with HEAD wherever GET is). */
-function allowedMethods(routes: readonly RouteDefinition[]): (path: string) => string[] {
+/**
+ * The methods each declared path answers, for the 405 of an unsupported method (with HEAD wherever GET is); a path
+ * whose `id` is no UUID names no route, and `notAnId` says which id it was when that is all that failed.
+ */
+function allowedMethods(routes: readonly RouteDefinition[]): (path: string) => { methods: string[]; notAnId?: { name: string; value: string } } {
   const candidates = routes.map((r) => ({ ...pathPattern(r.path), matches: compileParamsMatcher(r.params), method: r.method.toUpperCase() }));
   return (path) => {
     const methods = new Set<string>();
+    let notAnId: { name: string; value: string } | undefined;
     for (const c of candidates) {
       const found = c.pattern.exec(path);
       if (!found) continue;
       const values = Object.fromEntries(c.names.map((name, i) => [name, safeDecode(found[i + 1]!)]));
       if (!c.matches(values)) continue;
+      const wrong = Object.entries(values).find(([name, value]) => isIdParam(name) && !isUuid(value));
+      if (wrong) {
+        notAnId ??= { name: wrong[0], value: wrong[1] };
+        continue;
+      }
       methods.add(c.method);
       if (c.method === 'GET') methods.add('HEAD');
     }
-    return [...methods].sort();
+    return { methods: [...methods].sort(), ...(notAnId ? { notAnId } : {}) };
   };
 }
 
