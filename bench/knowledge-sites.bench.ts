@@ -16,6 +16,10 @@
  * syncs, then in the second) is what a leak would raise; RSS after the first and the last shows where the process
  * settles.
  *
+ * The engine reads pages in its extraction worker thread (src/knowledge/sources/extraction-pool.ts, a heap of at most
+ * 256 MB): the event-loop delay is the engine's own loop's (what a phone turn on it would wait), and the engine's RSS
+ * includes the worker's heap.
+ *
  * Targets: full sync ≤ 60 s, re-sync with nothing changed ≤ 10 s, with conditional requests and without (issue 35, on
  * 2 cores). Reported: RSS before, peak and after; pages the site sent in full during the re-sync (a re-sync that asks
  * conditionally gets 304s). A sync that fails, keeps another number of pages than the site has, or skips any, makes
