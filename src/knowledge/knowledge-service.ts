@@ -48,7 +48,7 @@ import {
 } from './limits.ts';
 import { primaryLanguage } from '../text/language.ts';
 import * as openLexicon from './lexicon/index.ts';
-import { anyWords, ownWords, rankPassage, toTsquery, translateGroups, understandQuery, type Lexicon, type QueryGroup } from './query.ts';
+import { anyWords, NO_LEXICON, ownWords, rankPassage, toTsquery, translateGroups, understandQuery, type Lexicon, type QueryGroup } from './query.ts';
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
 import { createKnowledgeCache } from './knowledge-cache.ts';
@@ -179,7 +179,9 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
 
     const lang = primaryLanguage(language);
     const vocabulary = vocabularyOf(workspaceId);
-    const groups = understandQuery(text, lang, vocabulary, lexicon);
+    // Related words only with the vocabulary, which keeps those the knowledge base holds: unfiltered, they would crowd
+    // the customer's own words out of the recall search's MAX_QUERY_TERMS.
+    const groups = understandQuery(text, lang, vocabulary, vocabulary ? lexicon : NO_LEXICON);
     if (groups.length === 0) return done([], 'none');
     const q = {
       workspaceId,

@@ -157,9 +157,9 @@ function tokenize(text: string, language: string): Token[] {
 }
 
 /**
- * The groups of a question in a language (a primary subtag: en, nl, de, fr; the thesaurus has en and nl). With the
- * workspace's vocabulary, an unknown word is corrected to the nearest known word and an unknown compound is found by
- * its head; a name the knowledge base does not hold is politeness (dropped) or a place or brand (weighs little); a
+ * The groups of a question in a language (a primary subtag: en, nl, de, fr; the thesaurus has en, nl and de). With
+ * the workspace's vocabulary, an unknown word is corrected to the nearest known word, read as a hyphenated word it
+ * writes as one ("ebike": e-bike), and an unknown compound is found by its head; a name the knowledge base does not hold is politeness (dropped) or a place or brand (weighs little); a
  * number it does not hold (an order number) is dropped; a group none of whose words it holds is marked `unknown`.
  * With a lexicon, each word's general related words join its group (those the vocabulary holds).
  */
@@ -208,6 +208,11 @@ export function understandQuery(text: string, language: string, vocabulary?: Voc
         const group = singleEntry(entries, known)?.group;
         meant.push(known);
         alternatives.push([known], ...(group ? phrasesOf(group) : []));
+      }
+      const parts = vocabulary.hyphenParts(token);
+      if (parts) {
+        meant.push(...parts.filter((w) => w.length > 1));
+        alternatives.push([...parts]);
       }
       const head = alternatives.length === 1 ? vocabulary.compoundHead(token) : null;
       if (head) {

@@ -32,6 +32,8 @@ export class Vocabulary {
   readonly #byStart = new Map<string, string[]>();
   /** Words by their first four letters: a word shares its stem with words that begin as it does. */
   readonly #byPrefix = new Map<string, string[]>();
+  /** Hyphenated words by their letters written as one: "ebike" → e, bike. */
+  readonly #joined = new Map<string, readonly string[]>();
 
   constructor(entries: Iterable<VocabularyEntry>, totalChunks: number, complete = true, languages: readonly string[] = []) {
     this.totalChunks = Math.max(1, totalChunks);
@@ -39,7 +41,10 @@ export class Vocabulary {
     this.languages = languages;
     // Folded as the customer's words are folded; accented and plain spellings of one word add up.
     for (const e of entries) {
-      for (const w of words(e.word)) this.#chunks.set(w, (this.#chunks.get(w) ?? 0) + e.chunks);
+      const parts = words(e.word);
+      // A hyphenated word ("e-bike", "E-Mail") is also known written as one ("ebike"): by its parts.
+      if (parts.length > 1 && /^[\p{L}\p{N}]+(-[\p{L}\p{N}]+)+$/u.test(e.word)) this.#joined.set(parts.join(''), parts);
+      else for (const w of parts) this.#chunks.set(w, (this.#chunks.get(w) ?? 0) + e.chunks);
     }
     for (const w of this.#chunks.keys()) {
       const key = `${w[0]}${w.length}`;
@@ -75,6 +80,11 @@ export class Vocabulary {
   knows(word: string): boolean {
     if (!this.complete || this.#chunks.has(word)) return true;
     return word.length >= 4 && (this.#byPrefix.get(word.slice(0, 4)) ?? []).some((known) => wordsMatch(word, known));
+  }
+
+  /** The parts of a hyphenated word of the knowledge base that the word writes as one ("ebike" → e, bike), or null. */
+  hyphenParts(word: string): readonly string[] | null {
+    return this.#joined.get(word) ?? null;
   }
 
   /** How much finding this word says: ln(1 + N / (1 + chunks)); an unknown word says the most. */

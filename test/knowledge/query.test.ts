@@ -80,6 +80,14 @@ describe('the vocabulary reads typos and compounds as the words the shop uses', 
     expect(vocabulary.weight('pizza')).toBeGreaterThan(vocabulary.weight('cafe'));
   });
 
+  it('a hyphenated word of the knowledge base is found written as one: "ebike" is e-bike', () => {
+    const hyphens = new Vocabulary([{ word: 'e-bike', chunks: 1 }, { word: 'e', chunks: 1 }, { word: 'bike', chunks: 2 }, { word: 'rent', chunks: 1 }], 4);
+    const groups = understandQuery('can I rent an ebike', 'en', hyphens);
+    expect(groups.map((g) => g.alternatives.map((a) => a.join(' ')))).toEqual([['rent'], ['ebike', 'e bike']]);
+    expect(groups[1]!.unknown).toBeUndefined();
+    expect(relevance(groups, 'Prices', 'Rent an e-bike for 29 euro a day.', hyphens)).toBeCloseTo(0.8);
+  });
+
   it('a corrected word joins the group of the word it stands for', () => {
     expect(alternatives('retrun', 'en', vocabulary)[0]).toEqual(expect.arrayContaining(['retrun', 'return', 'send back']));
   });
