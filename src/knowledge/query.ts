@@ -123,7 +123,10 @@ const CAPITALISED_NOUNS: ReadonlySet<string> = new Set(['de', 'lb']);
 
 /** The question's words, in order, with what case and punctuation say of each (politeness and names). */
 function tokenize(text: string, language: string): Token[] {
-  const nounsCapitalised = CAPITALISED_NOUNS.has(language);
+  // Capitals mark names only where most words have none: not in German, not in a message in capitals or Title Case.
+  const all = text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  const capitalised = all.filter((raw) => /^\p{Lu}/u.test(raw)).length;
+  const nounsCapitalised = CAPITALISED_NOUNS.has(language) || capitalised * 2 > all.length;
   const out: Token[] = [];
   const sentences = text.split(/[.!?\n]+/u);
   let lastClause: Token[] = [];

@@ -143,6 +143,14 @@ describe('words the knowledge base does not hold never stop the search', () => {
     expect(said(text, language, vocabulary).filter((w) => w !== 'order')).toEqual(['delivery']);
   });
 
+  it('in a message written in capitals or Title Case a capital marks no name', () => {
+    for (const text of ['CAN I PAY WITH BITCOIN', 'Can I Pay With Bitcoin?']) {
+      const coin = understandQuery(text, 'en', vocabulary).find((g) => g.said === 'bitcoin');
+      expect(coin).toMatchObject({ unknown: true });
+      expect(coin!.share).toBeUndefined();
+    }
+  });
+
   it('without a vocabulary nothing is dropped as a name: it cannot tell a name from a word', () => {
     expect(said('Hi, I am Jan', 'en')).toEqual(['jan']);
   });
