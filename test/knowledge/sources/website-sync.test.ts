@@ -356,7 +356,7 @@ describeEachDatabase('the scheduler', (getDb) => {
         await new Promise((r) => setTimeout(r, 20));
       }
     };
-    return { scheduler, http, read, until, id: source.id };
+    return { scheduler, http, read, until, id: source.id, extraction };
   }
 
   it('runs a sync when it falls due, on its own interval', async () => {
@@ -372,12 +372,15 @@ describeEachDatabase('the scheduler', (getDb) => {
     await http.close();
   });
 
-  it('gives a sync in flight back, still due, when the engine stops', async () => {
+  it('gives a sync in flight back, still due, and stops the extraction worker, when the engine stops', async () => {
     delayMs = 400;
-    const { scheduler, http, until } = await sourceOn('stopping', 0);
+    const { scheduler, http, until, extraction } = await sourceOn('stopping', 0);
     scheduler.start();
     await until((s) => s.status === 'syncing');
     await scheduler.stop();
+    // The extraction worker is stopped with it: nothing more is read.
+    const html = new TextEncoder().encode('<p>After the stop.</p>');
+    await expect(extraction.readPage({ bytes: html, contentType: 'text/html', url: `${site.origin}/late`, links: false })).rejects.toThrow('could not be read: the engine is stopping');
     const after = await until(() => true);
     expect(after).toMatchObject({ status: 'queued', claimed_by: null, last_synced_at: null });
     expect(new Date(after.next_sync_at!).getTime()).toBeLessThanOrEqual(Date.now());
