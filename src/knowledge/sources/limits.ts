@@ -48,5 +48,5 @@ export const EXTRACTION_HEAP_MB = 256;
 export const PAGE_READ_MS = 10_000;
 /** An uploaded file's text is read within this many ms (a 20 MB PDF of text takes a few seconds), or it is refused. */
 export const FILE_READ_MS = 60_000;
-/** A worker without work this long is stopped (its heap goes back to the system); the next document starts another. */
+/** A worker without work this long is stopped (its heap is freed, for the engine to reuse); the next document starts another. */
 export const EXTRACTION_IDLE_MS = 30_000;
