@@ -357,7 +357,7 @@ export function sourcesSection({ manager, isStopped }) {
           if (reading(s)) watching.add(String(s.id));
           form.reset();
           // A note the upload answers with (its text cut at 2 MB) is said once here: it is not kept with the file.
-          const notes = Array.isArray(s.skipped) ? s.skipped.map((n) => `Note: ${String(n?.reason ?? '')}.`).join(' ') : '';
+          const notes = Array.isArray(s.skipped) ? s.skipped.map((/** @type {{reason?: unknown}} */ n) => `Note: ${String(n?.reason ?? '')}.`).join(' ') : '';
           announce.textContent = (reading(s) ? `Uploaded ${nameOf(s)}. It is being read.` : `Uploaded ${nameOf(s)}. Customers get answers from it now.`) + (notes ? ` ${notes}` : '');
           await load();
         } catch (err) {
