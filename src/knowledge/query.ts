@@ -162,9 +162,10 @@ function tokenize(text: string, language: string): Token[] {
 /**
  * The groups of a question in a language (a primary subtag: en, nl, de, fr; the thesaurus has en, nl and de). With
  * the workspace's vocabulary, an unknown word is corrected to the nearest known word, read as a hyphenated word it
- * writes as one ("ebike": e-bike), and an unknown compound is found by its head; a name the knowledge base does not hold is politeness (dropped) or a place or brand (weighs little); a
- * number it does not hold (an order number) is dropped; a group none of whose words it holds is marked `unknown`.
- * With a lexicon, each word's general related words join its group (those the vocabulary holds).
+ * writes as one ("ebike": e-bike), or found by the head of its compound; a name the knowledge base does not hold is
+ * politeness (dropped) or a place or brand (weighs little); a number it does not hold (an order number) is dropped; a
+ * group none of whose words it holds is marked `unknown`. With a lexicon, each word's general related words join its
+ * group (with a vocabulary, those it holds as they are).
  */
 export function understandQuery(text: string, language: string, vocabulary?: Vocabulary, lexicon: Lexicon = NO_LEXICON): QueryGroup[] {
   const tokenList = tokenize(text, language);
