@@ -48,6 +48,13 @@ export interface SearchQuery {
   prefixMinChars: number;
   /** Recall: at most this many chunks sharing a word are ranked. */
   candidateLimit: number;
+  /**
+   * Precise: at most this many matching chunks are ranked (null: all), the `rankedLimit` best of them by ts_rank with
+   * ts_rank_cd. Set when the question had words the knowledge base does not hold, which the precise search then does
+   * not require (src/knowledge/query.ts): what is left may be common words found in thousands of chunks, a question
+   * the recall search's bounds served before.
+   */
+  preciseCandidateLimit?: number | null;
   /** Recall: of the candidates, this many with the most of the query's words are ranked with ts_rank_cd. */
   rankedLimit: number;
   signal?: AbortSignal | undefined;
@@ -66,7 +73,7 @@ export function knowledgeSearchQueries(db: Db) {
      * The knowledge search, in one round trip.
      *
      * The precise search: chunks matching `precise` (every group of the question, each by any of its words: see
-     * src/knowledge/query.ts), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would measure how
+     * src/knowledge/query.ts; at most `preciseCandidateLimit` of them), ranked by ts_rank_cd over any of the query's words. Ranking with the AND query itself would measure how
      * close together the words stand (cover density), which is near zero when one word is in the title and another in
      * the text; letting each occurrence count is what makes one score comparable across queries.
      *
@@ -88,11 +95,21 @@ export function knowledgeSearchQueries(db: Db) {
       const words = sql`knowledge_any_term(knowledge_query_terms(${q.config}::regconfig, ${q.rankQuery ?? q.query}, ${q.maxTerms}, null))`;
       const prefixTerms = sql`knowledge_query_terms(${q.config}::regconfig, ${q.query}, ${q.maxTerms}, ${q.prefixMinChars})`;
       const weights = sql`${q.weights}::float4[]`;
+      const matches = sql`c.workspace_id = ${q.workspaceId} and c.tsv @@ to_tsquery(${q.config}::regconfig, ${q.precise})`;
+      // Bounded as the recall search is: at most preciseCandidateLimit matches, the rankedLimit best by the cheaper
+      // ts_rank of them ranked with ts_rank_cd.
+      const preciseChunks = q.preciseCandidateLimit
+        ? sql`(
+            select c.id, c.document_id, c.ordinal, c.text, c.tsv
+            from (select c.id, c.document_id, c.ordinal, c.text, c.tsv from knowledge_chunks c where ${matches} limit ${q.preciseCandidateLimit}) c
+            order by ts_rank(${weights}, c.tsv, ${words}, 32) desc
+            limit ${q.rankedLimit}
+          )`
+        : sql`(select c.id, c.document_id, c.ordinal, c.text, c.tsv from knowledge_chunks c where ${matches})`;
       const { rows } = await sql<ChunkHit>`
         with precise as materialized (
           select c.id, c.document_id, c.ordinal, c.text, ts_rank_cd(${weights}, c.tsv, ${words}, 32)::float8 as score
-          from knowledge_chunks c
-          where c.workspace_id = ${q.workspaceId} and c.tsv @@ to_tsquery(${q.config}::regconfig, ${q.precise})
+          from ${preciseChunks} c
           order by score desc
           fetch first ${q.limit} rows with ties
         ),

@@ -5,8 +5,9 @@
  * Indexing and search (docs/architecture.md, "Knowledge answers"):
  * - A chunk is indexed with its own language's configuration (nl → dutch, en → english, de → german, fr → french,
  *   otherwise simple); a query is parsed with the configuration of the language it was asked in. The search runs over
- *   all chunks of the workspace whatever their language; when no passage answers confidently and the workspace has
- *   pages in other languages, the question is searched again in each, in the lexicon's translations
+ *   all chunks of the workspace whatever their language; when no passage answers confidently, at most half the
+ *   question's groups are held by the knowledge base and the workspace has pages in other languages, the question is
+ *   searched again in each whose translation holds more of them, in the lexicon's translations
  *   (`translateGroups`), its passages scoring TRANSLATED_SHARE of their relevance and marked with their language.
  * - The question is understood first (src/knowledge/query.ts): its meaningful words as groups, each with the words
  *   that mean the same in shop talk (src/knowledge/thesaurus.ts) and the lexicon's related words, the known word a
@@ -194,6 +195,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       maxTerms: MAX_QUERY_TERMS,
       prefixMinChars: RECALL_PREFIX_MIN_CHARS,
       candidateLimit: RECALL_CANDIDATE_LIMIT,
+      preciseCandidateLimit: groups.some((g) => g.unknown) ? RECALL_CANDIDATE_LIMIT : null,
       rankedLimit: RECALL_RANKED_LIMIT,
       signal: options.signal,
     };
@@ -202,11 +204,16 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     let found = { passages: ranked(hits, groups, lang, 1), strategy: hits[0]?.strategy ?? 'none' };
     // Across languages: a question no page of its language answers is searched again in each other language of the
     // workspace, in the lexicon's translations, its passages scoring TRANSLATED_SHARE of what they would.
-    if ((found.passages[0]?.score ?? 0) < KNOWLEDGE_CONFIDENCE_THRESHOLD && vocabulary) {
+    // Only a question most of whose words the knowledge base does not hold (its subject is on no page of its
+    // language), and only into a translation that holds more of them: a question the pages of its own language
+    // mostly know (a chatty one, a name or two they lack) costs no second round trip.
+    const findable = (of: readonly QueryGroup[]) => of.filter((g) => !g.unknown).length;
+    const mostlyUnknown = findable(groups) * 2 <= groups.length;
+    if ((found.passages[0]?.score ?? 0) < KNOWLEDGE_CONFIDENCE_THRESHOLD && vocabulary && mostlyUnknown) {
       for (const to of vocabulary.languages) {
         if (to === lang) continue;
         const translated = translateGroups(groups, lang, to, lexicon, vocabulary);
-        if (!translated.translated) continue;
+        if (!translated.translated || findable(translated.groups) <= findable(groups)) continue;
         options.signal?.throwIfAborted();
         const other = await knowledge.search({
           ...q,
