@@ -235,17 +235,26 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
 
     /** The hits ranked again by relevance (src/knowledge/query.ts), best first, the best `limit`. */
     function ranked(found: readonly ChunkHit[], by: readonly QueryGroup[], language: string, share: number): KnowledgePassage[] {
-      return found
-        .map((hit, rank) => {
-          const r = rankPassage(by, hit.title, hit.text, vocabulary, language, hit.phrasings);
-          return { passage: toPassage(hit, share * r.relevance, lang), own: r.own, rank };
-        })
-        // Ties go to the passage in the customer's language, then to the one in the customer's own words ("delivers"
-        // over a page that says "ship"), then to the database's order: it weighs how often and how close together the
-        // words stand.
-        .sort((a, b) => b.passage.score - a.passage.score || foreign(a.passage) - foreign(b.passage) || b.own - a.own || a.rank - b.rank)
-        .slice(0, limit)
-        .map((r) => r.passage);
+      const scored = found.map((hit, rank) => {
+        const r = rankPassage(by, hit.title, hit.text, vocabulary, language, hit.phrasings);
+        return { passage: toPassage(hit, share * r.relevance, lang), own: r.own, rank };
+      });
+      // The customer's language first: when one of its passages answers, a passage in another language (the same fact
+      // on the English page of a German question) scores below it, TRANSLATED_SHARE of it at most.
+      const ownBest = Math.max(0, ...scored.filter((r) => foreign(r.passage) === 0).map((r) => r.passage.score));
+      if (ownBest >= KNOWLEDGE_CONFIDENCE_THRESHOLD) {
+        const cap = Math.round(ownBest * TRANSLATED_SHARE * 10_000) / 10_000;
+        for (const r of scored) if (foreign(r.passage) === 1 && r.passage.score > cap) r.passage = { ...r.passage, score: cap };
+      }
+      return (
+        scored
+          // Ties go to the passage in the customer's language, then to the one in the customer's own words ("delivers"
+          // over a page that says "ship"), then to the database's order: it weighs how often and how close together
+          // the words stand.
+          .sort((a, b) => b.passage.score - a.passage.score || foreign(a.passage) - foreign(b.passage) || b.own - a.own || a.rank - b.rank)
+          .slice(0, limit)
+          .map((r) => r.passage)
+      );
     }
   };
 

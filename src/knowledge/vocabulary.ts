@@ -5,7 +5,7 @@
  * "garantieclaim" → garantie); and a word found in few chunks says more about a question than one found in many
  * (its weight, an inverse document frequency).
  */
-import { editDistance, typoBudget, words, wordsMatch } from '../text/words.ts';
+import { editDistance, STOPWORDS, typoBudget, words, wordsMatch } from '../text/words.ts';
 
 export interface VocabularyEntry {
   word: string;
@@ -113,7 +113,8 @@ export class Vocabulary {
   compoundHead(word: string): string | null {
     for (let end = word.length - 3; end >= MIN_COMPOUND_HEAD; end--) {
       const head = word.slice(0, end);
-      if (this.#chunks.has(head)) return head;
+      // A function word is no head: "selbstbedienung" is not about "selbst".
+      if (this.#chunks.has(head) && !STOPWORDS.has(head)) return head;
     }
     return null;
   }

@@ -33,6 +33,11 @@ describe('a question becomes groups, one per thing it asks about', () => {
     expect(said('I ordered last week', 'en')).toEqual(['ordered']);
   });
 
+  it('function words are no groups: "into", "man", "selbst"', () => {
+    expect(said('can i bring my dog into the shop', 'en')).toEqual(['bring', 'dog', 'shop']);
+    expect(said('kann man selbst parken', 'de')).toEqual(['parken']);
+  });
+
   it('one group per meaning, however often it is said', () => {
     expect(said('shipping shipping postage', 'en')).toEqual(['shipping']);
   });
@@ -72,6 +77,12 @@ describe('the vocabulary reads typos and compounds as the words the shop uses', 
   it('finds an unknown compound by the known word it begins with', () => {
     expect(vocabulary.compoundHead('garantieclaim')).toBe('garantie');
     expect(alternatives('hoe dien ik een garantieclaim in', 'nl', vocabulary)[0]).toContain('garantie');
+  });
+
+  it('a function word is no compound head: "selbstbedienung" is not about "selbst"', () => {
+    const withSelbst = new Vocabulary([{ word: 'selbst', chunks: 2 }, { word: 'hunde', chunks: 3 }], 20);
+    expect(withSelbst.compoundHead('selbstbedienung')).toBeNull();
+    expect(withSelbst.compoundHead('hundewaschanlage')).toBe('hunde');
   });
 
   it('folds accents as questions are folded, and weighs rare words more', () => {

@@ -212,6 +212,29 @@ describeEachDatabase('the knowledge base search', (get) => {
     });
   });
 
+  it("a passage in the customer's language wins over the same fact in another language", async () => {
+    const { db } = get();
+    const hotel = randomUUID();
+    await db.insertInto('workspaces').values({ id: hotel, name: 'Seehotel' }).execute();
+    await kb.applyBatch(hotel, {
+      upserts: [
+        { kind: 'page', external_id: 'en/parking', language: 'en', title: 'Parking', body: 'Parking in front of the hotel is free for guests.' },
+        { kind: 'page', external_id: 'de/anfahrt', language: 'de', title: 'Anfahrt', body: 'Vor dem Hotel können Gäste kostenlos parken.' },
+        { kind: 'page', external_id: 'en/breakfast', language: 'en', title: 'Breakfast', body: 'Breakfast is served from seven.' },
+      ],
+      deletes: [],
+    });
+    await kb.warm(hotel);
+    // The English page's title says "Parking": without the rule it would score higher than the German page.
+    const result = await kb.search(hotel, 'Kann man bei Ihnen parken?', 'de');
+    expect(result.confident).toBe(true);
+    expect(result.passages.map((p) => p.externalId)).toEqual(['de/anfahrt', 'en/parking']);
+    expect(result.passages[1]!.score).toBeLessThan(result.passages[0]!.score);
+    // Without a page in the customer's language the other language still answers.
+    const breakfast = await kb.search(hotel, 'Wann gibt es Frühstück?', 'de');
+    expect(breakfast.passages[0]?.externalId).toBe('en/breakfast');
+  });
+
   it('never shows another workspace’s pages', async () => {
     for (const query of ['zeppelin', 'zeppelinvaart', 'retourneren', 'shipping free']) {
       const result = await kb.search(shop, query, query === 'retourneren' ? 'nl' : 'en');
