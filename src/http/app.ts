@@ -14,7 +14,7 @@ import { AppError, forbidden } from '../errors.ts';
 import { MAX_API_BODY_BYTES } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import { cleanJson } from '../text/outside-text.ts';
+import { cleanJson, cleanText } from '../text/outside-text.ts';
 import { isIdParam, type RouteDefinition } from './route.ts';
 import { compileBodyValidator, compileParamsMatcher, compileQueryValidator } from './validation.ts';
 // Phone (src/channels/phone).
@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps): express.Express {
       res.setHeader('Allow', methods.join(', '));
       throw new AppError('method_not_allowed', `${req.method} is not supported on ${req.path.slice(0, 200)}; use ${methods.join(', ')}.`);
     }
-    if (notAnId) throw new AppError('not_found', `No ${notAnId.name} ${notAnId.value.slice(0, 64)} here: ids are UUIDs.`);
+    if (notAnId) throw new AppError('not_found', `No ${notAnId.name} ${cleanText(notAnId.value.slice(0, 64))} here: ids are UUIDs.`);
     throw new AppError('not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
   });
   app.use(errorHandler(deps.logger));
