@@ -195,7 +195,8 @@ export function understandQuery(text: string, language: string, vocabulary?: Voc
       }
       continue;
     }
-    const { word: token, proper, name } = tokenList[i++]!;
+    const { word: written, proper, name } = tokenList[i++]!;
+    const token = language === 'de' ? umlautsWrittenOut(written, vocabulary) : written;
     if (STOPWORDS.has(token) || (token.length < 2 && !/\p{N}/u.test(token))) continue;
     const numeric = /^\p{N}+$/u.test(token);
     // Politeness and order numbers: what the knowledge base does not hold of them is not what is asked.
@@ -207,6 +208,7 @@ export function understandQuery(text: string, language: string, vocabulary?: Voc
     }
     const alternatives: string[][] = [[token]];
     const meant: string[] = [];
+    let tail: string | null = null;
     if (vocabulary && !vocabulary.has(token) && !numeric) {
       for (const known of vocabulary.corrections(token)) {
         const group = singleEntry(entries, known)?.group;
@@ -224,18 +226,37 @@ export function understandQuery(text: string, language: string, vocabulary?: Voc
         meant.push(head);
         alternatives.push([head], ...(group ? phrasesOf(group) : []));
       }
+      // An unknown compound's known last part says what kind of thing it is ("treuekarte" is a karte), not which one
+      // ("zelfwasplaats" is a plaats, not the shop's): it counts as a related word does.
+      tail = alternatives.length === 1 ? vocabulary.compoundTail(token) : null;
     }
-    const group = withRelated({ said: token, alternatives, ...(meant.length ? { meant } : {}) }, language, vocabulary, lexicon);
+    const group = withRelated({ said: token, alternatives, ...(meant.length ? { meant } : {}) }, language, vocabulary, lexicon, tail);
     if (proper && group.unknown) group.share = PROPER_NOUN_SHARE;
     groups.push(group);
   }
   return dedupe(groups);
 }
 
+/**
+ * A German word with its umlauts written out ("fuer", "geschaeftszeiten", "koennen") as the knowledge base and the
+ * stopwords spell it folded (fur, geschaftszeiten, konnen), when that spelling is a stopword or a word the knowledge
+ * base holds and the written one is not: "treue" stays treue, a word of its own.
+ */
+function umlautsWrittenOut(word: string, vocabulary: Vocabulary | undefined): string {
+  if (!/[aou]e/u.test(word)) return word;
+  const folded = word.replace(/([aou])e/gu, '$1');
+  if (STOPWORDS.has(folded)) return folded;
+  if (!vocabulary || vocabulary.knows(word)) return word;
+  if (vocabulary.knows(folded)) return folded;
+  const parts = (w: string) => Boolean(vocabulary.compoundHead(w) ?? vocabulary.compoundTail(w));
+  return !parts(word) && parts(folded) ? folded : word;
+}
+
 /** The group with the lexicon's related words of what was said (those the knowledge base holds) and whether it is unknown. */
-function withRelated(group: QueryGroup, language: string, vocabulary: Vocabulary | undefined, lexicon: Lexicon): QueryGroup {
+function withRelated(group: QueryGroup, language: string, vocabulary: Vocabulary | undefined, lexicon: Lexicon, tail: string | null = null): QueryGroup {
   const had = new Set(group.alternatives.map((a) => a.join(' ')));
-  const related: string[][] = [];
+  const related: string[][] = tail ? [[tail]] : [];
+  if (tail) had.add(tail);
   if (group.alternatives[0]!.length === 1) {
     for (const word of lexicon.relatedWords(language, group.said)) {
       if (related.length >= MAX_RELATED) break;

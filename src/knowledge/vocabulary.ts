@@ -118,4 +118,17 @@ export class Vocabulary {
     }
     return null;
   }
+
+  /**
+   * The longest known word (MIN_COMPOUND_HEAD+ letters, not a function word) the word ends with, leaving at least 3
+   * letters: in Dutch and German the last part says what a compound is ("treuekarte" is a karte, "retourkosten" are
+   * kosten).
+   */
+  compoundTail(word: string): string | null {
+    for (let start = 3; start <= word.length - MIN_COMPOUND_HEAD; start++) {
+      const tail = word.slice(start);
+      if (this.#chunks.has(tail) && !STOPWORDS.has(tail)) return tail;
+    }
+    return null;
+  }
 }

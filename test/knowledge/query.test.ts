@@ -85,6 +85,23 @@ describe('the vocabulary reads typos and compounds as the words the shop uses', 
     expect(withSelbst.compoundHead('hundewaschanlage')).toBe('hunde');
   });
 
+  it("an unknown compound's known last part counts as a related word: \"treuekarte\" is a karte, but not this shop's", () => {
+    const cards = new Vocabulary([{ word: 'Kundenkarte', chunks: 1 }, { word: 'Karte', chunks: 2 }], 20);
+    expect(cards.compoundTail('treuekarte')).toBe('karte');
+    const [group] = understandQuery('treuekarte', 'de', cards);
+    expect(group).toMatchObject({ said: 'treuekarte', alternatives: [['treuekarte'], ['karte']], relatedFrom: 1 });
+    // Found only by its last part, it never makes a passage an answer on its own.
+    expect(relevance([group!], 'Karte', 'Die Karte ist kostenlos.', cards, 'de')).toBeLessThan(0.45);
+  });
+
+  it('German umlauts written out ("ue", "oe") are read as the knowledge base spells them, when it holds that spelling', () => {
+    const hours = new Vocabulary([{ word: 'Öffnungszeiten', chunks: 1 }, { word: 'Hunde', chunks: 2 }], 20);
+    expect(said('oeffnungszeiten?', 'de', hours)).toEqual(['offnungszeiten']);
+    // "fuer" is the stopword für; "treue" is a word of its own and stays.
+    expect(said('preis fuer hunde', 'de', hours)).toEqual(['preis', 'hunde']);
+    expect(said('treue', 'de', hours)).toEqual(['treue']);
+  });
+
   it('folds accents as questions are folded, and weighs rare words more', () => {
     expect(vocabulary.has('cafe')).toBe(true);
     expect(vocabulary.weight('cafe')).toBeGreaterThan(vocabulary.weight('payment'));
