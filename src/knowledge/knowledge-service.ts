@@ -20,6 +20,8 @@
  *   SEARCH_CANDIDATES are ranked again here by relevance: the weighted share of the question's groups a passage holds,
  *   rare words weighing more, words compared by Snowball stem too, the title and the passage's phrasings a fifth more
  *   (`relevance`); that is the passage's score.
+ * - Without a limit asked for, only the relevant passages are returned (RELEVANT_FLOOR, RELEVANT_MARGIN,
+ *   RELEVANT_SHARE): what a model is handed is never a fixed five of a small knowledge base.
  * - `confident` is the best score against KNOWLEDGE_CONFIDENCE_THRESHOLD (calibrated on the knowledge evaluation,
  *   docs/performance.md).
  * - An AbortSignal is passed to Kysely, which stops waiting for the query (the database finishes it; our queries are
@@ -44,6 +46,9 @@ import {
   RECALL_PREFIX_MIN_CHARS,
   RECALL_CANDIDATE_LIMIT,
   RECALL_RANKED_LIMIT,
+  RELEVANT_FLOOR,
+  RELEVANT_MARGIN,
+  RELEVANT_SHARE,
   SEARCH_CANDIDATES,
   TRANSLATED_SHARE,
 } from './limits.ts';
@@ -168,12 +173,15 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const started = performance.now();
     const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
     const text = cleanLine(query).slice(0, MAX_MESSAGE_CHARS);
-    const done = (passages: KnowledgePassage[], strategy: KnowledgeSearchResult['strategy']): KnowledgeSearchResult => ({
+    const done = (all: KnowledgePassage[], strategy: KnowledgeSearchResult['strategy']): KnowledgeSearchResult => {
+      const passages = relevantOnly(all);
+      return {
       passages,
       confident: (passages[0]?.score ?? 0) >= KNOWLEDGE_CONFIDENCE_THRESHOLD,
       strategy: passages.length ? strategy : 'none',
       tookMs: Math.round((performance.now() - started) * 100) / 100,
-    });
+    };
+    };
     if (!text) return done([], 'none');
     options.signal?.throwIfAborted();
     if (!(await hasKnowledge(workspaceId))) return done([], 'none');
@@ -227,6 +235,14 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       }
     }
     return done(found.passages, found.strategy);
+
+    /** With no limit asked for, the passages that are relevant (RELEVANT_FLOOR, RELEVANT_MARGIN, RELEVANT_SHARE). */
+    function relevantOnly(passages: KnowledgePassage[]): KnowledgePassage[] {
+      if (options.limit !== undefined || passages.length <= 1) return passages;
+      const best = passages[0]?.score ?? 0;
+      const most = vocabulary ? Math.max(1, Math.floor(vocabulary.totalChunks * RELEVANT_SHARE)) : passages.length;
+      return passages.filter((p, i) => i === 0 || (p.score >= RELEVANT_FLOOR && p.score >= best - RELEVANT_MARGIN)).slice(0, most);
+    }
 
     /** 1 for a passage in another language than the question's. */
     function foreign(p: KnowledgePassage): number {

@@ -226,13 +226,43 @@ describeEachDatabase('the knowledge base search', (get) => {
     });
     await kb.warm(hotel);
     // The English page's title says "Parking": without the rule it would score higher than the German page.
-    const result = await kb.search(hotel, 'Kann man bei Ihnen parken?', 'de');
+    const result = await kb.search(hotel, 'Kann man bei Ihnen parken?', 'de', { limit: 5 });
     expect(result.confident).toBe(true);
     expect(result.passages.map((p) => p.externalId)).toEqual(['de/anfahrt', 'en/parking']);
     expect(result.passages[1]!.score).toBeLessThan(result.passages[0]!.score);
     // Without a page in the customer's language the other language still answers.
     const breakfast = await kb.search(hotel, 'Wann gibt es Frühstück?', 'de');
     expect(breakfast.passages[0]?.externalId).toBe('en/breakfast');
+  });
+
+  it('without a limit asked for, hands over only the relevant passages: near the best, above a floor, at most a quarter of the pages', async () => {
+    const { db } = get();
+    const small = randomUUID();
+    await db.insertInto('workspaces').values({ id: small, name: 'Kleine winkel' }).execute();
+    const page = (id: string, title: string, body: string) => ({ kind: 'page' as const, external_id: id, language: 'en', title, body });
+    await kb.applyBatch(small, {
+      upserts: [
+        page('delivery', 'Delivery', 'We deliver parcels within two days; delivery is free from 50 euro.'),
+        page('delivery-abroad', 'Delivery abroad', 'Parcels to Belgium and Germany take three days.'),
+        page('returns', 'Returns', 'Send a parcel back within 30 days.'),
+        page('hours', 'Opening hours', 'We are open from nine to six.'),
+        page('payment', 'Payment', 'Pay by card or iDEAL.'),
+        page('gift', 'Gift cards', 'Gift cards from 10 euro.'),
+        page('repairs', 'Repairs', 'We repair bikes within a week.'),
+        page('rental', 'Rental', 'Rent a bike for 15 euro a day.'),
+        page('contact', 'Contact', 'Call us or send an email.'),
+      ],
+      deletes: [],
+    });
+    await kb.warm(small);
+    const handed = await kb.search(small, 'what about my parcel', 'en');
+    expect(['delivery', 'delivery-abroad', 'returns']).toContain(handed.passages[0]?.externalId);
+    // Nine passages: at most two (a quarter), and none far below the best.
+    expect(handed.passages.length).toBeLessThanOrEqual(2);
+    for (const p of handed.passages) expect(p.score).toBeGreaterThanOrEqual(handed.passages[0]!.score - 0.4);
+    // A caller that names a limit (the page picker) gets up to that many.
+    const asked = await kb.search(small, 'what about my parcel', 'en', { limit: 5 });
+    expect(asked.passages.length).toBeGreaterThan(2);
   });
 
   it('never shows another workspace’s pages', async () => {
