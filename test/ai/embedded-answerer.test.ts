@@ -118,6 +118,11 @@ describe('below the threshold the customer is offered the team, in their languag
     expect(composeAnswer(input({ language, message, passages: weak }))).toEqual({ kind: 'answer', source: 'fallback', text });
   });
 
+  it('Dutch and German have every phrase a turn says, so a German customer is never told in English', () => {
+    expect(Object.keys(phrases.de).sort()).toEqual(Object.keys(phrases.en).sort());
+    expect(Object.keys(phrases.nl).sort()).toEqual(Object.keys(phrases.en).sort());
+  });
+
   it('with no passages at all', () => {
     expect(composeAnswer(input({ message: 'Where is my order?', passages: [] })).source).toBe('fallback');
   });
