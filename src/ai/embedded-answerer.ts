@@ -133,7 +133,8 @@ class Budget {
  *    the knowledge base found that passage relevant). Further sentences that share words with the message and reach
  *    half the best one's rank follow, up to {@link MAX_ANSWER_SENTENCES} sentences and {@link MAX_ANSWER_CHARS}
  *    characters (chosen by rank, so the best is never crowded out); after the lead, sentences of one passage keep
- *    their order in the passage.
+ *    their order in the passage. A chosen sentence that is a question (a page's "Missed a lesson?") brings the
+ *    sentence after it, its answer.
  * 3. Nothing relevant: the honest fallback sentence in the customer's language, source 'fallback'.
  *
  * When the best passage is in another language than the customer's (the search found it across languages), only
@@ -178,7 +179,7 @@ export function composeAnswer(input: EmbeddedAnswerInput, lexicon: Lexicon = ope
   if (lead !== undefined) {
     // Chosen in rank order (so the best sentence is never crowded out), then the best first and the rest in order.
     const accepted: Candidate[] = [];
-    for (const c of pick(ranked, ranked[0]?.score ?? lead.score, lead)) {
+    for (const c of withTheirAnswers(pick(ranked, ranked[0]?.score ?? lead.score, lead), candidates)) {
       const taken = budget.take(c.text);
       if (taken !== null) accepted.push({ ...c, text: taken });
     }
@@ -221,6 +222,22 @@ function pick(ranked: readonly Candidate[], best: number, lead?: Candidate): Can
     chosen.push(c);
   }
   return chosen;
+}
+
+/**
+ * Each chosen sentence that is itself a question (a page's "Missed a lesson?", "Karte verloren?") followed by the
+ * sentence after it in its passage, which answers it: the question alone tells the customer nothing.
+ */
+function withTheirAnswers(chosen: readonly Candidate[], all: readonly Candidate[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const c of chosen) {
+    if (!out.includes(c)) out.push(c);
+    if (!/[?？]\s*$/u.test(c.text)) continue;
+    const next = all.find((n) => n.passage === c.passage && n.index === c.index + 1);
+    const already = out.find((o) => next !== undefined && o.passage === next.passage && o.index === next.index);
+    if (next !== undefined && already === undefined) out.push(next);
+  }
+  return out;
 }
 
 /**

@@ -105,6 +105,19 @@ describe('the embedded answerer picks the sentence that answers the message', ()
   });
 });
 
+describe("a page's own question is quoted with its answer", () => {
+  it('"what if we miss a class" quotes "Missed a lesson?" and the sentence after it', () => {
+    const classes = passage(
+      'classes',
+      'Puppy classes',
+      'The puppy course has eight weekly lessons on Saturday morning. Missed a lesson? You can catch up in the next group at no cost. Bring treats.',
+      0.9,
+    );
+    const step = composeAnswer(input({ message: 'what if we miss a class', passages: [classes] }));
+    expect(step.text).toContain('Missed a lesson? You can catch up in the next group at no cost.');
+  });
+});
+
 describe('below the threshold the customer is offered the team, in their language', () => {
   const weak = [hours, shipping].map((p) => ({ ...p, score: ANSWER_THRESHOLD - 0.01 }));
 
