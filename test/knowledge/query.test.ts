@@ -33,9 +33,13 @@ describe('a question becomes groups, one per thing it asks about', () => {
     expect(said('I ordered last week', 'en')).toEqual(['ordered']);
   });
 
-  it('function words are no groups: "into", "man", "selbst"', () => {
+  it('function words and framing words are no groups: "into", "man", "selbst", "work", "hoch"', () => {
     expect(said('can i bring my dog into the shop', 'en')).toEqual(['bring', 'dog', 'shop']);
     expect(said('kann man selbst parken', 'de')).toEqual(['parken']);
+    // "How does … work", "how high is": the framing of a question, not what it asks about.
+    expect(said('how does the rewards card work pls', 'en')).toEqual(['rewards', 'card']);
+    expect(said('hoe werkt de klantenkaart', 'nl')).toEqual(['klantenkaart']);
+    expect(said('wie hoch ist die Kurtaxe, wie funktioniert das', 'de')).toEqual(['kurtaxe']);
   });
 
   it('one group per meaning, however often it is said', () => {
