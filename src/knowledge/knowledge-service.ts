@@ -252,7 +252,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     /** The hits ranked again by relevance (src/knowledge/query.ts), best first, the best `limit`. */
     function ranked(found: readonly ChunkHit[], by: readonly QueryGroup[], language: string, share: number): KnowledgePassage[] {
       const scored = found.map((hit, rank) => {
-        const r = rankPassage(by, hit.title, hit.text, vocabulary, language, hit.phrasings);
+        const r = rankPassage(by, hit.title, hit.text, vocabulary, language, hit.phrasings, share === 1 && (!hit.language || hit.language === language));
         return { passage: toPassage(hit, share * r.relevance, lang), own: r.own, rank };
       });
       // The customer's language first: when one of its passages answers, a passage in another language (the same fact

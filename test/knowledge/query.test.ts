@@ -237,6 +237,26 @@ describe("a lexicon's related words join a group and count less than the custome
   });
 });
 
+describe("a word no page holds is found by the lexicon's related word, which stands for it", () => {
+  const lexicon: Lexicon = {
+    relatedWords: (_language, word) => (word === 'fahrstuhl' ? ['aufzug', 'lift'] : word === 'schwimmbad' ? ['bad'] : []),
+    translations: () => [],
+  };
+  const vocabulary = new Vocabulary([{ word: 'Aufzug', chunks: 1 }, { word: 'Bad', chunks: 1 }, { word: 'Zimmer', chunks: 3 }], 8);
+
+  it('"gibt es einen Fahrstuhl" on a page that says "Aufzug" is answered, though less than in its own word', () => {
+    const groups = understandQuery('gibt es einen Fahrstuhl', 'de', vocabulary, lexicon);
+    const bridged = relevance(groups, 'Zimmer', 'Ein Aufzug fährt in alle Etagen.', vocabulary, 'de');
+    expect(bridged).toBeGreaterThanOrEqual(0.45);
+    expect(bridged).toBeLessThan(0.8);
+  });
+
+  it('a related word that is part of the customer\'s word is a broader one: "Schwimmbad" is not the room\'s "Bad"', () => {
+    const groups = understandQuery('haben Sie ein Schwimmbad', 'de', vocabulary, lexicon);
+    expect(relevance(groups, 'Zimmer', 'Alle Zimmer haben ein eigenes Bad.', vocabulary, 'de')).toBeLessThan(0.45);
+  });
+});
+
 describe('a related word never makes a passage that holds half of the question an answer', () => {
   const lexicon: Lexicon = { relatedWords: (_l, word) => (word === 'phone' ? ['telephone', 'ring'] : word === 'car' ? ['motorcar'] : []), translations: () => [] };
   const vocabulary = new Vocabulary([{ word: 'ring', chunks: 1 }, { word: 'number', chunks: 1 }, { word: 'lock', chunks: 1 }, { word: 'motor', chunks: 1 }, { word: 'tyres', chunks: 1 }], 8);
