@@ -17,6 +17,7 @@ import type { KnowledgePhrasingsJobsRepository, PendingPassage } from '../../../
 import { AiError } from '../../ai/ai-error.ts';
 import { renewEveryMs } from '../../leases/durations.ts';
 import type { Logger } from '../../log.ts';
+import { claimedRuns } from '../claimed-runs.ts';
 import { addPhrasings, removePhrasings, type PhrasingInput } from '../phrasings.ts';
 import {
   MAX_QUESTION_LANGUAGES,
@@ -85,12 +86,7 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
   const retryMs = deps.retryMs ?? QUESTIONS_RETRY_MS;
   const now = deps.now ?? (() => new Date());
   const counters = questionCounters(deps.registry);
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<QuestionsRun[]> | undefined;
-  let again = false;
-  let stopped = false;
   let lastFullSweep = 0;
-  const aborter = new AbortController();
 
   /** Replaces the passage's generated questions with `batches`; false when the passage changed meanwhile. */
   async function store(workspaceId: string, passage: PendingPassage, batches: QuestionBatch[]): Promise<boolean> {
@@ -131,7 +127,7 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
     let batches: QuestionBatch[];
     try {
       batches = await writeQuestions(model, passage, questionLanguages(passage.language, languages), {
-        signal: aborter.signal,
+        signal: runs.signal,
         onTokens: (n) => counters.tokens.inc(n),
       });
     } catch (err) {
@@ -169,12 +165,12 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
         after = { documentId: last.document_id, ordinal: last.ordinal };
         let next = 0;
         const lane = async () => {
-          while (next < batch.length && !run.failed && !stopped && !lost) {
+          while (next < batch.length && !run.failed && !runs.stopped() && !lost) {
             const passage = batch[next++]!;
             try {
               await handle(run, languages, passage);
             } catch (err) {
-              if (stopped) return;
+              if (runs.stopped()) return;
               if (!(err instanceof AiError)) throw err;
               counters.failed.inc({ reason: err.reason });
               logger.warn({ workspaceId, reason: err.reason, httpStatus: err.httpStatus, err: err.message }, "the model failed writing a passage's questions; the workspace waits and tries again");
@@ -183,9 +179,9 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
           }
         };
         await Promise.all(Array.from({ length: QUESTION_REQUESTS_PER_ENGINE }, lane));
-        if (run.failed || stopped || lost) break;
+        if (run.failed || runs.stopped() || lost) break;
       }
-      if (stopped || lost) await jobs.postpone(workspaceId, engine, null);
+      if (runs.stopped() || lost) await jobs.postpone(workspaceId, engine, null);
       else if (run.failed || run.malformed > 0) await jobs.postpone(workspaceId, engine, new Date(now().getTime() + retryMs));
       else await jobs.finish(workspaceId, engine, watermark);
       return run;
@@ -197,57 +193,33 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
     }
   }
 
-  /** Runs every workspace due now that no other engine holds, one after another; what each run did. */
-  async function runDue(): Promise<QuestionsRun[]> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      const runs: QuestionsRun[] = [];
-      try {
-        do {
-          again = false;
-          const at = now();
-          const everything = at.getTime() - lastFullSweep >= QUESTIONS_FULL_SWEEP_MS;
-          if (everything) lastFullSweep = at.getTime();
-          for (const workspaceId of await jobs.dueWorkspaces(at, everything)) {
-            if (stopped) return runs;
-            const claimedAt = now();
-            if (!(await jobs.claim(workspaceId, engine, claimedAt, new Date(claimedAt.getTime() + leaseMs)))) continue;
-            const run = await runWorkspace(workspaceId);
-            if (run.passages + run.cleaned + run.malformed > 0 || run.failed) logger.info({ ...run }, "knowledge passages' questions written");
-            runs.push(run);
-          }
-        } while (again && !stopped);
-        return runs;
-      } finally {
-        running = undefined;
+  const runs = claimedRuns<QuestionsRun>({
+    intervalMs,
+    onError: (err) => logger.error({ err }, "writing the knowledge passages' questions failed; the next look tries again"),
+    /** Runs every workspace due now that no other engine holds, one after another. */
+    async pass(done) {
+      const at = now();
+      const everything = at.getTime() - lastFullSweep >= QUESTIONS_FULL_SWEEP_MS;
+      if (everything) lastFullSweep = at.getTime();
+      for (const workspaceId of await jobs.dueWorkspaces(at, everything)) {
+        if (runs.stopped()) return;
+        const claimedAt = now();
+        if (!(await jobs.claim(workspaceId, engine, claimedAt, new Date(claimedAt.getTime() + leaseMs)))) continue;
+        const run = await runWorkspace(workspaceId);
+        if (run.passages + run.cleaned + run.malformed > 0 || run.failed) logger.info({ ...run }, "knowledge passages' questions written");
+        done.push(run);
       }
-    })();
-    return running;
-  }
-
-  function tick(): void {
-    runDue().catch((err: unknown) => logger.error({ err }, "writing the knowledge passages' questions failed; the next look tries again"));
-  }
+    },
+  });
 
   return {
-    runDue,
+    /** Runs every workspace due now that no other engine holds, one after another; what each run did. */
+    runDue: runs.runDue,
     /** Starts the periodic look (and one now). */
-    start(): void {
-      if (intervalMs > 0) {
-        timer = setInterval(tick, intervalMs);
-        timer.unref();
-      }
-      tick();
-    },
+    start: runs.start,
     /** No new runs; the requests in flight are aborted and the claim given back before this resolves. */
     async stop(): Promise<void> {
-      stopped = true;
-      clearInterval(timer);
-      aborter.abort(new Error('the engine is stopping'));
-      await running?.catch(() => {});
+      await runs.stop();
       await model.close().catch(() => {});
     },
   };

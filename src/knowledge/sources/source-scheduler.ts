@@ -6,6 +6,7 @@
  */
 import type { KnowledgeSourcesRepository } from '../../../db/repositories/knowledge-sources.repository.ts';
 import type { Logger } from '../../log.ts';
+import { claimedRuns } from '../claimed-runs.ts';
 import type { ExtractionPool } from './extraction-pool.ts';
 import { SOURCE_POLL_MS } from './limits.ts';
 import type { SyncOutcome, WebsiteSync } from './website-sync.ts';
@@ -28,71 +29,39 @@ export type SourceScheduler = ReturnType<typeof createSourceScheduler>;
 export function createSourceScheduler(deps: SourceSchedulerDeps) {
   const { sources, sync, logger, engine, leaseMs } = deps;
   const intervalMs = deps.intervalMs ?? SOURCE_POLL_MS;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<SyncOutcome[]> | undefined;
-  let again = false;
-  let stopped = false;
-  const aborter = new AbortController();
-
-  /** Syncs every source due now that no other engine holds, one after another; what each sync did. */
-  async function runDue(): Promise<SyncOutcome[]> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      const outcomes: SyncOutcome[] = [];
-      try {
-        do {
-          again = false;
-          for (;;) {
-            if (stopped) return outcomes;
-            const at = new Date();
-            const source = await sources.claimDue(engine, at, new Date(at.getTime() + leaseMs));
-            if (!source) break;
-            let outcome: SyncOutcome;
-            try {
-              outcome = await sync.run(source, aborter.signal);
-            } catch (err) {
-              if (stopped) return outcomes;
-              throw err;
-            }
-            logger.info({ workspaceId: source.workspace_id, sourceId: source.id, ...outcome, skipped: outcome.skipped.length }, 'knowledge source synced');
-            outcomes.push(outcome);
-          }
-        } while (again && !stopped);
-        return outcomes;
-      } finally {
-        running = undefined;
+  const runs = claimedRuns<SyncOutcome>({
+    intervalMs,
+    onError: (err) => logger.error({ err }, 'a knowledge source sync failed; the next look tries again'),
+    /** Syncs every source due now that no other engine holds, one after another. */
+    async pass(outcomes) {
+      for (;;) {
+        if (runs.stopped()) return;
+        const at = new Date();
+        const source = await sources.claimDue(engine, at, new Date(at.getTime() + leaseMs));
+        if (!source) return;
+        let outcome: SyncOutcome;
+        try {
+          outcome = await sync.run(source, runs.signal);
+        } catch (err) {
+          if (runs.stopped()) return;
+          throw err;
+        }
+        logger.info({ workspaceId: source.workspace_id, sourceId: source.id, ...outcome, skipped: outcome.skipped.length }, 'knowledge source synced');
+        outcomes.push(outcome);
       }
-    })();
-    return running;
-  }
-
-  function tick(): void {
-    runDue().catch((err: unknown) => logger.error({ err }, 'a knowledge source sync failed; the next look tries again'));
-  }
+    },
+  });
 
   return {
-    runDue,
+    /** Syncs every source due now that no other engine holds, one after another; what each sync did. */
+    runDue: runs.runDue,
     /** Starts the periodic look (and one now, for what a previous run left due). */
-    start(): void {
-      if (intervalMs > 0) {
-        timer = setInterval(tick, intervalMs);
-        timer.unref();
-      }
-      tick();
-    },
+    start: runs.start,
     /** A sync was asked for: look now instead of at the next interval. */
-    wake(): void {
-      if (!stopped) tick();
-    },
+    wake: runs.wake,
     /** No new syncs; the one in flight is aborted and given back, and the extraction worker stopped, before this resolves. */
     async stop(): Promise<void> {
-      stopped = true;
-      clearInterval(timer);
-      aborter.abort(new Error('the engine is stopping'));
-      await running?.catch(() => {});
+      await runs.stop();
       await deps.extraction?.close();
     },
   };
