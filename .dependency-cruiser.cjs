@@ -11,7 +11,7 @@ const FLOORS = [
   // shared words: errors, limits, words, text, JSON, ids, logging, metrics, settings
   ['src/(errors|limits|rate-limiter|channels-and-handoffs|json-value|ids|log|metrics|config|data-dir-lock|tracing)\\.ts$', 'src/(text|leases)/'],
   // storage, the guarded network, secrets, credentials, the live bus
-  ['db/', 'src/(net|secrets|auth|events)/'],
+  ['db/', 'src/(net|secrets|auth|events|email)/'],
   // the clients: the Bot Link, the knowledge base, the AI; the integrators' kit
   ['src/(botlink|knowledge|ai|receiver)/'],
   // the statecharts (their I/O is supplied from above)
@@ -22,10 +22,10 @@ const FLOORS = [
   ['src/(admission|inbox)/'],
   // the channels, and customers' data across them
   ['src/channels/', 'src/privacy/'],
-  // HTTP
-  ['src/http/'],
+  // HTTP, and the test scenarios: they play the channels as customers do, and are checked as the API checks a body
+  ['src/http/', 'src/scenarios/'],
   // putting it together: the service and its stages (src/service-*.ts), the entry points, the operator's command line
-  ['src/(service|service-(options|storage|base|conversations|routes|channels|team|workers|http|stop)|main|bootstrap|cli|tracing-setup|privacy-setup)\\.ts$', 'src/cli/'],
+  ['src/(service|service-(options|storage|base|conversations|routes|channels|team|workers|http|stop|scenarios)|main|bootstrap|cli|tracing-setup|privacy-setup)\\.ts$', 'src/cli/'],
 ];
 const floorPath = (floor) => `^(${floor.join('|')})`;
 const arrowsUp = FLOORS.slice(0, -1).map((floor, i) => ({

@@ -38,7 +38,7 @@ const path = '/botlink/channel';
 function channelInput(seq: number): ChannelRequestInput {
   return {
     channel: 'whatsapp',
-    sessionId: `wa-${String(seq % 100_000_000).padStart(8, '0')}`,
+    conversationId: `wa-${String(seq % 100_000_000).padStart(8, '0')}`,
     message: 'Hello, where is my order 1234? I ordered it last Tuesday.',
     language: 'nl-NL',
     customerPhone: '+31612345678',

@@ -1,20 +1,23 @@
 /**
  * The team's inbox at size: INBOX_BENCH_CONVERSATIONS (10,000) open WhatsApp conversations in one workspace on
  * PostgreSQL (BENCH_DATABASE_URL), INBOX_BENCH_AGENTS (50) agents each holding a few of them, replying and reading the
- * inbox at a fixed rate. Targets (on PostgreSQL): GET /v1/inbox p99 ≤ 50 ms, and an agent's reply to the Graph API
+ * inbox at a fixed rate. The agents work as the dashboard does: each holds the inbox's stream open and is available
+ * (presence), so waiting conversations are assigned to them up to ASSIGN_MAX_PER_AGENT, and every stream hears every
+ * change of the workspace. Targets (on PostgreSQL): GET /v1/inbox p99 ≤ 50 ms, and an agent's reply to the Graph API
  * receiving its send p99 ≤ 100 ms.
  *
  * Processes: the engine (bench/processes/engine-process.ts) and the load generator (bench/processes/inbox-agents.ts: the
  * integrator, the Graph fake, the customers and the agents), and this one, which sets up, seeds and adds up.
  *
  * Seeding: INBOX_BENCH_CUSTOMERS (1,000) customers write through the real pipeline (a signed Meta webhook, a turn, the
- * bot's reply sent to the Graph fake; every tenth is handed to a person and waits); their sessions, turns and
- * messages are then copied in SQL, each copy a conversation of its own, up to INBOX_BENCH_CONVERSATIONS, and the
- * tables analysed. The agents take over conversations of the first kind (WhatsApp answers only a customer who wrote
- * within 24 hours). Each agent replies every INBOX_BENCH_REPLY_MS (1,000) and lists a view of the inbox (waiting,
- * mine, open in turn) every INBOX_BENCH_LIST_MS (1,000); INBOX_BENCH_WARMUP_SECONDS (5) warm-up, then
- * INBOX_BENCH_SECONDS (30) measured. A reply that never reaches the Graph fake, or reaches it twice, a failed
- * request, makes the run invalid.
+ * bot's reply sent to the Graph fake; every tenth is handed to a person and waits, every twentieth is forwarded to the
+ * team to follow up); their sessions, turns and messages are then copied in SQL, each copy a conversation of its
+ * own, up to INBOX_BENCH_CONVERSATIONS, and the tables analysed. Then the agents come to work (stream open, available)
+ * and take over conversations of the first kind (WhatsApp answers only a customer who wrote within 24 hours). Each
+ * agent replies every INBOX_BENCH_REPLY_MS (1,000) and lists a view of the inbox (waiting, mine, open, followups in
+ * turn) every INBOX_BENCH_LIST_MS (1,000); INBOX_BENCH_WARMUP_SECONDS (5) warm-up, then INBOX_BENCH_SECONDS (30)
+ * measured. A reply that never reaches the Graph fake, or reaches it twice, a failed request, a stream that ends, or
+ * no listed row assigned to anyone, makes the run invalid.
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,9 +25,11 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { sql } from 'kysely';
 import { migrate, openDatabase, type Db } from '../db/database.ts';
+import { DEFAULT_ASSIGN_MAX_PER_AGENT } from '../src/config.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 import { envNumber, progress } from './lib/benchmark.ts';
 import { nextMessage } from './lib/child-message.ts';
+import { copyConversations } from './lib/inbox-seed.ts';
 import { startEngineProcess, type EngineProcess, type EngineReport } from './processes/engine-process.ts';
 import { round, summarize } from './lib/stats.ts';
 import type { AgentsResults } from './processes/inbox-agents.ts';
@@ -34,6 +39,7 @@ export const title = "The team's inbox: 10,000 open conversations, 50 agents rep
 
 const APP_SECRET = `bench-app-secret-${randomBytes(8).toString('hex')}`;
 const CONVERSATIONS_PER_AGENT = 4;
+const VIEWS = ['waiting', 'mine', 'open', 'followups'] as const;
 
 type FromAgents =
   | { type: 'listening'; integrator: string; graph: string }
@@ -41,54 +47,6 @@ type FromAgents =
   | { type: 'taken' }
   | { type: 'measuring' }
   | AgentsResults;
-
-async function columns(db: Db, table: string): Promise<string[]> {
-  const { rows } = await sql<{ column_name: string }>`
-    select column_name from information_schema.columns
-    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
-  return rows.map((r) => r.column_name);
-}
-
-/** `select` expressions copying `table`'s row `alias`, with some columns replaced (or left out: null). */
-function copyList(all: string[], alias: string, replace: Record<string, string | null>): { names: string; values: string } {
-  const kept = all.filter((c) => replace[c] !== null);
-  return { names: kept.map((c) => `"${c}"`).join(', '), values: kept.map((c) => replace[c] ?? `${alias}."${c}"`).join(', ') };
-}
-
-/**
- * Copies of the workspace's conversations (session, turns, messages) until it holds `total`: each copy has its own
- * ids, and its updated_at spread over the hour before, so the views' orders interleave them.
- */
-async function copyConversations(db: Db, workspaceId: string, total: number): Promise<number> {
-  const [sessions, turns, messages] = await Promise.all([columns(db, 'sessions'), columns(db, 'session_turns'), columns(db, 'session_messages')]);
-  return db.transaction().execute(async (trx) => {
-    const existing = Number((await sql<{ n: string }>`select count(*) as n from sessions where workspace_id = ${workspaceId}`.execute(trx)).rows[0]!.n);
-    const wanted = Math.max(0, total - existing);
-    const copies = Math.ceil(wanted / Math.max(1, existing));
-    await sql`create temp table bench_copy on commit drop as
-      select s.id as old_id, gen_random_uuid() as new_id, g from sessions s cross join generate_series(1, ${copies}::int) g
-      where s.workspace_id = ${workspaceId} order by g, s.id limit ${wanted}`.execute(trx);
-    const s = copyList(sessions, 's', {
-      id: 'm.new_id',
-      external_id: `s.external_id || ':copy' || m.g`,
-      updated_at: `s.updated_at - random() * interval '1 hour'`,
-      lease_owner: null,
-      lease_until: null,
-    });
-    await sql.raw(`insert into sessions (${s.names}) select ${s.values} from sessions s join bench_copy m on m.old_id = s.id`).execute(trx);
-    const t = copyList(turns, 't', { id: `t.id || ':copy' || m.g`, session_id: 'm.new_id' });
-    await sql.raw(`insert into session_turns (${t.names}) select ${t.values} from session_turns t join bench_copy m on m.old_id = t.session_id`).execute(trx);
-    const msg = copyList(messages, 'x', {
-      id: 'gen_random_uuid()',
-      seq: null,
-      session_id: 'm.new_id',
-      turn_id: `x.turn_id || ':copy' || m.g`,
-      outbound_id: null,
-    });
-    await sql.raw(`insert into session_messages (${msg.names}) select ${msg.values} from session_messages x join bench_copy m on m.old_id = x.session_id order by x.seq`).execute(trx);
-    return existing + wanted;
-  });
-}
 
 export async function run(): Promise<RunResult> {
   const url = process.env.BENCH_DATABASE_URL;
@@ -102,6 +60,8 @@ export async function run(): Promise<RunResult> {
     listIntervalMs: envNumber('INBOX_BENCH_LIST_MS', 1_000, { min: 10 }),
     warmupSeconds: envNumber('INBOX_BENCH_WARMUP_SECONDS', 5, { min: 1 }),
     seconds: envNumber('INBOX_BENCH_SECONDS', 30, { min: 1 }),
+    // The engine's default (ASSIGN_MAX_PER_AGENT, src/config.ts): the conversations the assignment gives one person.
+    maxPerAgent: DEFAULT_ASSIGN_MAX_PER_AGENT,
     poolSize: 16,
     database: 'postgres',
   };
@@ -134,6 +94,7 @@ export async function run(): Promise<RunResult> {
         WHATSAPP_APP_SECRET: APP_SECRET,
         WHATSAPP_VERIFY_TOKEN: 'bench-verify-token',
         WHATSAPP_GRAPH_URL: peers.graph,
+        ASSIGN_MAX_PER_AGENT: String(parameters.maxPerAgent),
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       },
       database: { url, schema, poolSize: parameters.poolSize },
@@ -178,7 +139,7 @@ async function explainViews(db: Db, workspaceId: string): Promise<Record<string,
   const plans: Record<string, string> = {};
   const { rows } = await sql<{ id: string }>`select agent_user_id as id from sessions where workspace_id = ${workspaceId} and agent_user_id is not null limit 1`.execute(db);
   const { inboxRepository } = await import('../db/repositories/inbox.repository.ts');
-  for (const view of ['waiting', 'mine', 'open'] as const) {
+  for (const view of VIEWS) {
     let text = '';
     const compiled = await captureQuery(db, (d) => inboxRepository(d).list(workspaceId, rows[0]?.id ?? workspaceId, view, 200));
     if (compiled) {
@@ -224,7 +185,7 @@ function inline(text: string, parameters: readonly unknown[]): string {
 }
 
 function summarizeRun(
-  parameters: Record<'conversations' | 'agents' | 'replyIntervalMs' | 'listIntervalMs' | 'warmupSeconds' | 'seconds' | 'customers', number>,
+  parameters: Record<'conversations' | 'agents' | 'replyIntervalMs' | 'listIntervalMs' | 'warmupSeconds' | 'seconds' | 'customers' | 'maxPerAgent', number>,
   results: AgentsResults,
   report: EngineReport,
   load: { start: number; end: number },
@@ -237,6 +198,8 @@ function summarizeRun(
   if (results.neverSent > 0) invalid.push(`${results.neverSent} agent replies never reached the Graph API.`);
   if (results.sentTwice > 0) invalid.push(`${results.sentTwice} agent replies reached the Graph API twice.`);
   if (results.replies === 0) invalid.push('No agent reply was measured.');
+  for (const broken of results.brokenStreams.slice(0, 5)) invalid.push(`An agent's inbox stream ended while they worked: ${broken}.`);
+  if (results.rowsAssigned === 0) invalid.push('No listed conversation was assigned to anyone, though the agents were available: the assignment did not run.');
   const lists = summarize(...Object.values(results.listMs));
   const byView = Object.fromEntries(Object.entries(results.listMs).map(([view, ms]) => [view, summarize(ms)]));
   const toGraph = summarize(results.replyToGraphMs);
@@ -245,7 +208,7 @@ function summarizeRun(
   const metrics: Metric[] = [
     { key: 'inbox_list_p50_ms', label: 'inbox list (GET /v1/inbox, every view), p50', unit: 'ms', value: round(lists.p50, 2) },
     { key: 'inbox_list_p99_ms', label: 'inbox list (GET /v1/inbox, every view), p99', unit: 'ms', value: round(lists.p99, 2), target: { op: '<=', value: 50 } },
-    ...(['waiting', 'mine', 'open'] as const).map((view) => ({
+    ...VIEWS.map((view) => ({
       key: `inbox_${view}_p99_ms`,
       label: `of which view=${view}, p99`,
       unit: 'ms',
@@ -257,6 +220,8 @@ function summarizeRun(
     { key: 'replies', label: 'agent replies (measured part)', unit: '', value: results.replies },
     { key: 'lists', label: 'inbox lists (measured part)', unit: '', value: results.lists },
     { key: 'never_sent', label: 'replies that never reached the Graph API', unit: '', value: results.neverSent, target: { op: '=', value: 0 } },
+    { key: 'rows_assigned_percent', label: 'listed rows naming who they are assigned to', unit: '%', value: round((100 * results.rowsAssigned) / Math.max(1, results.rowsListed), 0) },
+    { key: 'stream_events_per_second', label: "inbox changes heard on the agents' streams (all streams summed)", unit: '/s', value: round(results.streamEvents / parameters.seconds, 0) },
     { key: 'event_loop_delay_p99_ms', label: 'engine event-loop delay p99', unit: 'ms', value: report.loopDelayMs.p99 },
     { key: 'engine_cpu_percent', label: 'engine CPU, % of a core', unit: '%', value: percentOfCore(report.cpuMicros) },
     { key: 'load_generator_cpu_percent', label: 'load generator CPU, % of a core', unit: '%', value: percentOfCore(results.cpuMicros) },
@@ -265,8 +230,9 @@ function summarizeRun(
   const listRate = (parameters.agents * 1000) / parameters.listIntervalMs;
   const setup =
     `${parameters.conversations} open WhatsApp conversations in one workspace on PostgreSQL (${parameters.customers} made through the pipeline, ` +
-    `the rest copies of them in SQL; every tenth waiting for a person), ${parameters.agents} agents holding ${CONVERSATIONS_PER_AGENT} each; ` +
-    `together ${replyRate} replies/s and ${listRate} inbox lists/s (views waiting, mine, open in turn; at most 200 rows each), an open loop; ` +
+    `the rest copies of them in SQL; every tenth waiting for a person, every twentieth forwarded to the team), ${parameters.agents} agents, ` +
+    `each with the inbox's stream open and available (waiting conversations assigned to them up to ${parameters.maxPerAgent} each), holding ${CONVERSATIONS_PER_AGENT} each; ` +
+    `together ${replyRate} replies/s and ${listRate} inbox lists/s (views waiting, mine, open, followups in turn; at most 200 rows each), an open loop; ` +
     `the engine, and the load generator (agents, Graph fake, integrator) in processes of their own; ${parameters.warmupSeconds} s warm-up, then ` +
     `${parameters.seconds} s measured. Load average ${load.start} at start, ${load.end} at end.`;
   const statements = Object.fromEntries(
@@ -283,6 +249,7 @@ function summarizeRun(
     details: {
       loadAverage1m: load,
       listSizes: results.listSizes,
+      rows: { listed: results.rowsListed, assigned: results.rowsAssigned, withCustomerWords: results.rowsWithCustomerWords },
       byView,
       replyToGraphMs: toGraph,
       postMs: post,

@@ -18,6 +18,11 @@
  *
  * Target: p99 ≤ 15 ms at 10,000 pages on PostgreSQL; the rest is reported. A search that fails makes the run invalid.
  *
+ * It measures the lexical search, as a service without LLM_EMBEDDING_MODEL runs it: the knowledge service is made
+ * without embeddings, and then a search makes no request and no query more than before they existed. With them
+ * (docs/knowledge.md, "Embeddings"), a question also waits for the model's embedding (at most 400 ms, beside the
+ * statement) and ranks the workspace's vectors in memory; that is not measured here yet.
+ *
  * KNOWLEDGE_BENCH_PAGES (default 10000; bench/knowledge-search-large.bench.ts runs 100,000), KNOWLEDGE_BENCH_DATABASES (default postgres,pglite),
  * KNOWLEDGE_BENCH_QUERIES (2000), KNOWLEDGE_BENCH_WARMUP (200), BENCH_DATABASE_URL
  * (default postgres://postgres@127.0.0.1:5432/test).

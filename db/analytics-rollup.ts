@@ -57,20 +57,23 @@ function upsert(
       ${values.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(',\n      ')}`;
 }
 
+/** The condition that leaves test conversations out, on a session aliased `s` (or true before 0039). */
+const real = (realOnly: boolean, alias = 's') => (realOnly ? `${alias}.test_run_id is null` : 'true');
+
 /** Sessions of `source` counted as conversations in the hour they started. */
-export const sessionsSql = (source: string, slotted = false) =>
+export const sessionsSql = (source: string, slotted = false, realOnly = false) =>
   addToHours(['conversations'], `select workspace_id, ${hourOf('created_at')} as h, channel, count(*)
-    from ${source} group by 1, 2, 3 order by 1, 2, 3`, slotted);
+    from ${source} s where ${real(realOnly)} group by 1, 2, 3 order by 1, 2, 3`, slotted);
 
 /**
  * Turns of `source`: the customer message, who answered it, what the endpoint did (docs/analytics.md, "The endpoint")
  * in the hour the message arrived; the endpoint's latency and the first reply time as histogram buckets.
  */
-export function turnsSql(source: string, slotted = false): string[] {
+export function turnsSql(source: string, slotted = false, realOnly = false): string[] {
   const t = `select s.workspace_id, s.channel, ${hourOf('a.started_at')} as h, a.source, a.ordinal, a.reply,
       a.botlink ->> 'outcome' as outcome, analytics_no_answer(a.botlink ->> 'reason') as no_answer,
       (a.botlink ->> 'latencyMs')::numeric as latency, (extract(epoch from a.ended_at - a.started_at) * 1000)::numeric as took
-    from ${source} a join sessions s on s.id = a.session_id`;
+    from ${source} a join sessions s on s.id = a.session_id where ${real(realOnly)}`;
   const hours = countIntoHours(
     {
       customer_messages: '1',
@@ -87,7 +90,7 @@ export function turnsSql(source: string, slotted = false): string[] {
       no_answer_down: `(no_answer = 'down')::int`,
     },
     t,
-    `select session_id from ${source} where handoff is not null`,
+    `select a.session_id from ${source} a join sessions s on s.id = a.session_id where a.handoff is not null and ${real(realOnly)}`,
     slotted,
   );
   // The endpoint's latency: requests that got a response or ran out of time (a down endpoint was not waited for).
@@ -102,15 +105,15 @@ export function turnsSql(source: string, slotted = false): string[] {
 
 /**
  * One upsert of the hour rows per statement: the rows' own counters (`counters`: column → 0/1 per row of `rows`, which
- * has workspace_id, h and channel) and the conversations handed over for the first time (a session of `handovers`
+ * has workspace_id, h and channel) and the conversations handed over for the first time (a session of `handoffs`
  * not yet in analytics_handed_over; counted once, in the hour it started: docs/analytics.md). One upsert in key order,
  * so two statements counting into the same hours wait for each other instead of deadlocking.
  */
-function countIntoHours(counters: Record<string, string>, rows: string, handovers: string, slotted: boolean): string {
+function countIntoHours(counters: Record<string, string>, rows: string, handoffs: string, slotted: boolean): string {
   const columns = Object.keys(counters);
   return `with marked as (
       insert into analytics_handed_over (session_id)
-      select distinct session_id from (${handovers}) x order by 1
+      select distinct session_id from (${handoffs}) x order by 1
       on conflict do nothing
       returning session_id
     ), contributions as (
@@ -124,11 +127,12 @@ function countIntoHours(counters: Record<string, string>, rows: string, handover
 }
 
 /** Messages of `source` outside turns: agents' replies, and customer messages held while a person handles the chat. */
-export function messagesSql(source: string, slotted = false): string[] {
+export function messagesSql(source: string, slotted = false, realOnly = false): string[] {
   const m = `select s.workspace_id, s.channel, ${hourOf('a.at')} as h, a."from"
     from ${source} a join sessions s on s.id = a.session_id
-    where a."from" = 'agent' or (a."from" = 'customer' and a.turn_id is null)`;
-  return [countIntoHours({ customer_messages: `("from" = 'customer')::int`, by_agent: `("from" = 'agent')::int` }, m, `select session_id from ${source} where "from" = 'agent'`, slotted)];
+    where (a."from" = 'agent' or (a."from" = 'customer' and a.turn_id is null)) and ${real(realOnly)}`;
+  const handoffs = `select a.session_id from ${source} a join sessions s on s.id = a.session_id where a."from" = 'agent' and ${real(realOnly)}`;
+  return [countIntoHours({ customer_messages: `("from" = 'customer')::int`, by_agent: `("from" = 'agent')::int` }, m, handoffs, slotted)];
 }
 
 

@@ -5,7 +5,7 @@
  *     │                        └──refused (busy)──▶ refused ──end frame, grace──▶ (socket closed) ──▶ done
  *     └──no setup in time──▶ leaving (socket closed by us) ──▶ done
  *   admitted.opening ──no workspace answers `to`, or the session cannot open──▶ admitted.ending
- *   admitted.talking ──a turn connected a person──▶ admitted.handingOver (end frame with reason human)
+ *   admitted.talking ──a turn connected a person──▶ admitted.handingOff (end frame with reason human)
  *   SIGTERM (hand_back) ──▶ handedBack (admitted.handedBack once admitted): the socket closes with 1001; a talking
  *       call's bridge is first asked to reconnect, and its session stays open for that
  *   the socket closed ──▶ closing (the session ends) ──▶ done
@@ -216,7 +216,7 @@ export const phoneCallMachine = setup({
             dtmf: { actions: { type: 'takeKey', params: ({ event }) => ({ digit: event.digit }) } },
             setup: { actions: { type: 'dropFrame', params: { reason: 'duplicate_setup', detail: 'a second setup' } } },
             bridge_error: { actions: { type: 'logBridgeError', params: ({ event }) => ({ description: event.description }) } },
-            handoff_connected: { target: 'handingOver', actions: { type: 'endCall', params: ({ event }) => ({ data: event.data }) } },
+            handoff_connected: { target: 'handingOff', actions: { type: 'endCall', params: ({ event }) => ({ data: event.data }) } },
             hand_back: {
               target: 'handedBack',
               actions: [
@@ -227,7 +227,7 @@ export const phoneCallMachine = setup({
           },
         },
         // Our end frame went with a handoff to a person; the bridge closes, or we do after the grace.
-        handingOver: {
+        handingOff: {
           after: { endGrace: { actions: { type: 'closeSocket', params: { code: 1000, reason: 'call ended' } } } },
         },
         // Our end frame went after the refusal sentence (no workspace, no session): nothing to end but the socket.

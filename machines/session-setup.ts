@@ -24,6 +24,7 @@ import type {
   HandlerChangeReason,
   HandledBy,
   ToolsInput,
+  ToolsManifestInput,
 } from './session-types.ts';
 import { handledAnswer, handoffOf, newTurn, offeredPerson, withExchange } from './session-turn.ts';
 
@@ -42,7 +43,7 @@ export const sessionSetup = setup({
   actors: {
     callBotLink: fromPromise<BotLinkSummary, BotLinkInput>(provided('callBotLink')),
     searchKnowledge: fromPromise<KnowledgeSummary, KnowledgeInput>(provided('searchKnowledge')),
-    loadTools: fromPromise<ToolSpec[], { workspaceId: string; deadlineAt: number | null }>(provided('loadTools')),
+    loadTools: fromPromise<ToolSpec[], ToolsManifestInput>(provided('loadTools')),
     aiStep: fromPromise<{ step: AiStep; elapsedMs: number }, AiInput>(provided('aiStep')),
     runTools: fromPromise<ToolOutcome[], ToolsInput>(provided('runTools')),
     handoff: fromPromise<HandoffResult, HandoffInput>(provided('handoff')),

@@ -71,8 +71,8 @@ export function handoffOf(turn: TurnState): HandoffRequest | null {
 /** Whose turn it is and what the customer said, as the integrator's and the AI's inputs both begin. */
 function turnMessage(context: SessionContext) {
   const turn = context.turn!;
-  const { workspaceId, sessionId, channel } = context;
-  return { workspaceId, sessionId, turnId: turn.id, channel, language: turn.language, message: turn.message };
+  const { workspaceId, conversationId, channel } = context;
+  return { workspaceId, conversationId, turnId: turn.id, channel, language: turn.language, message: turn.message };
 }
 
 export function botlinkInput(context: SessionContext): BotLinkInput {

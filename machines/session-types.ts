@@ -10,8 +10,12 @@ import type { Handoff } from '../src/channels-and-handoffs.ts';
 import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools-types.ts';
 import type { KnowledgePassage } from '../src/knowledge/types.ts';
 
-/** Bumped whenever a change makes older persisted snapshots unreadable; older ones are then restarted idle. */
-export const SESSION_MACHINE_VERSION = 2;
+/**
+ * Bumped whenever a change makes older persisted snapshots unreadable. An idle snapshot of an older version is
+ * upgraded when it is restored (src/sessions/snapshot-upgrade.ts: v1 had no handler region, v2 called the
+ * conversation's channel id `sessionId`); any other is restarted idle.
+ */
+export const SESSION_MACHINE_VERSION = 3;
 /** How many earlier turns the AI sees. */
 export const MAX_HISTORY_TURNS = 10;
 
@@ -114,10 +118,10 @@ export interface TurnState {
 export interface SessionContext {
   /**
    * The conversation's id on its channel (the call SID, the WhatsApp sender, the web chat conversation): the
-   * `session_id` the integrator sees (protocol §2.1), kept under this name in persisted snapshots. Our own row id of a
-   * session is never in the machine; the runtime holds it.
+   * `session_id` the integrator sees (protocol §2.1). Our own row id of a session (`sessionId` everywhere outside the
+   * machine) is never in the machine; the runtime holds it.
    */
-  sessionId: string;
+  conversationId: string;
   workspaceId: string;
   channel: Channel;
   language: string;
@@ -142,7 +146,8 @@ export interface SessionContext {
 }
 
 export interface SessionInput {
-  sessionId: string;
+  /** The conversation's id on its channel (see SessionContext). */
+  conversationId: string;
   workspaceId: string;
   channel: Channel;
   language?: string;
@@ -187,7 +192,7 @@ export interface BotLinkInput {
   workspaceId: string;
   /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
   turnId?: string;
-  sessionId: string;
+  conversationId: string;
   channel: Channel;
   message: string;
   language: string;
@@ -204,13 +209,25 @@ export interface KnowledgeInput {
 }
 
 /** What the AI port takes (its signal comes from the invoking state), plus whose turn it is. */
-export type AiInput = Omit<AiStepInput, 'signal' | 'workspaceName' | 'onText'> & { workspaceId: string; sessionId: string; turnId: string };
+export type AiInput = Omit<AiStepInput, 'signal' | 'workspaceName' | 'onText'> & { workspaceId: string; conversationId: string; turnId: string };
+
+/** The tools' manifest for a turn (the phone's gathering). */
+export interface ToolsManifestInput {
+  workspaceId: string;
+  /** The conversation (its channel and its id as the integrator sees it); absent in inputs restored from older snapshots. */
+  channel?: Channel;
+  conversationId?: string;
+  turnId?: string;
+  deadlineAt: number | null;
+}
 
 export interface ToolsInput {
   workspaceId: string;
+  /** The conversation's channel; absent in inputs restored from older snapshots. */
+  channel?: Channel;
   /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
   turnId?: string;
-  sessionId: string;
+  conversationId: string;
   language: string;
   calls: ToolInvocation[];
 }
@@ -219,7 +236,7 @@ export interface HandoffInput {
   workspaceId: string;
   /** The running turn's id, for its trace (src/tracing.ts); absent in inputs restored from older snapshots. */
   turnId?: string;
-  sessionId: string;
+  conversationId: string;
   channel: Channel;
   language: string;
   kind: Handoff;

@@ -1,6 +1,6 @@
 /**
  * One conversation = one actor of this machine (protocol §1.3, §2.2–2.5, §7, §8). Pure statechart: its I/O (the Bot
- * Link, the knowledge base, the AI, the tools, the hand-off) are named promise actors that the session runtime
+ * Link, the knowledge base, the AI, the tools, the handoff) are named promise actors that the session runtime
  * provides with `machine.provide`; leaving a state aborts their signal, so a cancelled turn really stops its work.
  *
  * Two parallel regions: `conversation` (the turns, below) and `handler`, who handles the conversation
@@ -31,7 +31,7 @@ import { aiInput, botlinkInput, handoffOf, knowledgeInput } from './session-turn
 export const sessionMachine = sessionSetup.createMachine({
   id: 'session',
   context: ({ input }) => ({
-    sessionId: input.sessionId,
+    conversationId: input.conversationId,
     workspaceId: input.workspaceId,
     channel: input.channel,
     language: input.language ?? 'en',
@@ -162,7 +162,13 @@ export const sessionMachine = sessionSetup.createMachine({
                     loading: {
                       invoke: {
                         src: 'loadTools',
-                        input: ({ context }) => ({ workspaceId: context.workspaceId, turnId: context.turn!.id, deadlineAt: context.turn!.botlinkDeadlineAt }),
+                        input: ({ context }) => ({
+                          workspaceId: context.workspaceId,
+                          channel: context.channel,
+                          conversationId: context.conversationId,
+                          turnId: context.turn!.id,
+                          deadlineAt: context.turn!.botlinkDeadlineAt,
+                        }),
                         onDone: { target: 'done', actions: { type: 'recordTools', params: ({ event }: { event: DoneEvent<ToolSpec[]> }) => ({ output: event.output }) } },
                         onError: { target: 'done', actions: { type: 'recordError', params: ({ event }: { event: ErrorEvent }) => ({ where: 'tools manifest', error: event.error }) } },
                       },
@@ -211,8 +217,9 @@ export const sessionMachine = sessionSetup.createMachine({
                 src: 'runTools',
                 input: ({ context }) => ({
                   workspaceId: context.workspaceId,
+                  channel: context.channel,
                   turnId: context.turn!.id,
-                  sessionId: context.sessionId,
+                  conversationId: context.conversationId,
                   language: context.turn!.language,
                   calls: context.turn!.rounds.at(-1)!.calls,
                 }),
@@ -229,7 +236,7 @@ export const sessionMachine = sessionSetup.createMachine({
                 input: ({ context }) => ({
                   workspaceId: context.workspaceId,
                   turnId: context.turn!.id,
-                  sessionId: context.sessionId,
+                  conversationId: context.conversationId,
                   channel: context.channel,
                   language: context.turn!.language,
                   ...handoffOf(context.turn!)!,

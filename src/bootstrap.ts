@@ -3,12 +3,11 @@
  * in to the dashboard) and token (for scripts and curl) are printed this once.
  */
 import type { AccountsService, CreatedWorkspace } from './accounts/accounts-service.ts';
-
-export const FIRST_WORKSPACE = { name: 'My workspace', ownerEmail: 'owner@example.com' } as const;
+import { FIRST_WORKSPACE } from './accounts/first-workspace.ts';
 
 /**
  * The first workspace and its owner. `BOTLINK_OWNER_EMAIL` and `BOTLINK_WORKSPACE_NAME` (README, Settings) name them;
- * without them the placeholders above, which the owner changes later on the dashboard's Workspace screen.
+ * without them the placeholders of src/accounts/first-workspace.ts, which the owner changes later on the dashboard's Workspace screen.
  */
 export async function createFirstWorkspace(
   accounts: AccountsService,
@@ -16,6 +15,11 @@ export async function createFirstWorkspace(
 ): Promise<CreatedWorkspace | null> {
   if (!(await accounts.isEmpty())) return null;
   return accounts.createWorkspace({ name: first.workspaceName ?? FIRST_WORKSPACE.name, ownerEmail: first.email ?? FIRST_WORKSPACE.ownerEmail });
+}
+
+/** The first owner's way in: a password through the invite link. */
+export function signInLine(inviteUrl: string): string {
+  return `Sign in: open ${inviteUrl}\n         and choose a password (the link works once, for 7 days).`;
 }
 
 /**
@@ -35,7 +39,7 @@ export function startMessage(options: {
   const here = /^http:\/\/localhost:\d+$/.test(publicUrl) ? publicUrl : options.local;
   const lines = ['', `Botlink is running: ${publicUrl}  (${options.database})`, `  Dashboard:  ${publicUrl}/dashboard`];
   if (!created) {
-    lines.push('  Sign in with your email and password; a forgotten password: an owner or admin makes a new invite link on Users.', '');
+    lines.push('  Sign in with your email and password; a forgotten password: "Forgot your password?" (with SMTP_URL) or a new invite link from an owner or admin on Users.', '');
     return lines.join('\n');
   }
   lines.push(
@@ -43,19 +47,19 @@ export function startMessage(options: {
     'First start: a workspace was made for you.',
     `  Workspace:  ${created.workspace.name}` + (created.workspace.name === FIRST_WORKSPACE.name ? '  (rename it on the dashboard: Workspace)' : ''),
     `  Owner:      ${created.owner.email}` + (created.owner.email === FIRST_WORKSPACE.ownerEmail ? '  (change it on the dashboard: Workspace; or set BOTLINK_OWNER_EMAIL before the first start)' : ''),
-    ...(created.owner.invite_url ? [`  Sign in:    open ${created.owner.invite_url}`, '              and choose a password (the link works once, for 7 days).'] : []),
     `  Token:      ${created.owner.token}`,
     '              for scripts and curl; shown this once (stored only as a hash), so keep it somewhere safe.',
+    `              Try it: curl -s ${here}/v1/workspace -H "Authorization: Bearer <the token>"`,
     '',
-    'Next steps (README, A tour):',
-    '  1. Channels: switch the website chat on for your site and paste its line into your pages; add your phone number.',
-    '  2. Integration (optional): connect your own system. To try the example order desk on this machine, start Botlink',
-    '     with OUTBOUND_ALLOW=127.0.0.1/32 NODE_EXTRA_CA_CERTS=test/fixtures/tls/ca.pem, save',
-    '     https://127.0.0.1:8443/botlink/channel there, and run: BOTLINK_KEY=<the key shown> npm run example:integrator',
-    '  3. The same through the API (GET /openapi.json describes it):',
-    `     export TOKEN=${created.owner.token}`,
-    `     curl -s ${here}/v1/workspace -H "Authorization: Bearer $TOKEN"`,
+    'Next steps: the Overview lists them and ticks each one as it is done (README, A tour):',
+    '  1. Knowledge: add your website, a file or a page, so the bot knows your shop (it knows nothing yet).',
+    '  2. Knowledge: try a question as a customer would ask it.',
+    '  3. Channels: switch the website chat on for your site and paste its line into your pages.',
+    '  4. Users: invite a colleague; Inbox: say who is available to answer.',
+    '  Links that start with http://localhost work on this computer only: README, "Put it online".',
     '',
   );
+  // Last, so it is what the terminal shows when the start is done (and main.ts says it again after a minute).
+  if (created.owner.invite_url) lines.push(signInLine(created.owner.invite_url), '');
   return lines.join('\n');
 }

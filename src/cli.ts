@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { CLI_OPTIONS, UsageError, type CliCommand } from './cli/context.ts';
 import { integratorCommands } from './cli/integrator.ts';
 import { keyCommands } from './cli/key.ts';
+import { scenarioCommands } from './cli/scenarios.ts';
 import { secretsCommands } from './cli/secrets.ts';
 import { tokenCommands } from './cli/token.ts';
 import { userCommands } from './cli/user.ts';
@@ -23,6 +24,7 @@ const commands: CliCommand[] = [
   ...webhookCommands,
   ...secretsCommands,
   ...integratorCommands,
+  ...scenarioCommands,
 ];
 
 const usage = `Usage (every command takes --json: the answer as JSON, for scripts):

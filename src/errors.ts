@@ -33,6 +33,8 @@ export const errorStatus = {
   invalid_key: 422,
   rate_limited: 429,
   internal: 500,
+  /** The workspace's language model failed, or answered what could not be read, for a request that waits on it. */
+  model_failed: 502,
   unavailable: 503,
 } as const satisfies Record<string, number>;
 

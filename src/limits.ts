@@ -89,8 +89,16 @@ export const STREAM_RECHECK_MS = 2_000;
 /** A password has 10 to 200 characters (Unicode code points) and is not all whitespace. */
 export const MIN_PASSWORD_CHARS = 10;
 export const MAX_PASSWORD_CHARS = 200;
+/** A user's display name has at most 120 characters (Unicode code points), trimmed; empty is none (migration 0036). */
+export const MAX_USER_NAME_CHARS = 120;
 /** An invite link works once, for 7 days. */
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+/** A password-reset link works once, for this long (docs/interfaces.md: POST /v1/auth/reset). */
+export const RESET_TTL_MS = 3600_000;
+/** Password-reset requests per email: a burst of 5, then one a minute (docs/reliability.md, "Limits"). */
+export const RESET_RATE_LIMIT = { burst: 5, windowMs: 5 * 60_000, maxBuckets: 10_000 } as const;
+/** Password-reset requests per client address (an office shares one): 20, then one each 15 s. */
+export const RESET_ADDRESS_RATE_LIMIT = { burst: 20, windowMs: 5 * 60_000, maxBuckets: 10_000 } as const;
 /** A token made by signing in stops working by itself after 30 days. */
 export const LOGIN_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 /** Failed sign-ins counted over 15 minutes; after 5 for one email, or 20 from one address, each attempt waits. */

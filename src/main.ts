@@ -1,5 +1,5 @@
 /** Starts Botlink: configuration, database, HTTP; SIGTERM and SIGINT drain and stop. */
-import { createFirstWorkspace, startMessage } from './bootstrap.ts';
+import { createFirstWorkspace, signInLine, startMessage } from './bootstrap.ts';
 import { loadConfig, type Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { createLogger, terminalDestination } from './log.ts';
@@ -24,6 +24,9 @@ try {
   // The embedded database is the out-of-the-box setup; with DATABASE_URL the operator uses the CLI or admin API.
   const created = config.databaseUrl ? null : await createFirstWorkspace(service.accounts, config.firstOwner);
   console.log(startMessage({ created, publicUrl: config.publicUrl, local: service.url, database: config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}` }));
+  // The sign-in link again at the end of the first minute, in case log lines pushed it out of sight.
+  const inviteUrl = created?.owner.invite_url;
+  if (inviteUrl) setTimeout(() => console.log(`\nIf you have not signed in yet:\n${signInLine(inviteUrl)}\n`), 60_000).unref();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       service

@@ -11,12 +11,18 @@ import { integrationsRepository } from '../db/repositories/integrations.reposito
 import { knowledgeRepository } from '../db/repositories/knowledge.repository.ts';
 import { knowledgeSourcesRepository } from '../db/repositories/knowledge-sources.repository.ts';
 import { knowledgePhrasingsJobsRepository } from '../db/repositories/knowledge-phrasings-jobs.repository.ts';
+import { knowledgeChecksRepository } from '../db/repositories/knowledge-checks.repository.ts';
+import { knowledgeEmbeddingsRepository } from '../db/repositories/knowledge-embeddings.repository.ts';
 import { phoneRepository } from '../db/repositories/phone.repository.ts';
 import { sessionsRepository } from '../db/repositories/sessions.repository.ts';
 import { signInRepository } from '../db/repositories/sign-in.repository.ts';
+import { workspaceSettingsRepository } from '../db/repositories/workspace-settings.repository.ts';
 import { signInThrottleRepository } from '../db/repositories/sign-in-throttle.repository.ts';
+import { teamPresenceRepository } from '../db/repositories/team-presence.repository.ts';
 import { createAccountsService } from './accounts/accounts-service.ts';
 import { createSignInService } from './accounts/sign-in-service.ts';
+import { inviteEmail } from './accounts/auth-emails.ts';
+import { createMailer } from './email/mailer.ts';
 import { createAi } from './ai/index.ts';
 import { createApiKeysService } from './auth/api-keys.ts';
 import { createLoginThrottle } from './auth/login-throttle.ts';
@@ -29,6 +35,7 @@ import { probeEndpoint, recordHealthTransition } from './integration/endpoint-he
 import { createIntegrationService } from './integration/integration-service.ts';
 import { createQuestionsModel } from './knowledge/doc2query/questions-model.ts';
 import { createQuestionsWorker } from './knowledge/doc2query/questions-worker.ts';
+import { createKnowledgeEmbeddings } from './knowledge/embeddings/knowledge-embeddings.ts';
 import { createKnowledgeEntries } from './knowledge/knowledge-entries.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { ExtractionPool } from './knowledge/sources/extraction-pool.ts';
@@ -67,8 +74,23 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     ...options.signIn,
     onSweepError: (err) => logger.warn({ err }, 'forgetting old sign-in failures failed; the next sweep tries again'),
   });
-  const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl });
-  const accounts = createAccountsService({ accounts: accountsRepository(database.db), invites: signIn });
+  // The one mailer (SMTP_URL): invites and password resets here, replies to web chat visitors who left (service-channels).
+  const mailer = createMailer(config.smtp);
+  const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl, mailer, logger });
+  const workspaceNames = workspaceSettingsRepository(database.db);
+  const accounts = createAccountsService({
+    accounts: accountsRepository(database.db),
+    invites: signIn,
+    emailInvite: ({ to, workspaceId, invite }) => {
+      if (!mailer.configured) return false;
+      void workspaceNames
+        .find(workspaceId)
+        .then((workspace) => mailer.send(inviteEmail({ to, workspace: workspace?.name ?? 'your workspace', link: invite.invite_url, expiresAt: invite.expires_at })))
+        // Never the link in a log line: it sets the password.
+        .catch((err: unknown) => logger.warn({ workspaceId, reason: err instanceof Error ? err.message : String(err) }, 'an invite email could not be sent; the link was shown to whoever made it'));
+      return true;
+    },
+  });
   const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
   const integration = createIntegrationService({
     integrations: integrationsRepository(database.db),
@@ -80,8 +102,29 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     // protocol §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
     onChange: (workspaceId) => tools.invalidate(workspaceId),
   });
+  // Optional embeddings ranked with the knowledge search (docs/knowledge.md, "Embeddings"): only with
+  // LLM_EMBEDDING_MODEL; without it nothing of them is made, asked or run. Their worker starts after listen.
+  const knowledgeEmbeddings = config.llm?.embeddingModel
+    ? createKnowledgeEmbeddings({
+      llm: { ...config.llm, embeddingModel: config.llm.embeddingModel },
+      embeddings: knowledgeEmbeddingsRepository(database.db),
+      registry: metrics.registry,
+      logger,
+      engine: sourcesEngine,
+      leaseMs: config.leaseMs,
+      ...options.knowledgeEmbeddings,
+    })
+    : null;
   // Knowledge base and content sync (protocol §1.6).
-  const knowledge = createKnowledgeService({ knowledge: knowledgeRepository(database.db) });
+  // Each write leaves its workspace's mark, from which the saved checks run again (docs/scenarios.md, "Answers a
+  // knowledge change moved"); a mark that cannot be written is logged and never fails the write that got through.
+  const knowledgeChecks = knowledgeChecksRepository(database.db);
+  const knowledge = createKnowledgeService({
+    knowledge: knowledgeRepository(database.db),
+    changed: (workspaceId) =>
+      knowledgeChecks.markChanged(workspaceId, new Date()).catch((err: unknown) => logger.warn({ err, workspaceId }, 'the mark of a knowledge change could not be written; its saved checks are not run again')),
+    ...(knowledgeEmbeddings ? { semantic: knowledgeEmbeddings.semantic } : {}),
+  });
   // Pages and Q&A pairs written in the dashboard, in the same tables (docs/knowledge.md).
   const knowledgeRepo = knowledgeRepository(database.db);
   const knowledgeEntries = createKnowledgeEntries({ knowledge: knowledgeRepo, service: knowledge });
@@ -134,9 +177,17 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
   // Conversations: one actor per session (machines/session.machine.ts).
   const ai = createAi(config.llm, { logger });
   const sessions = sessionsRepository(database.db);
-  // Phone and team hours: a human handoff connects while the team switch is on and now is inside the team hours.
+  // The team is available while someone of it is (presence per person) and now is inside the team hours when set, on
+  // every channel (docs/architecture.md, "Presence and assignment").
   const phoneRepo = phoneRepository(database.db);
-  const teamAvailable = createTeamAvailability({ phone: phoneRepo, ...(options.phone?.now ? { now: options.phone.now } : {}) });
+  const presenceRepo = teamPresenceRepository(database.db);
+  const teamStatus = createTeamAvailability({
+    phone: phoneRepo,
+    presence: presenceRepo,
+    idleMinutes: config.team.presenceIdleMinutes,
+    ...(options.phone?.now ? { now: options.phone.now } : {}),
+  });
+  const teamAvailable = teamStatus.available;
   return {
     metrics,
     http,
@@ -144,6 +195,7 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     tools,
     health,
     signIn,
+    mailer,
     accounts,
     streams,
     integration,
@@ -154,10 +206,13 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     knowledgeScheduler,
     knowledgeQuestionsJobs,
     knowledgeQuestions,
+    knowledgeEmbeddings,
     apiKeys,
     ai,
     sessions,
     phoneRepo,
+    presenceRepo,
+    teamStatus,
     teamAvailable,
   };
 }

@@ -39,6 +39,8 @@ export async function startConversations(options: ServiceOptions, storage: Servi
   const runtime = createSessionRuntime({
     live,
     teamAvailable,
+    // Outside the team hours the customer is told until when the team is away (src/sessions/handoff.ts).
+    teamOpensAt: base.teamStatus.opensAt,
     inbox: inboxEvents,
     sessions,
     renderers: channelRenderers,

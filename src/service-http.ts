@@ -26,8 +26,17 @@ export function createHttpServer(deps: {
   const { accounts, metrics, apiKeys } = deps.base;
   const pages = [dashboardPages(), widgetPages({ publicUrl: config.publicUrl })];
   const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages, audit, trustProxy: config.trustProxy });
-  return createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
+  // An idle kept-alive connection is closed by whichever side's timer runs out first; when it is the server's, a
+  // client (a reverse proxy such as Caddy, whose upstream connections idle up to 2 minutes, or undici's 4 s) may send
+  // its next request on a socket the server is closing, and gets ECONNRESET or a 502. So the server keeps idle
+  // connections longer than its clients do (docs/operations.md, "Behind a reverse proxy").
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  return server;
 }
+
+/** Longer than Caddy's upstream idle time (2 min), so the proxy, not the engine, closes an idle connection. */
+export const KEEP_ALIVE_MS = 125_000;
 
 /** Listens on PORT and HOST; the answer is the address bound and the URL it is reached at. */
 export async function listen(server: Server, config: Config): Promise<{ address: AddressInfo; url: string }> {

@@ -37,6 +37,8 @@ export interface ServiceOptions {
   whatsapp?: Pick<WhatsappChannelOptions, 'processing' | 'worker'>;
   /** Website chat: the per-widget-key rate limit (tests use a short window); defaults in src/channels/webchat/limits.ts. */
   webchat?: { rateLimit?: Pick<RateLimitOptions, 'burst' | 'windowMs'> };
+  /** The email outbox: how often it looks for due emails and the first retry's wait (ms); defaults in src/email/limits.ts. */
+  email?: { pollMs?: number; retryBaseMs?: number };
   /** Phone: filler, heartbeat and key-entry timings (tests use short ones), and the clock of team hours. */
   phone?: PhoneChannelOptions;
   /** Outgoing webhooks: delivery worker settings (tests use short ones); defaults in src/webhooks/limits.ts. */
@@ -48,8 +50,12 @@ export interface ServiceOptions {
   admission?: AdmissionLimits;
   /** Endpoint health: refresh, flush and probe intervals (tests use short ones); defaults in src/botlink/endpoint-health-tracker.ts. */
   health?: Pick<EndpointHealthTrackerDeps, 'refreshMs' | 'flushMs' | 'probeIntervalMs'>;
-  /** The inbox: how often waiting conversations past their hand-back deadline are looked for (ms); default HANDBACK_SWEEP_MS. */
-  inbox?: { handbackSweepMs?: number };
+  /**
+   * The inbox: how often waiting conversations past their hand-back deadline are looked for (ms; default
+   * HANDBACK_SWEEP_MS), open dashboards are marked seen (PRESENCE_TOUCH_MS) and lapsed presence and unassigned waiting
+   * conversations are looked for (PRESENCE_SWEEP_MS).
+   */
+  inbox?: { handbackSweepMs?: number; presenceTouchMs?: number; presenceSweepMs?: number };
   /**
    * The dashboard's budgets (tests use other figures or a clock of their own): "Try a question" and the take-over
    * summaries per workspace, an agent's messages per agent and conversation; defaults TRY_QUESTION_RATE_LIMIT
@@ -67,6 +73,28 @@ export interface ServiceOptions {
    * request's deadline (ms; defaults in src/knowledge/doc2query/limits.ts).
    */
   knowledgeQuestions?: { intervalMs?: number; retryMs?: number; timeoutMs?: number };
+  /**
+   * The knowledge's embeddings (LLM_EMBEDDING_MODEL): how often due workspaces are looked for, the wait after the
+   * model failed, and the question's deadline (ms; defaults in src/knowledge/embeddings/limits.ts).
+   */
+  knowledgeEmbeddings?: { intervalMs?: number; retryMs?: number; questionTimeoutMs?: number };
   /** Retention: how often the purge is tried (ms; default PURGE_INTERVAL_MS); 0 leaves it to `retention.purge()`. */
   retention?: { intervalMs?: number };
+  /**
+   * Test scenarios: how often an engine looks for runs (ms), how many it plays at once, the judge's deadline (ms), the
+   * simulated customer's per request and per play (ms), and the starter suite's (ms); defaults in src/scenarios/limits.ts.
+   */
+  scenarios?: {
+    pollMs?: number;
+    concurrency?: number;
+    judgeTimeoutMs?: number;
+    personaTimeoutMs?: number;
+    personaDeadlineMs?: number;
+    starterTimeoutMs?: number;
+  };
+  /**
+   * Saved checks run again after a knowledge change: how often due workspaces are looked for (0: only when asked), the
+   * quiet spell after the latest write, the longest wait after the first, the clock; defaults in src/scenarios/limits.ts.
+   */
+  knowledgeRechecks?: { intervalMs?: number; quietMs?: number; maxWaitMs?: number; retryMs?: number; now?: () => Date };
 }

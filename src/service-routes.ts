@@ -5,6 +5,9 @@
  */
 import type { OpenedDatabase } from '../db/database.ts';
 import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
+import { visitorRepository } from '../db/repositories/visitor.repository.ts';
+import { firstDayRepository } from '../db/repositories/first-day.repository.ts';
+import { sessionNotesRepository } from '../db/repositories/session-notes.repository.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { channelRenderers } from './channels/renderers.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -21,14 +24,20 @@ import { knowledgeAiQuestionRoutes } from './http/routes/knowledge-ai-questions.
 import { operationRoutes } from './http/routes/operations.ts';
 import { phoneRoutes } from './http/routes/phone.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
+import { customerContextRoutes } from './http/routes/customer-context.ts';
+import { firstDayRoutes } from './http/routes/first-day.ts';
 import { syncRoutes } from './http/routes/sync.ts';
 import { workspaceRoutes } from './http/routes/workspace.ts';
 import { SUMMARY_RATE_LIMIT } from './inbox/limits.ts';
 import { createSummaries } from './inbox/summary.ts';
-import { createReplayService } from './integration/replay.ts';
+import { notesOf } from './inbox/notes.ts';
+import type { PresenceService } from './inbox/presence.ts';
+import { createCustomerContext } from './inbox/customer-context.ts';
+import { createReplayService, type ReplayJudge } from './integration/replay.ts';
 import { TRY_QUESTION_RATE_LIMIT } from './knowledge/limits.ts';
 import { createKnowledgeTeaching } from './knowledge/phrasings-service.ts';
 import { createTryQuestion } from './knowledge/try-question.ts';
+import { NEEDS_MODEL } from './scenarios/judge.ts';
 import type { ServiceBase } from './service-base.ts';
 import type { Conversations } from './service-conversations.ts';
 import { VERSION, type ServiceOptions } from './service-options.ts';
@@ -44,13 +53,18 @@ export function coreRoutes(deps: {
   conversations: Conversations;
   /** The whole table, complete by the time /openapi.json is asked for. */
   routes: readonly RouteDefinition[];
+  /** The team's presence (src/inbox/presence.ts), built with the team's side after these routes; asked for per request. */
+  presence: () => Pick<PresenceService, 'set' | 'closeTeam'>;
   state: () => ServiceState;
+  /** The judge of replay's changed answers (the scenarios' side, built after these routes); null without a model. */
+  replayJudge: () => ReplayJudge | null;
 }): RouteDefinition[] {
   const { options, database, routes } = deps;
   const { config, logger } = options;
   const { metrics, accounts, signIn, integration, http, sessions, knowledge, knowledgeEntries, knowledgeRepo, ai, apiKeys, streams } = deps.base;
-  const { phoneRepo, teamAvailable } = deps.base;
+  const { teamAvailable, presenceRepo } = deps.base;
   const { runtime } = deps.conversations;
+  const customerContext = createCustomerContext({ db: database.db, sessions });
   const openApiDocument = () => buildOpenApi(routes, { version: VERSION, serverUrl: config.publicUrl });
   return [
     ...operationRoutes({
@@ -71,7 +85,10 @@ export function coreRoutes(deps: {
     }),
     ...accountRoutes(accounts),
     ...authRoutes(signIn),
-    ...integrationRoutes(integration, createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http })),
+    ...integrationRoutes(
+      integration,
+      createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http, judge: deps.replayJudge, needsModel: NEEDS_MODEL }),
+    ),
     ...syncRoutes(knowledge),
     ...knowledgeRoutes(
       knowledgeEntries,
@@ -84,6 +101,7 @@ export function coreRoutes(deps: {
         askIntegrator: async (workspaceId, input) => (await integration.ask(workspaceId, input))?.exchange,
         detectLanguage,
         limiter: createRateLimiter(TRY_QUESTION_RATE_LIMIT, options.rateLimits?.tryQuestion),
+        tried: (workspaceId) => firstDayRepository(database.db).questionTried(workspaceId),
       }),
     ),
     // The team teaches the bot: answers from conversations, the customer's wording on a passage (docs/knowledge.md).
@@ -96,16 +114,33 @@ export function coreRoutes(deps: {
     ...knowledgeAiQuestionRoutes({
       enabled: deps.base.knowledgeQuestions !== null,
       summary: (workspaceId) => deps.base.knowledgeQuestionsJobs.summary(workspaceId),
+      embeddings: deps.base.knowledgeEmbeddings?.summary ?? null,
     }),
     ...keyRoutes(apiKeys),
     ...sessionRoutes({
       sessions,
+      satisfaction: visitorRepository(database.db),
       runtime,
       streams,
-      team: async (workspaceId) => ({ available: (await phoneRepo.teamState(workspaceId))?.switchOn ?? false, availableNow: await teamAvailable(workspaceId) }),
+      team: async (workspaceId) => ({
+        available: await presenceRepo.anyAvailable(workspaceId, config.team.presenceIdleMinutes),
+        availableNow: await teamAvailable(workspaceId),
+      }),
+      // PUT /v1/team, kept for API clients: the stored switch follows it (GET /v1/phone), and it sets presence (told to
+      // the workspace's open dashboards like any change of it).
+      async switchTeam(principal, available) {
+        await sessions.setTeamAvailable(principal.workspaceId, available);
+        if (available) await deps.presence().set(principal, 'available');
+        else await deps.presence().closeTeam(principal.workspaceId);
+      },
       // The take-over summaries, kept per last message (src/inbox/summary.ts).
       summaries: createSummaries({ complete: ai.complete, logger, limiter: createRateLimiter(SUMMARY_RATE_LIMIT, options.rateLimits?.summaries) }),
+      // The team's private notes among the session's messages (src/inbox/notes.ts).
+      notes: notesOf(sessionNotesRepository(database.db)),
+      customerContext,
     }),
+    // The customer panel's earlier conversations (src/inbox/customer-context.ts).
+    ...customerContextRoutes(customerContext),
   ];
 }
 
@@ -121,6 +156,7 @@ export function settingsRoutes(options: ServiceOptions, database: OpenedDatabase
       phone: phoneRepo,
       sessions,
       teamAvailable,
+      teamOpensAt: base.teamStatus.opensAt,
       publicUrl: config.publicUrl,
       twilioAuthToken: config.twilioAuthToken,
       bridgeToken: config.bridgeToken,
@@ -130,12 +166,20 @@ export function settingsRoutes(options: ServiceOptions, database: OpenedDatabase
     // The workspace's own settings, the user's email, and what to paste into Twilio and Meta (src/http/routes/workspace.ts).
     ...workspaceRoutes({
       settings: workspaceSettings,
+      accounts: base.accounts,
       publicUrl: config.publicUrl,
       twilioAuthToken: config.twilioAuthToken,
       bridgeToken: config.bridgeToken,
       whatsapp: config.whatsapp,
     }),
+    // The Overview's first-day list, ticked from the workspace's state (docs/analytics.md, "The first day").
+    ...firstDayRoutes({ firstDay: firstDayRepository(database.db) }),
     // The Overview: figures from the hourly roll-ups, unanswered questions, the export (docs/analytics.md).
-    ...analyticsRoutes({ analytics: analyticsRepository(database.db), settings: workspaceSettings }),
+    ...analyticsRoutes({
+      analytics: analyticsRepository(database.db),
+      settings: workspaceSettings,
+      labels: sessions,
+      satisfaction: visitorRepository(database.db),
+    }),
   ];
 }

@@ -19,7 +19,7 @@ export interface StoppingParts {
   options: ServiceOptions;
   drainMs: number;
   storage: ServiceStorage;
-  base: Pick<ServiceBase, 'streams' | 'health' | 'ai' | 'http' | 'knowledgeScheduler' | 'knowledgeQuestions'>;
+  base: Pick<ServiceBase, 'streams' | 'health' | 'ai' | 'http' | 'knowledgeScheduler' | 'knowledgeQuestions' | 'knowledgeEmbeddings'>;
   conversations: Pick<Conversations, 'sweep' | 'runtime' | 'admission' | 'live'>;
   server: Server;
   handbackSweep: NodeJS.Timeout;
@@ -33,7 +33,7 @@ export async function drainService(parts: StoppingParts): Promise<void> {
   const { options, drainMs, server, handbackSweep, whatsapp, phone, webhookListener } = parts;
   const { logger } = options;
   const { database, releaseLock } = parts.storage;
-  const { streams, health, ai, http, knowledgeScheduler, knowledgeQuestions } = parts.base;
+  const { streams, health, ai, http, knowledgeScheduler, knowledgeQuestions, knowledgeEmbeddings } = parts.base;
   const { sweep, runtime, admission, live } = parts.conversations;
   const { stopHousekeeping, webhookWorker } = parts.outgoing;
   logger.info('draining: no new work, waiting for requests in flight');
@@ -64,6 +64,8 @@ export async function drainService(parts: StoppingParts): Promise<void> {
   await knowledgeScheduler.stop();
   // The AI's questions: requests in flight aborted, the claim given back (the passages wait for the next run).
   await knowledgeQuestions?.stop();
+  // The embeddings: the batch in flight aborted, the claim given back; the question's client closed.
+  await knowledgeEmbeddings?.stop();
   await http.close();
   if (!options.database) await database.close();
   releaseLock();

@@ -70,6 +70,7 @@ export async function openStorage(options: ServiceOptions): Promise<ServiceStora
 /** One box seals every stored secret (integration keys, webhook secrets, WhatsApp tokens). */
 export function openSecrets(config: Config, logger: Logger): SecretBox {
   const { key: masterKey, created } = loadOrCreateMasterKey(config.masterKey, config.dataDir);
-  if (created) logger.warn({ dataDir: config.dataDir }, 'generated a master key in DATA_DIR; back it up, stored secrets cannot be read without it');
+  // The embedded default's normal first start, said at info: backing up DATA_DIR keeps the key with the secrets it opens.
+  if (created) logger.info({ dataDir: config.dataDir }, 'made a master key in DATA_DIR (master.key): it encrypts stored secrets; back it up with the rest of DATA_DIR');
   return createSecretBox(masterKey, config.masterKeyPrevious ? [config.masterKeyPrevious] : []);
 }

@@ -22,10 +22,13 @@ import { startConversations } from './service-conversations.ts';
 import { createHttpServer, listen } from './service-http.ts';
 import { DEFAULT_DRAIN_MS, type ServiceOptions } from './service-options.ts';
 import { coreRoutes, settingsRoutes, type ServiceState } from './service-routes.ts';
+import { createScenarioSide } from './service-scenarios.ts';
 import { drainService } from './service-stop.ts';
 import { openSecrets, openStorage } from './service-storage.ts';
 import { startTeamSide } from './service-team.ts';
 import { createOutgoing, startWorkers } from './service-workers.ts';
+import type { KnowledgeRechecks } from './scenarios/knowledge-rechecks.ts';
+import type { ScenarioWorker } from './scenarios/scenario-worker.ts';
 import type { SessionRuntime } from './sessions/session-runtime.ts';
 import type { DeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
@@ -52,6 +55,10 @@ export interface RunningService {
   endIdleWebchats(): Promise<number>;
   /** The audit log and retention (src/privacy): tests read the one and run the other's purge. */
   privacy: Pick<Privacy, 'audit' | 'retention'>;
+  /** Test scenarios: the worker that plays their runs on this engine (tests wait for it). */
+  scenarios: Pick<ScenarioWorker, 'idle' | 'wake'>;
+  /** Saved checks run again after knowledge changes (tests run the due ones with `runDue`). */
+  knowledgeRechecks: Pick<KnowledgeRechecks, 'runDue'>;
   /** The route table the app mounts and /openapi.json describes (test/http/authorization-matrix.test.ts walks it). */
   routes: readonly RouteDefinition[];
   stop(): Promise<void>;
@@ -72,14 +79,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { runtime, endIdleWebchats } = conversations;
 
   const routes: RouteDefinition[] = [];
-  routes.push(...coreRoutes({ options, database, base, conversations, routes, state: () => state }));
+  routes.push(
+    ...coreRoutes({
+      options, database, base, conversations, routes, state: () => state, presence: () => team.presence, replayJudge: () => scenarios.replayJudge,
+    }),
+  );
   // WhatsApp's delivery changes go to the inbox, built just below; its worker starts after listen.
   const channels = createChannels({ options, database, secrets, base, conversations, inbox: () => team.inbox });
   routes.push(...channels.routes);
   const { whatsapp } = channels;
-  const team = startTeamSide(options, database, base, conversations, whatsapp);
+  const team = startTeamSide(options, database, base, conversations, whatsapp, channels.visitorSide);
   routes.push(...team.routes);
   routes.push(...settingsRoutes(options, database, base, conversations));
+  // Test scenarios through the real engine (docs/scenarios.md); their worker starts after listen.
+  const scenarios = createScenarioSide(options, database, base, conversations, channels);
+  routes.push(...scenarios.routes);
   const outgoing = createOutgoing(options, database, secrets, base, conversations);
   routes.push(...outgoing.routes);
   const { privacy, webhooks, webhookWorker } = outgoing;
@@ -89,8 +103,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { address, url } = await listen(server, config);
   state = 'ready';
   const webhookListener = await startWorkers(options, database, { whatsapp, health: base.health, webhookWorker });
+  // Emails waiting in the outbox (src/email/outbox.ts), when SMTP_URL is set.
+  channels.email.start();
   base.knowledgeScheduler.start();
   base.knowledgeQuestions?.start();
+  base.knowledgeEmbeddings?.worker.start();
+  scenarios.worker.start();
+  scenarios.rechecks.start();
   logger.info({ port: address.port, database: database.kind }, 'botlink is ready');
 
   let stopping: Promise<void> | undefined;
@@ -106,11 +125,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     webhooks: { service: webhooks, worker: webhookWorker },
     endIdleWebchats,
     privacy,
+    scenarios: scenarios.worker,
+    knowledgeRechecks: scenarios.rechecks,
     routes,
     stop() {
       stopping ??= (async () => {
         state = 'draining';
+        // Emails not sent yet stay in the outbox for the next start (or another engine).
+        await channels.email.stop();
         const { handbackSweep } = team;
+        team.stopSweeps();
+        // Runs being played stop between turns and wait for the next claim, before the conversations stop.
+        await scenarios.stop();
         await drainService({ options, drainMs, storage, base, conversations, server, handbackSweep, whatsapp, phone, outgoing, webhookListener });
       })();
       return stopping;

@@ -18,6 +18,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'postgres://db/x' }, /^MASTER_KEY must be set when DATABASE_URL is set/],
     [{ MASTER_KEY: 'short' }, /^MASTER_KEY must be 32 random bytes/],
     [{ PUBLIC_URL: 'botlink.example.com' }, /^PUBLIC_URL must be/],
+    [{ DOMAIN: 'https://chat.shop.example' }, /^DOMAIN must be a host name only/],
+    [{ DOMAIN: 'chat.shop.example/path' }, /^DOMAIN must be a host name only/],
     [{ ADMIN_TOKEN: 'tooshort' }, /^ADMIN_TOKEN must be at least 32 characters/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
     [{ LOG_CUSTOMER_DATA: 'yes' }, /^LOG_CUSTOMER_DATA must be on or off/],
@@ -48,6 +50,11 @@ describe('configuration', () => {
     expect(loadConfig({ MASTER_KEY: key }).masterKey).toEqual(Buffer.from(key, 'hex'));
     const b64 = Buffer.alloc(32, 7).toString('base64');
     expect(loadConfig({ MASTER_KEY: b64 }).masterKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it('takes https://DOMAIN as the public address when DOMAIN is set and PUBLIC_URL is not (Caddy in front)', () => {
+    expect(loadConfig({ DOMAIN: 'Chat.TrailTent.example' }).publicUrl).toBe('https://chat.trailtent.example');
+    expect(loadConfig({ DOMAIN: 'chat.trailtent.example', PUBLIC_URL: 'https://other.example/' }).publicUrl).toBe('https://other.example');
   });
 
   it('reads the full set', () => {

@@ -4,10 +4,12 @@
  * alone (the table of medians with min–max, target and result over the runs; the setup paragraph of the median run;
  * the runs' dates and load averages; the machine). `npm run bench:doc` rewrites the doc; `npm run bench -- --record`
  * does it after copying the new result files; test/bench/performance-doc.test.ts fails when the doc differs.
+ * `<!-- bench:against -->` renders bench/results/against.json, the last recorded `--against` comparison (./against.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isAgainstRecord, renderAgainstRecord } from './against.ts';
 import { markdownTable } from './benchmark.ts';
 import type { MachineInfo } from './report.ts';
 import { formatLoad, summaryHeader, summaryRows, type ResultFile } from './summary.ts';
@@ -55,6 +57,7 @@ export function renderPerformanceDoc(template: string, results: ReadonlyMap<stri
   const body = template.replace(PLACEHOLDER, (_line, name: string) => {
     const file = results.get(name);
     if (file === undefined) return `*Not measured yet.*`;
+    if (isAgainstRecord(file)) return renderAgainstRecord(file);
     return isRunsFile(file) ? renderRuns(file) : renderLegacy(file as LegacyResultFile);
   });
   return `${GENERATED_HEADER}\n\n${body.trimEnd()}\n`;

@@ -1,22 +1,26 @@
 /**
  * The load generator of the inbox benchmark (bench/inbox.bench.ts forks it), in a process of its own: everyone the
- * engine talks to or hears from. The integrator (every tenth customer's question is handed to a person), Meta's
- * Graph API (where WhatsApp replies are sent), the WhatsApp customers who open the conversations, and the team's
- * agents who take conversations over, reply and read the inbox.
+ * engine talks to or hears from. The integrator (every tenth customer's question is handed to a person, every
+ * twentieth is forwarded to the team to follow up), Meta's Graph API (where WhatsApp replies are sent), the WhatsApp
+ * customers who open the conversations, and the team's agents. The agents work as a dashboard does: each holds the
+ * inbox's stream open (GET /v1/inbox/events, which keeps them available) and says they are available
+ * (PUT /v1/me/presence), so waiting conversations are assigned to them; each takes conversations over, replies and
+ * reads the inbox's views in turn.
  *
  * An agent's reply carries a reference (`[a<agent>m<n>]`); the Graph fake notes when each reference arrives, so the
  * time from the agent's POST to the send reaching Meta is measured on one clock, and a reference that never arrives
  * or arrives twice is counted.
  *
  * IPC, in order: → listening {integrator, graph}; ← setup {engine, adminToken, …}; → seeded {workspaceId, agents};
- * ← agents {conversations}; → taken; ← run {warmupSeconds, seconds}; → measuring (after the warm-up); → finished
- * {…}. It exits when the parent goes away.
+ * ← agents {conversations} (the agents open their streams, become available, and take these over); → taken;
+ * ← run {warmupSeconds, seconds}; → measuring (after the warm-up); → finished {…}. It exits when the parent goes away.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
 import { signWebhookBody } from '../../src/channels/whatsapp/signature.ts';
 import { metaTextMessage } from '../../harness/meta-webhook.ts';
+import { openEventStream, type EventStream } from '../lib/event-stream.ts';
 import { https } from '../lib/https-peer.ts';
 
 export interface SetupMessage {
@@ -38,6 +42,14 @@ export interface AgentsResults {
   listMs: Record<string, number[]>;
   /** Largest number of conversations one list answered, by view. */
   listSizes: Record<string, number>;
+  /** Rows of the measured lists that named who the conversation is assigned to, and that carried the customer's words. */
+  rowsAssigned: number;
+  rowsWithCustomerWords: number;
+  rowsListed: number;
+  /** Inbox changes the agents' streams received in the measured part (every stream hears the workspace's changes). */
+  streamEvents: number;
+  /** Streams that ended or failed while the agents worked. */
+  brokenStreams: string[];
   replies: number;
   lists: number;
   neverSent: number;
@@ -53,9 +65,10 @@ type FromParent =
 
 const PHONE_NUMBER_ID = '106540352242922';
 const ACCESS_TOKEN = `EAAGbench${randomBytes(12).toString('hex')}`;
-const VIEWS = ['waiting', 'mine', 'open'] as const;
+const VIEWS = ['waiting', 'mine', 'open', 'followups'] as const;
 const REF = /\[a\d+m\d+\]/;
 const HANDOFF_WORDS = 'may I talk to a person';
+const FORWARD_WORDS = 'please call me back';
 const SETTLE_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,8 +86,9 @@ let graphSent = 0;
 const integrator = await https((req, res, body) => {
   if (req.method === 'GET') return json(res, 200, { tools: [] }); // the tools manifest: none
   const { message } = JSON.parse(body.toString('utf8')) as { message: string };
-  const handoff = message.includes(HANDOFF_WORDS) ? 'human' : null;
-  json(res, 200, { reply: handoff ? 'A colleague will answer you here.' : 'Your order ships tomorrow.', handled: true, handoff });
+  const handoff = message.includes(HANDOFF_WORDS) ? 'human' : message.includes(FORWARD_WORDS) ? 'forward' : null;
+  const reply = handoff === 'human' ? 'A colleague will answer you here.' : handoff === 'forward' ? 'We will call you back today.' : 'Your order ships tomorrow.';
+  json(res, 200, { reply, handled: true, handoff });
 });
 const graph = await https((_req, res, body) => {
   const text = (JSON.parse(body.toString('utf8')) as { text?: { body?: string } }).text?.body ?? '';
@@ -109,7 +123,7 @@ async function must(method: string, path: string, token: string | null, body?: u
 /** A Meta text-message webhook from customer `n`, signed with the app secret. */
 async function customerWrites(appSecret: string, n: number): Promise<void> {
   const waId = `316${String(n).padStart(8, '0')}`;
-  const text = n % 10 === 0 ? `Order ${n}: ${HANDOFF_WORDS}?` : `Where is my order ${n}?`;
+  const text = n % 10 === 0 ? `Order ${n}: ${HANDOFF_WORDS}?` : n % 20 === 5 ? `Order ${n} is late, ${FORWARD_WORDS}.` : `Where is my order ${n}?`;
   const body = JSON.stringify(metaTextMessage({ phoneNumberId: PHONE_NUMBER_ID, waId, messageId: `wamid.IN${randomBytes(8).toString('hex')}`, text, name: `Customer ${n}` }));
   const signature = signWebhookBody(appSecret, body);
   const res = await request(`${engine}/v1/whatsapp/webhook`, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
@@ -161,7 +175,16 @@ async function every(intervalMs: number, offsetMs: number, until: number, work: 
 
 async function runAgents(tokens: string[], held: string[][], plan: Extract<FromParent, { type: 'run' }>): Promise<AgentsResults> {
   const results: AgentsResults = {
-    type: 'finished', replyToGraphMs: [], postMs: [], listMs: { waiting: [], mine: [], open: [] }, listSizes: { waiting: 0, mine: 0, open: 0 },
+    type: 'finished',
+    replyToGraphMs: [],
+    postMs: [],
+    listMs: Object.fromEntries(VIEWS.map((view) => [view, []])),
+    listSizes: Object.fromEntries(VIEWS.map((view) => [view, 0])),
+    rowsAssigned: 0,
+    rowsWithCustomerWords: 0,
+    rowsListed: 0,
+    streamEvents: 0,
+    brokenStreams: [],
     replies: 0, lists: 0, neverSent: 0, sentTwice: 0, errors: [], cpuMicros: 0,
   };
   const started = performance.now();
@@ -170,8 +193,10 @@ async function runAgents(tokens: string[], held: string[][], plan: Extract<FromP
   const posted = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
   let cpuAt = process.cpuUsage();
+  let eventsAt = streamEvents;
   setTimeout(() => {
     cpuAt = process.cpuUsage();
+    eventsAt = streamEvents;
     send({ type: 'measuring' });
   }, plan.warmupSeconds * 1000);
 
@@ -197,10 +222,16 @@ async function runAgents(tokens: string[], held: string[][], plan: Extract<FromP
       const res = await api('GET', `/v1/inbox?view=${view}`, token).catch((err: unknown) => ({ status: 0, body: { error: String(err) } as Record<string, unknown> }));
       const t1 = performance.now();
       if (res.status !== 200) return void results.errors.push(`inbox ${view} ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-      results.listSizes[view] = Math.max(results.listSizes[view]!, (res.body.conversations as unknown[]).length);
+      const rows = res.body.conversations as { assigned_to: unknown; customer_last_message: unknown }[];
+      results.listSizes[view] = Math.max(results.listSizes[view]!, rows.length);
       if (t0 < measureFrom) return;
       results.listMs[view]!.push(t1 - t0);
       results.lists++;
+      results.rowsListed += rows.length;
+      for (const row of rows) {
+        if (row.assigned_to) results.rowsAssigned++;
+        if (row.customer_last_message) results.rowsWithCustomerWords++;
+      }
     };
     return [every(plan.replyIntervalMs, offset, until, reply, inFlight), every(plan.listIntervalMs, offset + plan.listIntervalMs / 2, until, list, inFlight)];
   });
@@ -208,6 +239,7 @@ async function runAgents(tokens: string[], held: string[][], plan: Extract<FromP
   while (inFlight.size > 0) await Promise.all([...inFlight]);
   const cpu = process.cpuUsage(cpuAt);
   results.cpuMicros = cpu.user + cpu.system;
+  results.streamEvents = streamEvents - eventsAt;
   // Every measured reply must reach the Graph fake once; the worker may still be sending the last ones.
   const settleUntil = performance.now() + SETTLE_MS;
   while ([...posted.keys()].some((ref) => !graphSeen.agentAt.has(ref)) && performance.now() < settleUntil) await sleep(100);
@@ -217,11 +249,28 @@ async function runAgents(tokens: string[], held: string[][], plan: Extract<FromP
     else results.replyToGraphMs.push(at - t0);
   }
   results.sentTwice = graphSeen.agentTwice;
+  for (const stream of streams) stream.close();
+  results.brokenStreams = brokenStreams;
   return results;
+}
+
+/** Agent `a`'s dashboard: the inbox's stream held open (which keeps them seen), then "available" in the header. */
+async function comeToWork(token: string, a: number): Promise<void> {
+  const stream = await openEventStream(`${engine}/v1/inbox/events`, { authorization: `Bearer ${token}` }, (type) => {
+    if (type === 'conversation') streamEvents++;
+  });
+  streams.push(stream);
+  void stream.ended.then((why) => {
+    if (why !== null) brokenStreams.push(`agent ${a}'s stream: ${why}`);
+  });
+  await must('PUT', '/v1/me/presence', token, { status: 'available' });
 }
 
 let tokens: string[] = [];
 let held: string[][] = [];
+const streams: EventStream[] = [];
+const brokenStreams: string[] = [];
+let streamEvents = 0;
 process.on('message', (message: FromParent) => {
   void (async () => {
     if (message.type === 'setup') {
@@ -229,7 +278,9 @@ process.on('message', (message: FromParent) => {
       tokens = seeded.tokens;
       send({ type: 'seeded', workspaceId: seeded.workspaceId, agents: tokens.length });
     } else if (message.type === 'agents') {
-      // Each agent takes over its share of the conversations (round robin).
+      // The agents come to work (their dashboards open, available: the waiting conversations are assigned to them),
+      // then each takes over its share of the conversations (round robin).
+      for (const [a, token] of tokens.entries()) await comeToWork(token, a);
       held = tokens.map(() => []);
       message.conversations.forEach((id, i) => held[i % tokens.length]!.push(id));
       for (const [a, ids] of held.entries()) for (const id of ids) await must('POST', `/v1/sessions/${id}/takeover`, tokens[a]!);

@@ -19,7 +19,7 @@ const key = 'bench-key-'.padEnd(64, '0123456789abcdef');
 const path = '/botlink/channel';
 const input = (seq: number) => ({
   channel: 'whatsapp' as const,
-  sessionId: `wa-${String(seq % 100_000_000).padStart(8, '0')}`,
+  conversationId: `wa-${String(seq % 100_000_000).padStart(8, '0')}`,
   message: 'Hello, where is my order 1234? I ordered it last Tuesday.',
   language: 'nl-NL',
   customerPhone: '+31612345678',

@@ -32,6 +32,18 @@ import * as m0026 from './0026-privacy-scope.ts';
 import * as m0027 from './0027-audit-owner.ts';
 import * as m0028 from './0028-knowledge-sources.ts';
 import * as m0029 from './0029-knowledge-phrasings.ts';
+import * as m0030 from './0030-team-presence.ts';
+import * as m0031 from './0031-team-replies-notes.ts';
+import * as m0032 from './0032-visitor-side.ts';
+import * as m0033 from './0033-knowledge-embeddings.ts';
+import * as m0034 from './0034-customer-context.ts';
+import * as m0035 from './0035-first-day.ts';
+import * as m0036 from './0036-user-names.ts';
+import * as m0037 from './0037-note-edits.ts';
+import * as m0038 from './0038-whatsapp-reply-buttons.ts';
+import * as m0039 from './0039-scenarios.ts';
+import * as m0040 from './0040-knowledge-checks.ts';
+import * as m0043 from './0043-one-lease-spelling.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -62,4 +74,16 @@ export const migrations: Record<string, Migration> = {
   '0027-audit-owner': m0027, // the audit log owned by a role nobody logs in as: the engine adds and reads, its purge is the owner's function
   '0028-knowledge-sources': m0028, // websites, sitemaps and files as knowledge sources, their pages, documents that know their source
   '0029-knowledge-phrasings': m0029, // other words for a passage: the customer's wording the team taught, or a model wrote
+  '0030-team-presence': m0030, // presence per person and assignment
+  '0031-team-replies-notes': m0031, // saved replies and private notes
+  '0032-visitor-side': m0032, // typing, satisfaction, the visitor's presence, email to visitors
+  '0033-knowledge-embeddings': m0033, // passage vectors for the optional embedding model
+  '0034-customer-context': m0034, // the web chat visitor's browser time zone, for the customer panel
+  '0035-first-day': m0035, // the Overview's first-day list: whether somebody tried a question
+  '0036-user-names': m0036, // users' display names
+  '0037-note-edits': m0037, // private notes edited and deleted; a mention's notification names its note
+  '0038-whatsapp-reply-buttons': m0038, // WhatsApp's satisfaction question as reply buttons, and the customer's tap
+  '0039-scenarios': m0039, // test scenarios, their runs, and the mark on the test conversations they make
+  '0040-knowledge-checks': m0040, // saved checks, the mark a knowledge write leaves, and the re-runs' answers before and after
+  '0043-one-lease-spelling': m0043, // lease_owner and lease_until on every table that leases work
 };

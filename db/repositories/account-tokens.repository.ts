@@ -32,6 +32,8 @@ export interface Principal {
   userId: string;
   workspaceId: string;
   email: string;
+  /** The display name the user has (migration 0036); null: none, named from the email (src/accounts/display-name.ts). */
+  name: string | null;
   role: Role;
   tokenId: string;
 }
@@ -119,7 +121,7 @@ export function accountTokensRepository(db: Db) {
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
         .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
-        .select(['users.id as userId', 'users.workspace_id as workspaceId', 'users.email', 'users.role', 'tokens.id as tokenId', 'workspaces.disabled_at'])
+        .select(['users.id as userId', 'users.workspace_id as workspaceId', 'users.email', 'users.name', 'users.role', 'tokens.id as tokenId', 'workspaces.disabled_at'])
         .where('tokens.token_hash', '=', tokenHash)
         .where(liveToken)
         .executeTakeFirst();

@@ -53,11 +53,11 @@ export function accountsRepository(db: Db) {
      * The new user, without a token (they come in through an invite link), or 'email_taken' when a live user of the
      * workspace has that email (also when two add it at once).
      */
-    async createUser(input: { userId: string; workspaceId: string; email: string; role: Role }): Promise<User | 'email_taken'> {
+    async createUser(input: { userId: string; workspaceId: string; email: string; role: Role; name?: string | null }): Promise<User | 'email_taken'> {
       try {
         return await db
           .insertInto('users')
-          .values({ id: input.userId, workspace_id: input.workspaceId, email: input.email, role: input.role, revoked_at: null })
+          .values({ id: input.userId, workspace_id: input.workspaceId, email: input.email, role: input.role, revoked_at: null, name: input.name ?? null })
           .returningAll()
           .executeTakeFirstOrThrow();
       } catch (err) {
@@ -84,6 +84,18 @@ export function accountsRepository(db: Db) {
         .where('id', '=', userId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
+    },
+
+    /** Gives a live user of the workspace a display name (null: none); false when there is no such user. */
+    async setUserName(workspaceId: string, userId: string, name: string | null): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ name })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     async listLiveUsers(workspaceId: string): Promise<User[]> {

@@ -2,7 +2,7 @@
  * The Overview's reads (docs/analytics.md): sums over the hourly roll-ups (migrations 0022 and 0024, every slot of a
  * key summed) for the figures and the charts, the turns of a period for the questions the bot could not answer, and
  * the export's batches of conversations; and the compaction of the roll-ups' slots. Periods arrive as whole UTC
- * hours, `to` exclusive.
+ * hours, `to` exclusive. A scenario's test conversations are in none of them (docs/scenarios.md).
  */
 import { sql, type RawBuilder } from 'kysely';
 import { COUNTERS, foldSlotsSql } from '../analytics-rollup.ts';
@@ -40,7 +40,7 @@ export interface SeriesLatencyRow {
 
 export interface UnansweredRow {
   session_id: string;
-  /** The turn the message was said in (a fallback and the handover right after it name the same one). */
+  /** The turn the message was said in (a fallback and the handoff right after it name the same one). */
   turn_id: string;
   customer_message: string;
   at: Date;
@@ -172,7 +172,7 @@ export function analyticsRepository(db: Db) {
           select p.id, p.customer_message from session_turns p where p.session_id = t.session_id and p.started_at <= t.started_at and p.ordinal < t.ordinal
           order by p.started_at desc, p.ordinal desc limit 1
         ) prev on t.handoff ->> 'requestedBy' = 'customer'
-        where s.workspace_id = ${p.workspaceId} and s.updated_at >= ${p.from} ${channelFilter(p.channel, 's.channel')}
+        where s.workspace_id = ${p.workspaceId} and s.test_run_id is null and s.updated_at >= ${p.from} ${channelFilter(p.channel, 's.channel')}
           and t.started_at >= ${p.from} and t.started_at < ${p.to}
           and (t.source = 'fallback' or t.handoff is not null)
         order by t.started_at desc
@@ -185,7 +185,7 @@ export function analyticsRepository(db: Db) {
       const cursor = after === null ? sql`` : sql`and (created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`;
       const { rows } = await sql<ExportSession>`select id, channel, ${isoText('created_at')} as created_at, customer_phone, customer_email, customer_name
         from sessions
-        where workspace_id = ${p.workspaceId} and created_at >= ${p.from} and created_at < ${p.to} ${channelFilter(p.channel)} ${cursor}
+        where workspace_id = ${p.workspaceId} and test_run_id is null and created_at >= ${p.from} and created_at < ${p.to} ${channelFilter(p.channel)} ${cursor}
         order by sessions.created_at, id limit ${limit}`.execute(db);
       return rows;
     },

@@ -4,6 +4,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
+import { assignedToSql } from './team-presence.repository.ts';
+import { firstCustomerWordsSql } from './conversation-labels.repository.ts';
 import type { MessageFrom } from '../schema.ts';
 
 export type InboxView = 'waiting' | 'mine' | 'open' | 'followups';
@@ -30,10 +32,15 @@ export function inboxRepository(db: Db) {
           's.handled_by',
           's.agent_user_id',
           'u.email as agent_email',
+          'u.name as agent_name',
           's.waiting_since',
           's.handoff',
           's.updated_at',
         ])
+        // Who it is assigned to (migration 0030; db/repositories/team-presence.repository.ts).
+        .select(assignedToSql.as('assigned_to'))
+        // Its name when the customer has none (src/text/conversation-label.ts).
+        .select(firstCustomerWordsSql.as('first_words'))
         // The last message; a conversation without messages (a phone call, or one from before messages were kept)
         // shows its last turn. COALESCE reads the turns only for those.
         .select((eb) =>
@@ -54,7 +61,32 @@ export function inboxRepository(db: Db) {
             )
             .as('last_message'),
         )
-        .where('s.workspace_id', '=', workspaceId);
+        // The customer's own last words (the bot's sentence is often the last message of a waiting conversation):
+        // the newest customer message, read backwards on session_messages (session_id, seq); the turns only for a
+        // conversation without messages, as above.
+        .select((eb) =>
+          eb.fn
+            .coalesce(
+              eb
+                .selectFrom('session_messages as cm')
+                .select(sql<string>`json_build_object('text', cm.text, 'at', cm.at)::text`.as('customer_last'))
+                .whereRef('cm.session_id', '=', 's.id')
+                .where('cm.from', '=', 'customer')
+                .orderBy('cm.seq', 'desc')
+                .limit(1),
+              eb
+                .selectFrom('session_turns as ct')
+                .select(sql<string>`json_build_object('text', ct.customer_message, 'at', ct.started_at)::text`.as('customer_last'))
+                .whereRef('ct.session_id', '=', 's.id')
+                .where('ct.customer_message', '<>', '')
+                .orderBy('ct.started_at', 'desc')
+                .limit(1),
+            )
+            .as('customer_last_message'),
+        )
+        .where('s.workspace_id', '=', workspaceId)
+        // Test conversations are never the team's (docs/scenarios.md).
+        .where('s.test_run_id', 'is', null);
       switch (view) {
         case 'waiting':
           query = query.where('s.handled_by', '=', 'waiting').orderBy('s.waiting_since', 'asc');
@@ -80,7 +112,12 @@ export function inboxRepository(db: Db) {
       const rows = await query.limit(limit).execute();
       return rows.map((r) => {
         const last = r.last_message as string | null;
-        return { ...r, last: last === null ? null : (JSON.parse(last) as { from: MessageFrom; text: string; at: string }) };
+        const customerLast = r.customer_last_message as string | null;
+        return {
+          ...r,
+          last: last === null ? null : (JSON.parse(last) as { from: MessageFrom; text: string; at: string }),
+          customerLast: customerLast === null ? null : (JSON.parse(customerLast) as { text: string; at: string }),
+        };
       });
     },
 
@@ -122,8 +159,8 @@ export function inboxRepository(db: Db) {
           http_status: null,
           error_code: null,
           error_detail: null,
-          claimed_by: null,
-          claimed_until: null,
+          lease_owner: null,
+          lease_until: null,
           updated_at: sql<Date>`now()`,
         })
         .where('id', '=', outboundId)

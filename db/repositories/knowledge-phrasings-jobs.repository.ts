@@ -14,6 +14,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
+import { workspaceJobClaims } from './workspace-job-claims.ts';
 
 const JOB_PREFIX = 'knowledge-ai-questions:';
 
@@ -41,7 +42,6 @@ export interface QuestionsSummary {
 }
 
 export function knowledgePhrasingsJobsRepository(db: Db) {
-  const jobName = (workspaceId: string) => `${JOB_PREFIX}${workspaceId}`;
   return {
     /**
      * Workspaces with a document changed after their last complete run (every workspace with knowledge when
@@ -54,60 +54,14 @@ export function knowledgePhrasingsJobsRepository(db: Db) {
         from knowledge_documents d
         join workspaces w on w.id = d.workspace_id and w.disabled_at is null
         left join job_claims j on j.name = ${JOB_PREFIX} || d.workspace_id::text
-        group by d.workspace_id, j.last_run_at, j.claimed_until
+        group by d.workspace_id, j.last_run_at, j.lease_until
         having (${everything} or j.last_run_at is null or max(d.updated_at) > j.last_run_at)
-          and (j.claimed_until is null or j.claimed_until <= ${at})
+          and (j.lease_until is null or j.lease_until <= ${at})
         order by max(d.updated_at)`.execute(db);
       return rows.rows.map((r) => r.workspace_id);
     },
 
-    /** Claims the workspace's run for `engine` until `until`; false when another engine holds it (or it waits to retry). */
-    async claim(workspaceId: string, engine: string, at: Date, until: Date): Promise<boolean> {
-      await db.insertInto('job_claims').values({ name: jobName(workspaceId) }).onConflict((oc) => oc.column('name').doNothing()).execute();
-      const claimed = await db
-        .updateTable('job_claims')
-        .set({ holder: engine, claimed_until: until })
-        .where('name', '=', jobName(workspaceId))
-        .where('claimed_until', '<=', at)
-        .returning('name')
-        .execute();
-      return claimed.length === 1;
-    },
-
-    /** Renews the claim while the run goes on; false when it is no longer this engine's. */
-    async renew(workspaceId: string, engine: string, until: Date): Promise<boolean> {
-      const renewed = await db
-        .updateTable('job_claims')
-        .set({ claimed_until: until })
-        .where('name', '=', jobName(workspaceId))
-        .where('holder', '=', engine)
-        .returning('name')
-        .execute();
-      return renewed.length === 1;
-    },
-
-    /** The run is done: its watermark kept, the claim given back. */
-    async finish(workspaceId: string, engine: string, watermark: Date | null): Promise<void> {
-      await db
-        .updateTable('job_claims')
-        .set({ holder: null, claimed_until: sql`'epoch'::timestamptz`, last_run_at: watermark })
-        .where('name', '=', jobName(workspaceId))
-        .where('holder', '=', engine)
-        .execute();
-    },
-
-    /**
-     * The run did not get through (the model failed, or the engine stops): the watermark left as it was, the claim
-     * held until `until` (the retry time; the epoch gives it back at once).
-     */
-    async postpone(workspaceId: string, engine: string, until: Date | null): Promise<void> {
-      await db
-        .updateTable('job_claims')
-        .set({ holder: null, claimed_until: until ?? sql`'epoch'::timestamptz` })
-        .where('name', '=', jobName(workspaceId))
-        .where('holder', '=', engine)
-        .execute();
-    },
+    ...workspaceJobClaims(db, JOB_PREFIX),
 
     /** The newest change of the workspace's documents (a run's watermark); null without documents. */
     async latestChange(workspaceId: string): Promise<Date | null> {

@@ -87,7 +87,7 @@ export function knowledgeSourcesRepository(db: Db) {
     async requestSync(workspaceId: string, id: string, at: Date): Promise<KnowledgeSource | undefined> {
       return db
         .updateTable('knowledge_sources')
-        .set({ next_sync_at: at, status: sql`case when claimed_until > ${at} then status else 'queued' end`, updated_at: at })
+        .set({ next_sync_at: at, status: sql`case when lease_until > ${at} then status else 'queued' end`, updated_at: at })
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', id)
         .where('kind', '<>', 'file')
@@ -102,20 +102,20 @@ export function knowledgeSourcesRepository(db: Db) {
     async claimDue(engine: string, at: Date, until: Date): Promise<KnowledgeSource | undefined> {
       return db
         .updateTable('knowledge_sources')
-        .set({ claimed_by: engine, claimed_until: until, status: 'syncing', found: 0, fetched: 0, skipped: '[]', error: null, updated_at: at })
+        .set({ lease_owner: engine, lease_until: until, status: 'syncing', found: 0, fetched: 0, skipped: '[]', error: null, updated_at: at })
         .where('id', '=', (eb) =>
           eb
             .selectFrom('knowledge_sources')
             .select('id')
             .where('next_sync_at', '<=', at)
-            .where('claimed_until', '<=', at)
+            .where('lease_until', '<=', at)
             .where('kind', '<>', 'file')
             .orderBy('next_sync_at')
             .limit(1)
             .forUpdate()
             .skipLocked(),
         )
-        .where('claimed_until', '<=', at)
+        .where('lease_until', '<=', at)
         .returningAll()
         .executeTakeFirst();
     },
@@ -124,9 +124,9 @@ export function knowledgeSourcesRepository(db: Db) {
     async progress(id: string, engine: string, progress: SyncProgress, until: Date): Promise<boolean> {
       const result = await db
         .updateTable('knowledge_sources')
-        .set({ found: progress.found, fetched: progress.fetched, skipped: JSON.stringify(progress.skipped), claimed_until: until, updated_at: new Date() })
+        .set({ found: progress.found, fetched: progress.fetched, skipped: JSON.stringify(progress.skipped), lease_until: until, updated_at: new Date() })
         .where('id', '=', id)
-        .where('claimed_by', '=', engine)
+        .where('lease_owner', '=', engine)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
@@ -149,12 +149,12 @@ export function knowledgeSourcesRepository(db: Db) {
           last_synced_at: outcome.at,
           // Asked for again while it ran (due after the sync was claimed): still due at once.
           next_sync_at: sql`case when next_sync_at > ${outcome.claimedAt} then next_sync_at else ${outcome.nextSyncAt} end`,
-          claimed_by: null,
-          claimed_until: sql`'epoch'::timestamptz`,
+          lease_owner: null,
+          lease_until: sql`'epoch'::timestamptz`,
           updated_at: outcome.at,
         }))
         .where('id', '=', id)
-        .where('claimed_by', '=', engine)
+        .where('lease_owner', '=', engine)
         .execute();
     },
 
@@ -162,9 +162,9 @@ export function knowledgeSourcesRepository(db: Db) {
     async release(id: string, engine: string): Promise<void> {
       await db
         .updateTable('knowledge_sources')
-        .set({ status: 'queued', claimed_by: null, claimed_until: sql`'epoch'::timestamptz`, updated_at: new Date() })
+        .set({ status: 'queued', lease_owner: null, lease_until: sql`'epoch'::timestamptz`, updated_at: new Date() })
         .where('id', '=', id)
-        .where('claimed_by', '=', engine)
+        .where('lease_owner', '=', engine)
         .execute();
     },
 

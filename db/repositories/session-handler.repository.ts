@@ -71,9 +71,9 @@ export function sessionHandlerRepository(db: Db) {
       await db.updateTable('workspaces').set({ handback_after_minutes: minutes }).where('id', '=', workspaceId).execute();
     },
 
-    /** A user's email (a holder shown by name, also after they were removed). */
-    async userEmail(userId: string): Promise<string | undefined> {
-      return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst())?.email;
+    /** A user's email and name (a holder shown by name, also after they were removed). */
+    async userNamed(userId: string): Promise<{ email: string; name: string | null } | undefined> {
+      return db.selectFrom('users').select(['email', 'name']).where('id', '=', userId).executeTakeFirst();
     },
   };
 }

@@ -25,23 +25,27 @@ export function sessionMessagesRepository(db: Db) {
     },
 
     /**
-     * A message of ours to a WhatsApp customer, stored with its outgoing row (`kind` agent or notice, queued to send
-     * now) in one statement, addressed to the number and line of the customer's latest message; the session is
+     * A message of ours to a WhatsApp customer, stored with its outgoing row (`kind` agent, notice or survey, with the
+     * survey's reply `buttons`; queued to send now) in one statement, addressed to the number and line of the customer's latest message; the session is
      * touched. Nothing is written, and false returned, when that message is older than `windowStart` or there is none
      * (WhatsApp's 24-hour customer-service window, docs/whatsapp.md). One round trip instead of a transaction's five:
      * an agent's reply waits for fewer (docs/performance.md, "inbox"). The order in which PostgreSQL runs the parts is
      * its own; the Overview roll-up row the message's insert counts into is this connection's slot (migration 0024), so
      * no order makes replies queue behind each other on it.
      */
-    async addWhatsappMessage(message: MessageRecord & { outbound_id: string }, send: { workspaceId: string; externalId: string; kind: 'agent' | 'notice'; windowStart: Date }): Promise<boolean> {
+    async addWhatsappMessage(
+      message: MessageRecord & { outbound_id: string },
+      send: { workspaceId: string; externalId: string; kind: 'agent' | 'notice' | 'survey'; windowStart: Date; buttons?: readonly { id: string; title: string }[] },
+    ): Promise<boolean> {
+      const buttons = send.buttons ? JSON.stringify(send.buttons) : null;
       const { rows } = await sql<{ id: string }>`
         with inbound as (
           select wa_id, phone_number_id, sent_at from whatsapp_inbound_messages
           where workspace_id = ${send.workspaceId} and session_external_id = ${send.externalId}
           order by sent_at desc limit 1
         ), o as (
-          insert into whatsapp_outbound_messages (id, workspace_id, inbound_id, phone_number_id, wa_id, kind, body, next_attempt_at)
-          select ${message.outbound_id}, ${send.workspaceId}, null, phone_number_id, wa_id, ${send.kind}, ${message.text}, now()
+          insert into whatsapp_outbound_messages (id, workspace_id, inbound_id, phone_number_id, wa_id, kind, body, buttons, next_attempt_at)
+          select ${message.outbound_id}, ${send.workspaceId}, null, phone_number_id, wa_id, ${send.kind}, ${message.text}, ${buttons}::jsonb, now()
           from inbound where sent_at >= ${send.windowStart}
           returning id
         ), m as (
@@ -57,7 +61,7 @@ export function sessionMessagesRepository(db: Db) {
     },
 
     /**
-     * The session's messages in order, after the message `afterId` (all when null), with the agent's email and, for
+     * The session's messages in order, after the message `afterId` (all when null), with the agent's email and name and, for
      * WhatsApp, the delivery status of the outgoing row. Undefined when `afterId` is not a message of this session.
      */
     async messages(sessionId: string, afterId: string | null, limit: number) {
@@ -71,7 +75,7 @@ export function sessionMessagesRepository(db: Db) {
         .selectFrom('session_messages as m')
         .leftJoin('users as u', 'u.id', 'm.agent_user_id')
         .leftJoin('whatsapp_outbound_messages as o', 'o.id', 'm.outbound_id')
-        .select(['m.id', 'm.seq', 'm.from', 'm.text', 'm.source', 'm.agent_user_id', 'm.at', 'm.outbound_id', 'u.email as agent_email', 'o.status as outbound_status', 'o.error_code', 'o.error_detail', 'o.http_status'])
+        .select(['m.id', 'm.seq', 'm.from', 'm.text', 'm.source', 'm.agent_user_id', 'm.at', 'm.outbound_id', 'u.email as agent_email', 'u.name as agent_name', 'o.status as outbound_status', 'o.error_code', 'o.error_detail', 'o.http_status'])
         .where('m.session_id', '=', sessionId)
         .where('m.seq', '>', after)
         .orderBy('m.seq')

@@ -21,8 +21,16 @@ export function sessionNotificationsRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
 
-    async notifications(workspaceId: string, limit: number) {
-      return db.selectFrom('notifications').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at', 'desc').limit(limit).execute();
+    /** The team's notifications, and with `userId` that user's own (a note's @mention of them); a colleague's own are not listed. */
+    async notifications(workspaceId: string, limit: number, userId?: string) {
+      return db
+        .selectFrom('notifications')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where((eb) => (userId === undefined ? eb('user_id', 'is', null) : eb.or([eb('user_id', 'is', null), eb('user_id', '=', userId)])))
+        .orderBy('created_at', 'desc')
+        .limit(limit)
+        .execute();
     },
 
     async teamAvailable(workspaceId: string): Promise<boolean> {

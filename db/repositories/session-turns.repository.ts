@@ -143,15 +143,18 @@ export function sessionTurnsRepository(db: Db) {
 
     /**
      * The last `limit` completed turns of the workspace's phone and WhatsApp sessions that asked the integrator, newest
-     * first, with what the customer said and the bot-link summary of the live answer (the replay, src/integration/replay.ts).
+     * first, with what the customer said, the bot-link summary of the live answer and the turn's knowledge search (the
+     * replay and its judge, src/integration/replay.ts).
      */
     async recentCustomerTurns(workspaceId: string, limit: number) {
       return db
         .selectFrom('session_turns as t')
         .innerJoin('sessions as s', 's.id', 't.session_id')
-        .select(['t.id', 't.session_id', 't.ordinal', 't.language', 't.customer_message', 't.botlink', 't.started_at', 's.channel', 's.external_id', 's.customer_phone'])
+        .select(['t.id', 't.session_id', 't.ordinal', 't.language', 't.customer_message', 't.botlink', 't.knowledge', 't.started_at', 's.channel', 's.external_id', 's.customer_phone'])
         .where('s.workspace_id', '=', workspaceId)
         .where('s.channel', 'in', ['phone', 'whatsapp'])
+        // A scenario's test conversations were never customers' (docs/scenarios.md).
+        .where('s.test_run_id', 'is', null)
         .where('t.status', '=', 'completed')
         .where('t.botlink', 'is not', null)
         .orderBy('t.started_at', 'desc')

@@ -7,9 +7,12 @@ import { unexpired } from './accounts.repository.ts';
 export interface SignInCandidate {
   userId: string;
   email: string;
+  name: string | null;
   role: Role;
   workspaceId: string;
   workspaceName: string;
+  /** The workspace's time zone (the dashboard shows times in it); null: not chosen. */
+  timeZone: string | null;
   passwordHash: string;
   /** The operator disabled the workspace: the password is still checked, then sign-in is refused (403). */
   workspaceDisabled: boolean;
@@ -66,7 +69,8 @@ export function signInRepository(db: Db) {
       let query = db
         .selectFrom('users')
         .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
-        .select(['users.id as userId', 'users.email', 'users.role', 'workspaces.id as workspaceId', 'workspaces.name as workspaceName', 'users.password_hash as passwordHash', 'workspaces.disabled_at'])
+        .select(['users.id as userId', 'users.email', 'users.name', 'users.role', 'workspaces.id as workspaceId', 'workspaces.name as workspaceName', 'workspaces.time_zone as timeZone'])
+        .select(['users.password_hash as passwordHash', 'workspaces.disabled_at'])
         .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.trim().toLowerCase()))
         .where('users.revoked_at', 'is', null)
         .where('users.password_hash', 'is not', null);
@@ -127,10 +131,15 @@ export function signInRepository(db: Db) {
     /**
      * Uses an invite: sets its user's password, revokes every token they held (a new password ends every session
      * and every copy of a token, README: Sign in) and makes them a token, once. Under the invite's row lock, so two
-     * uses at once give one success; the invite's state is checked again there.
+     * uses at once give one success; the invite's state is checked again there. `name`: the name the person gave
+     * themselves with it (undefined keeps theirs).
      */
-    async redeemInvite(input: { inviteId: string; passwordHash: string; token: NewToken; at: Date }): Promise<
-      { user: { id: string; email: string; role: Role }; workspace: { id: string; name: string } } | 'used' | 'revoked' | 'expired' | 'user_gone'
+    async redeemInvite(input: { inviteId: string; passwordHash: string; token: NewToken; at: Date; name?: string | null }): Promise<
+      | { user: { id: string; email: string; name: string | null; role: Role }; workspace: { id: string; name: string; time_zone: string | null } }
+      | 'used'
+      | 'revoked'
+      | 'expired'
+      | 'user_gone'
     > {
       return db.transaction().execute(async (trx) => {
         const invite = await trx.selectFrom('invites').selectAll().where('id', '=', input.inviteId).forUpdate().executeTakeFirstOrThrow();
@@ -140,16 +149,20 @@ export function signInRepository(db: Db) {
         const user = await trx
           .selectFrom('users')
           .innerJoin('workspaces', 'workspaces.id', 'users.workspace_id')
-          .select(['users.id', 'users.email', 'users.role', 'workspaces.id as workspaceId', 'workspaces.name as workspaceName'])
+          .select(['users.id', 'users.email', 'users.name', 'users.role', 'workspaces.id as workspaceId', 'workspaces.name as workspaceName', 'workspaces.time_zone'])
           .where('users.id', '=', invite.user_id)
           .where('users.revoked_at', 'is', null)
           .executeTakeFirst();
         if (!user) return 'user_gone';
-        await trx.updateTable('users').set({ password_hash: input.passwordHash }).where('id', '=', user.id).execute();
+        const name = input.name === undefined ? user.name : input.name;
+        await trx.updateTable('users').set({ password_hash: input.passwordHash, name }).where('id', '=', user.id).execute();
         await trx.updateTable('invites').set({ used_at: input.at }).where('id', '=', invite.id).execute();
         await trx.updateTable('tokens').set({ revoked_at: input.at }).where('user_id', '=', user.id).where('revoked_at', 'is', null).execute();
         await insertTokenEvictingOldest(trx, user.id, input.token, input.at);
-        return { user: { id: user.id, email: user.email, role: user.role }, workspace: { id: user.workspaceId, name: user.workspaceName } };
+        return {
+          user: { id: user.id, email: user.email, name, role: user.role },
+          workspace: { id: user.workspaceId, name: user.workspaceName, time_zone: user.time_zone },
+        };
       });
     },
   };

@@ -13,6 +13,8 @@ export interface NewInbound {
   wa_id: string;
   type: string;
   text: string | null;
+  /** A tapped reply button's id (migration 0038); null for anything else. */
+  reply_id: string | null;
   profile_name: string | null;
   sent_at: Date;
 }
@@ -38,13 +40,13 @@ export function whatsappEventsRepository(db: Db) {
     async claimEvents(owner: string, leaseMs: number, limit: number) {
       return db
         .updateTable('whatsapp_webhook_events')
-        .set((eb) => ({ claimed_by: owner, claimed_until: interval(leaseMs), attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ lease_owner: owner, lease_until: interval(leaseMs), attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', (eb) =>
           eb
             .selectFrom('whatsapp_webhook_events')
             .select('id')
             .where('processed_at', 'is', null)
-            .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', sql<Date>`now()`)]))
+            .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', sql<Date>`now()`)]))
             .orderBy('received_at')
             .limit(limit)
             .forUpdate()
@@ -59,9 +61,9 @@ export function whatsappEventsRepository(db: Db) {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('whatsapp_webhook_events')
-          .set({ processed_at: sql<Date>`now()`, outcome, detail, claimed_by: null, claimed_until: null, ...(workspaceId ? { workspace_id: workspaceId } : {}) })
+          .set({ processed_at: sql<Date>`now()`, outcome, detail, lease_owner: null, lease_until: null, ...(workspaceId ? { workspace_id: workspaceId } : {}) })
           .where('id', '=', id)
-          .where('claimed_by', '=', owner)
+          .where('lease_owner', '=', owner)
           .execute();
         await eraseIfAsked(trx, id);
       });
@@ -125,11 +127,11 @@ export function whatsappEventsRepository(db: Db) {
           .set(
             deferred
               ? // Read successfully, so the wait for our own send to store its id is not a failed attempt.
-                { claimed_by: null, claimed_until: interval(input.deferUnmatchedMs!), attempts: 0, ...workspace }
-              : { ...workspace, processed_at: sql<Date>`now()`, outcome: input.outcome, detail: unmatched > 0 ? joinDetail(input.detail, `${unmatched} status update(s) for messages we did not send`) : input.detail, claimed_by: null, claimed_until: null },
+                { lease_owner: null, lease_until: interval(input.deferUnmatchedMs!), attempts: 0, ...workspace }
+              : { ...workspace, processed_at: sql<Date>`now()`, outcome: input.outcome, detail: unmatched > 0 ? joinDetail(input.detail, `${unmatched} status update(s) for messages we did not send`) : input.detail, lease_owner: null, lease_until: null },
           )
           .where('id', '=', input.eventId)
-          .where('claimed_by', '=', input.owner)
+          .where('lease_owner', '=', input.owner)
           .execute();
         if (!deferred) await eraseIfAsked(trx, input.eventId);
         return { inserted: inserted.length, unmatched, deferred };

@@ -11,13 +11,13 @@ export function whatsappInboundRepository(db: Db) {
     async claimInbound(owner: string, leaseMs: number, limit: number) {
       return db
         .updateTable('whatsapp_inbound_messages')
-        .set({ claimed_by: owner, claimed_until: interval(leaseMs) })
+        .set({ lease_owner: owner, lease_until: interval(leaseMs) })
         .where('id', 'in', (eb) =>
           eb
             .selectFrom('whatsapp_inbound_messages')
             .select('id')
             .where('state', '=', 'pending')
-            .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', sql<Date>`now()`)]))
+            .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', sql<Date>`now()`)]))
             .orderBy('sent_at')
             .limit(limit)
             .forUpdate()
@@ -33,7 +33,7 @@ export function whatsappInboundRepository(db: Db) {
         .updateTable('whatsapp_inbound_messages')
         .set((eb) => ({ attempts: eb('attempts', '+', 1), session_external_id: sessionExternalId }))
         .where('id', '=', id)
-        .where('claimed_by', '=', owner)
+        .where('lease_owner', '=', owner)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
@@ -43,9 +43,9 @@ export function whatsappInboundRepository(db: Db) {
       if (ids.length === 0) return new Set();
       const rows = await db
         .updateTable('whatsapp_inbound_messages')
-        .set({ claimed_until: interval(leaseMs) })
+        .set({ lease_until: interval(leaseMs) })
         .where('id', '=', sql<string>`any(${sql.val(ids)}::uuid[])`)
-        .where('claimed_by', '=', owner)
+        .where('lease_owner', '=', owner)
         .where('state', '=', 'pending')
         .returning('id')
         .execute();
@@ -61,9 +61,9 @@ export function whatsappInboundRepository(db: Db) {
       return db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('whatsapp_inbound_messages')
-          .set({ state: input.state, outcome: input.outcome, processed_at: sql<Date>`now()`, claimed_by: null, claimed_until: null })
+          .set({ state: input.state, outcome: input.outcome, processed_at: sql<Date>`now()`, lease_owner: null, lease_until: null })
           .where('id', '=', input.id)
-          .where('claimed_by', '=', input.owner)
+          .where('lease_owner', '=', input.owner)
           .where('state', '=', 'pending')
           .$if(input.attempts !== undefined, (q) => q.where('attempts', '=', input.attempts!))
           .executeTakeFirst();
@@ -71,7 +71,7 @@ export function whatsappInboundRepository(db: Db) {
         if (!input.reply) return { finished: true, reply: null };
         const reply = await trx
           .insertInto('whatsapp_outbound_messages')
-          .values({ ...input.reply, next_attempt_at: sql<Date>`now()`, claimed_by: input.owner, claimed_until: interval(input.sendLeaseMs) })
+          .values({ ...input.reply, next_attempt_at: sql<Date>`now()`, lease_owner: input.owner, lease_until: interval(input.sendLeaseMs) })
           .returningAll()
           .executeTakeFirstOrThrow();
         return { finished: true, reply };
@@ -80,7 +80,7 @@ export function whatsappInboundRepository(db: Db) {
 
     /** Gives the message back (the process is stopping): the next poll, here or elsewhere, takes it. */
     async releaseInbound(id: string, owner: string): Promise<void> {
-      await db.updateTable('whatsapp_inbound_messages').set({ claimed_by: null, claimed_until: null }).where('id', '=', id).where('claimed_by', '=', owner).execute();
+      await db.updateTable('whatsapp_inbound_messages').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
     },
   };
 }

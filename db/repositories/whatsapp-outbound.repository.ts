@@ -17,8 +17,8 @@ function attemptFailed(
     http_status: failure.httpStatus,
     error_code: failure.code,
     error_detail: failure.detail,
-    claimed_by: null,
-    claimed_until: null,
+    lease_owner: null,
+    lease_until: null,
     updated_at: sql<Date>`now()`,
   };
 }
@@ -29,14 +29,14 @@ export function whatsappOutboundRepository(db: Db) {
     async claimOutbound(owner: string, leaseMs: number, limit: number) {
       return db
         .updateTable('whatsapp_outbound_messages')
-        .set({ claimed_by: owner, claimed_until: interval(leaseMs) })
+        .set({ lease_owner: owner, lease_until: interval(leaseMs) })
         .where('id', 'in', (eb) =>
           eb
             .selectFrom('whatsapp_outbound_messages')
             .select('id')
             .where('status', '=', 'queued')
             .where('next_attempt_at', '<=', sql<Date>`now()`)
-            .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', sql<Date>`now()`)]))
+            .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', sql<Date>`now()`)]))
             .orderBy('next_attempt_at')
             .limit(limit)
             .forUpdate()
@@ -51,13 +51,43 @@ export function whatsappOutboundRepository(db: Db) {
       if (ids.length === 0) return new Set();
       const rows = await db
         .updateTable('whatsapp_outbound_messages')
-        .set({ claimed_until: interval(leaseMs) })
+        .set({ lease_until: interval(leaseMs) })
         .where('id', '=', sql<string>`any(${sql.val(ids)}::uuid[])`)
-        .where('claimed_by', '=', owner)
+        .where('lease_owner', '=', owner)
         .where('status', '=', 'queued')
         .returning('id')
         .execute();
       return new Set(rows.map((r) => r.id));
+    },
+
+    /**
+     * The WhatsApp session whose satisfaction question (kind survey, migration 0038) was sent to this customer with the
+     * reply button `replyId`; undefined for any other button (another app's, a made-up one, another customer's).
+     */
+    async surveySession(input: {
+      workspaceId: string;
+      waId: string;
+      sessionId: string;
+      replyId: string;
+    }): Promise<{ id: string; external_id: string } | undefined> {
+      return db
+        .selectFrom('sessions as s')
+        .select(['s.id', 's.external_id'])
+        .where('s.id', '=', input.sessionId)
+        .where('s.workspace_id', '=', input.workspaceId)
+        .where('s.channel', '=', 'whatsapp')
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('session_messages as m')
+              .innerJoin('whatsapp_outbound_messages as o', 'o.id', 'm.outbound_id')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('m.session_id', '=', 's.id')
+              .where('o.kind', '=', 'survey')
+              .where('o.wa_id', '=', input.waId)
+              .where(sql<boolean>`o.buttons @> ${JSON.stringify([{ id: input.replyId }])}::jsonb`),
+          ),
+        )
+        .executeTakeFirst();
     },
 
     async findOutbound(id: string): Promise<WhatsappOutboundMessage | undefined> {
@@ -75,12 +105,12 @@ export function whatsappOutboundRepository(db: Db) {
           accepted_at: sql<Date>`now()`,
           attempts: eb('attempts', '+', 1),
           http_status: httpStatus,
-          claimed_by: null,
-          claimed_until: null,
+          lease_owner: null,
+          lease_until: null,
           updated_at: sql<Date>`now()`,
         }))
         .where('id', '=', id)
-        .where('claimed_by', '=', owner)
+        .where('lease_owner', '=', owner)
         .execute();
     },
 
@@ -93,7 +123,7 @@ export function whatsappOutboundRepository(db: Db) {
           ...attemptFailed(eb, failure),
         }))
         .where('id', '=', id)
-        .where('claimed_by', '=', owner)
+        .where('lease_owner', '=', owner)
         .execute();
     },
 
@@ -108,7 +138,7 @@ export function whatsappOutboundRepository(db: Db) {
           ...attemptFailed(eb, failure),
         }))
         .where('id', '=', id)
-        .where('claimed_by', '=', owner)
+        .where('lease_owner', '=', owner)
         .execute();
     },
   };

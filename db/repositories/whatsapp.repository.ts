@@ -4,8 +4,8 @@
  * Here the account; the raw bodies, conversations, customer messages and replies each in their own file.
  *
  * Every queue (raw events, customer messages, replies) is claimed the same way: one UPDATE whose subquery picks free
- * rows `FOR UPDATE SKIP LOCKED`, stamping `claimed_by` and a lease. Two processes never claim the same row, and the
- * rows of a process that died are free again when its lease runs out. Finishing a row checks `claimed_by`, so a
+ * rows `FOR UPDATE SKIP LOCKED`, stamping `lease_owner` and a lease. Two processes never claim the same row, and the
+ * rows of a process that died are free again when its lease runs out. Finishing a row checks `lease_owner`, so a
  * process whose lease was taken over cannot overwrite the new owner's result.
  */
 import type { Db } from '../database.ts';

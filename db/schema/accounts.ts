@@ -12,6 +12,8 @@ export interface WorkspacesTable {
   disabled_at: Timestamp | null;
   /** The operator's note with `disabled_at` (`cli workspace disable --reason`); not shown to the workspace's users. */
   disabled_reason: string | null;
+  /** When somebody first tried a question on the Knowledge screen (migration 0035): the first-day list's step. */
+  question_tried_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** IANA time zone the owner chose (migration 0018); null: not chosen. */
   time_zone: string | null;
   /** A web chat with no message for this many minutes ends (migration 0018; docs/webchat.md). */
@@ -34,6 +36,8 @@ export interface UsersTable {
   revoked_at: Timestamp | null;
   /** `scrypt$N$r$p$salt$hash` (src/auth/passwords.ts); null: no password set (migration 0011). */
   password_hash: Generated<string | null>;
+  /** The name colleagues and customers see, trimmed, 1 to 120 characters; null: taken from the email (migration 0036). */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TokensTable {

@@ -97,8 +97,8 @@ export interface KnowledgeSourcesTable {
   last_synced_at: Timestamp | null;
   /** Due then (now: asked for); null: not by itself. */
   next_sync_at: Timestamp | null;
-  claimed_by: string | null;
-  claimed_until: Timestamp;
+  lease_owner: string | null;
+  lease_until: Timestamp;
   file_bytes: number | null;
   file_type: string | null;
   created_at: Timestamp;

@@ -19,7 +19,7 @@ export interface AuditLogTable {
 
 export interface JobClaimsTable {
   name: string;
-  holder: string | null;
-  claimed_until: Timestamp;
+  lease_owner: string | null;
+  lease_until: Timestamp;
   last_run_at: Timestamp | null;
 }

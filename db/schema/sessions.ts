@@ -31,6 +31,11 @@ export interface SessionsTable {
   /** When a waiting conversation goes back to the bot (handback_after_minutes); null: never. */
   handback_at: Timestamp | null;
   handler_revision: Generated<number>;
+  /** The colleague a waiting conversation is assigned to (migration 0030), for the wait of `assigned_waiting_since`. */
+  assigned_user_id: ColumnType<string | null, string | null | undefined, string | null>;
+  assigned_waiting_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** A test conversation of this scenario run (migration 0039, docs/scenarios.md); null for every customer's. */
+  test_run_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type HandledBy = 'bot' | 'waiting' | 'agent';
@@ -70,7 +75,7 @@ export interface SessionTurnsTable {
 }
 
 /** What a notification is about: a handoff the team follows up, or the bot-link endpoint going down and recovering. */
-export type NotificationKind = 'forward' | 'human_followup' | 'endpoint_down' | 'endpoint_recovered';
+export type NotificationKind = 'forward' | 'human_followup' | 'endpoint_down' | 'endpoint_recovered' | 'mention';
 
 export interface NotificationsTable {
   id: string;
@@ -80,4 +85,8 @@ export interface NotificationsTable {
   message: string;
   created_at: Timestamp;
   read_at: Timestamp | null;
+  /** The one user it is for (a note's @mention, migration 0031); null: the whole team. */
+  user_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The note whose @mention it tells of (migration 0037): one per note and colleague, gone with the note. */
+  note_id: ColumnType<string | null, string | null | undefined, string | null>;
 }

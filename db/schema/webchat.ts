@@ -21,6 +21,8 @@ export interface WebchatConversationsTable {
   created_at: Timestamp;
   /** SHA-256 (hex) of the visitor token answered once at the start (migration 0019). */
   visitor_token_hash: string | null;
+  /** The visitor's browser time zone (IANA name) the widget sent at the start (migration 0034); null: not sent. */
+  time_zone: string | null;
 }
 
 /** A lead a later one replaced (migration 0026), so an earlier email or number still finds the chat (docs/privacy.md). */

@@ -11,6 +11,7 @@ import type { Role, User } from '../../db/schema.ts';
 import { AppError, forbidden, notFound, workspaceDisabled } from '../errors.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER } from '../limits.ts';
+import { readUserName } from './display-name.ts';
 import type { Invite } from './sign-in-service.ts';
 
 export interface CreatedWorkspace {
@@ -26,6 +27,11 @@ export function createAccountsService(deps: {
   accounts: AccountsRepository;
   /** `createdBy`: the user who makes the link; null: the operator. */
   invites?: { invite(userId: string, createdBy: string | null): Promise<Invite> };
+  /**
+   * Emails an invite link to its user (SMTP_URL); true when an email was started, false without SMTP. The link is
+   * still in the answer: whoever made it can send it another way.
+   */
+  emailInvite?: (input: { to: string; workspaceId: string; invite: Invite }) => boolean;
   now?: () => Date;
 }) {
   const { accounts } = deps;
@@ -38,7 +44,7 @@ export function createAccountsService(deps: {
   /** The operator acts as an owner of the workspace (so the owners' rules apply, the last-owner rule included). */
   const operatorOf = async (workspaceId: string): Promise<Principal> => {
     if (!(await accounts.findWorkspace(workspaceId))) throw notFound('The workspace');
-    return { userId: '', workspaceId, email: 'operator', role: 'owner', tokenId: '' };
+    return { userId: '', workspaceId, email: 'operator', name: null, role: 'owner', tokenId: '' };
   };
   /** The operator's principal has no user id (operatorOf): their links are recorded as made by the operator. */
   const inviteUrl = async (userId: string, by?: Principal): Promise<{ invite_url?: string }> =>
@@ -87,29 +93,50 @@ export function createAccountsService(deps: {
     async listUsers(principal: Principal) {
       const users = await accounts.listLiveUsers(principal.workspaceId);
       // password_set: false while the user has not used an invite link yet (the dashboard shows "invited").
-      return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at, password_set: u.password_hash !== null }));
+      return users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, created_at: u.created_at, password_set: u.password_hash !== null }));
     },
 
     /** A new user and their invite link; no token: nobody but the person themselves ever holds one of theirs. */
-    async createUser(principal: Principal, input: { email: string; role: Role }): Promise<{ user: Pick<User, 'id' | 'email' | 'role'>; invite_url?: string }> {
+    async createUser(
+      principal: Principal,
+      input: { email: string; role: Role; name?: string | null },
+    ): Promise<{ user: Pick<User, 'id' | 'email' | 'name' | 'role'>; invite_url?: string; invite_emailed: boolean }> {
       mayInvite(principal, input.role);
       const email = input.email.trim();
+      const name = readUserName(input.name);
       const taken = () => new AppError('conflict', `A user with the email ${email} already exists in this workspace.`);
       if (await accounts.findLiveUserByEmail(principal.workspaceId, email)) throw taken();
       // Two requests with one email at once both pass the look-up above; the unique index decides, and the loser is 409.
-      const user = await accounts.createUser({ userId: randomUUID(), workspaceId: principal.workspaceId, email, role: input.role });
+      const user = await accounts.createUser({ userId: randomUUID(), workspaceId: principal.workspaceId, email, role: input.role, name });
       if (user === 'email_taken') throw taken();
-      return { user: { id: user.id, email: user.email, role: user.role }, ...(await inviteUrl(user.id, principal)) };
+      const invite = deps.invites ? await deps.invites.invite(user.id, principal.userId || null) : null;
+      const emailed = invite ? (deps.emailInvite?.({ to: user.email, workspaceId: principal.workspaceId, invite }) ?? false) : false;
+      const made = { id: user.id, email: user.email, name: user.name, role: user.role };
+      return { user: made, ...(invite ? { invite_url: invite.invite_url } : {}), invite_emailed: emailed };
+    },
+
+    /**
+     * An owner or admin names a user of the workspace (PATCH /v1/users/{id}); empty removes the name. Owners name anyone,
+     * admins agents and themselves, as they add them: a name is what customers read as the team's.
+     */
+    async renameUser(principal: Principal, userId: string, name: string | null): Promise<{ id: string; email: string; name: string | null; role: Role }> {
+      const user = await accounts.findLiveUser(principal.workspaceId, userId);
+      if (!user) throw notFound('The user');
+      if (user.id !== principal.userId && user.role !== 'agent' && principal.role !== 'owner') throw forbidden(`Only an owner may change the name of an ${user.role}.`);
+      const stored = readUserName(name);
+      if (!(await accounts.setUserName(principal.workspaceId, user.id, stored))) throw notFound('The user');
+      return { id: user.id, email: user.email, name: stored, role: user.role };
     },
 
     /** A new invite link for a user of the workspace (their older unused links stop working); owners' and admins' by owners only. */
-    async inviteUser(principal: Principal, userId: string): Promise<Invite> {
+    async inviteUser(principal: Principal, userId: string): Promise<Invite & { invite_emailed: boolean }> {
       if (!deps.invites) throw new AppError('unavailable', 'Invite links are not available on this server.');
       const user = await accounts.findLiveUser(principal.workspaceId, userId);
       if (!user) throw notFound('The user');
       // The link sets the user's password: an admin must not be able to take over an owner's or another admin's account.
       mayInvite(principal, user.role);
-      return deps.invites.invite(user.id, principal.userId || null);
+      const invite = await deps.invites.invite(user.id, principal.userId || null);
+      return { ...invite, invite_emailed: deps.emailInvite?.({ to: user.email, workspaceId: principal.workspaceId, invite }) ?? false };
     },
 
     async revokeUser(principal: Principal, userId: string): Promise<void> {
@@ -211,7 +238,7 @@ export function createAccountsService(deps: {
       await operatorOf(workspaceId);
       const user = await accounts.findLiveUserByEmail(workspaceId, email.trim());
       if (!user) throw notFound(`The user ${email.trim()}`);
-      return { userId: user.id, workspaceId, email: user.email, role: user.role, tokenId: '' };
+      return { userId: user.id, workspaceId, email: user.email, name: user.name, role: user.role, tokenId: '' };
     },
 
     /** Revokes every live token of a user (their open live streams end); answers how many. */

@@ -11,13 +11,19 @@ import { hashPassword, passwordProblem, verifyDummy, verifyPassword } from '../a
 import { accountKeyOfEmail, accountKeyOfUser, type AccountKey, type LoginThrottle } from '../auth/login-throttle.ts';
 import { hashToken, newToken } from '../auth/tokens.ts';
 import { AppError, workspaceDisabled } from '../errors.ts';
-import { INVITE_TTL_MS, LOGIN_HASHES_PER_ADDRESS, LOGIN_HASHES_PER_EMAIL, LOGIN_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER } from '../limits.ts';
+import { INVITE_TTL_MS, LOGIN_HASHES_PER_ADDRESS, LOGIN_HASHES_PER_EMAIL, LOGIN_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER, RESET_ADDRESS_RATE_LIMIT, RESET_RATE_LIMIT, RESET_TTL_MS } from '../limits.ts';
+import type { Mailer } from '../email/mailer.ts';
+import type { Logger } from '../log.ts';
+import { createRateLimiter } from '../rate-limiter.ts';
+import { resetEmail } from './auth-emails.ts';
+import { readUserName } from './display-name.ts';
 
 export interface SignedIn {
   token: string;
   expires_at: string;
-  user: { id: string; email: string; role: Role };
-  workspace: { id: string; name: string };
+  user: { id: string; email: string; name: string | null; role: Role };
+  /** `time_zone`: the dashboard shows every time in it (null: not chosen; the browser's). */
+  workspace: { id: string; name: string; time_zone: string | null };
 }
 
 export interface Invite {
@@ -64,7 +70,18 @@ function hashSlots() {
   };
 }
 
-export function createSignInService(deps: { repository: SignInRepository; throttle: LoginThrottle; publicUrl: string; now?: () => Date }) {
+export function createSignInService(deps: {
+  repository: SignInRepository;
+  throttle: LoginThrottle;
+  publicUrl: string;
+  /** Sends password-reset links (SMTP_URL); without SMTP a reset asked for sends nothing. */
+  mailer?: Mailer;
+  logger?: Logger;
+  now?: () => Date;
+}) {
+  // Password resets per address and per email: each may send an email, so a burst and then a slow trickle.
+  const resetsPerEmail = createRateLimiter(RESET_RATE_LIMIT);
+  const resetsPerAddress = createRateLimiter(RESET_ADDRESS_RATE_LIMIT);
   const { repository, throttle } = deps;
   const now = deps.now ?? (() => new Date());
   const slots = hashSlots();
@@ -144,15 +161,47 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
       return {
         token,
         expires_at: record.expiresAt.toISOString(),
-        user: { id: user.userId, email: user.email, role: user.role },
-        workspace: { id: user.workspaceId, name: user.workspaceName },
+        user: { id: user.userId, email: user.email, name: user.name, role: user.role },
+        workspace: { id: user.workspaceId, name: user.workspaceName, time_zone: user.timeZone },
       };
     },
 
-    /** Sets the password of the invite's user, uses the invite up, and signs the user in. */
-    async setPassword(input: { invite: string; password: string }): Promise<SignedIn> {
+    /**
+     * "Forgot password" (POST /v1/auth/reset): for each live user with this email and a password, in a workspace that
+     * is not disabled, a one-time link that sets a new password (an invite of RESET_TTL_MS, which replaces their older
+     * unused links) is emailed. The caller learns nothing of whether the email exists: the sending happens after the
+     * answer, and the limits are per address and per email whether or not it does.
+     */
+    requestReset(input: { email: string; address: string }): void {
+      const email = input.email.trim().toLowerCase();
+      const message = (seconds: number) => `Too many password resets asked; try again in ${seconds} s.`;
+      resetsPerAddress.takeOrRefuse(input.address, message);
+      resetsPerEmail.takeOrRefuse(email, message);
+      const mailer = deps.mailer;
+      if (!mailer?.configured) {
+        deps.logger?.info('a password reset was asked, but SMTP_URL is not set: nothing is sent');
+        return;
+      }
+      void (async () => {
+        const candidates = (await repository.findCandidates(email)).filter((c) => !c.workspaceDisabled);
+        for (const candidate of candidates) {
+          const token = INVITE_PREFIX + randomBytes(32).toString('base64url');
+          const at = now();
+          const expiresAt = new Date(at.getTime() + RESET_TTL_MS);
+          await repository.createInvite({ id: randomUUID(), userId: candidate.userId, tokenHash: hashToken(token), expiresAt, at, createdBy: null });
+          await mailer.send(resetEmail({ to: candidate.email, workspace: candidate.workspaceName, link: `${deps.publicUrl}/dashboard/reset#${token}` }));
+        }
+      })().catch((err: unknown) => deps.logger?.warn({ reason: err instanceof Error ? err.message : String(err) }, 'a password-reset email could not be sent'));
+    },
+
+    /**
+     * Sets the password of the invite's user, uses the invite up, and signs the user in; with `name`, the name they
+     * give themselves too (empty removes it).
+     */
+    async setPassword(input: { invite: string; password: string; name?: string | null }): Promise<SignedIn> {
       const problem = passwordProblem(input.password);
       if (problem) throw new AppError('validation_failed', problem, [{ field: 'password', message: problem }]);
+      const name = input.name === undefined ? undefined : readUserName(input.name);
       const invite = await repository.findInvite(hashToken(input.invite.trim()));
       if (!invite) throw new AppError('not_found', 'This invite link is not known; check that it was copied whole, or ask an owner or admin for a new one.');
       const refused = (outcome: 'used' | 'revoked' | 'expired' | 'user_gone'): AppError =>
@@ -170,7 +219,7 @@ export function createSignInService(deps: { repository: SignInRepository; thrott
       if (new Date(invite.expiresAt).getTime() <= now().getTime()) throw refused('expired');
       const passwordHash = await hashPassword(input.password);
       const { token, record } = await tokenFor();
-      const redeemed = await repository.redeemInvite({ inviteId: invite.id, passwordHash, token: record, at: now() });
+      const redeemed = await repository.redeemInvite({ inviteId: invite.id, passwordHash, token: record, at: now(), ...(name === undefined ? {} : { name }) });
       if (typeof redeemed === 'string') throw refused(redeemed);
       return { token, expires_at: record.expiresAt.toISOString(), ...redeemed };
     },

@@ -128,7 +128,7 @@ export function systemPrompt(input: Pick<AiStepInput, 'channel' | 'language' | '
 }
 
 /** Keeps data from closing the tag it is wrapped in (a passage that contains `</passage>` stays inside it). */
-function neutralise(text: string, tag: string): string {
+export function neutralise(text: string, tag: string): string {
   return text.replace(new RegExp(`<\\s*/?\\s*${tag}`, 'gi'), (m) => m.replace('<', '‹'));
 }
 

@@ -3,6 +3,8 @@
  * shaped as GET /v1/analytics/overview, /timeseries and /unanswered answer them.
  */
 import type { AnalyticsRepository, Counters, LatencyRow } from '../../db/repositories/analytics.repository.ts';
+import type { ConversationLabelsRepository } from '../../db/repositories/conversation-labels.repository.ts';
+import { conversationLabel } from '../text/conversation-label.ts';
 import { keywords, words } from '../text/words.ts';
 import { CHANNELS } from '../channels-and-handoffs.ts';
 import { addToHistogram, percentile, type Histogram } from './buckets.ts';
@@ -119,7 +121,16 @@ export function questionKey(text: string): string {
   return (meaningful.length > 0 ? [...meaningful].sort() : words(text)).join(' ');
 }
 
-export async function unanswered(repo: AnalyticsRepository, workspaceId: string, period: AnalyticsPeriod) {
+/**
+ * The questions, most asked first, each with the conversations that asked it (`session_ids`) and those conversations
+ * named (`sessions`, the same order: src/text/conversation-label.ts) for the links.
+ */
+export async function unanswered(
+  repo: AnalyticsRepository,
+  workspaceId: string,
+  period: AnalyticsPeriod,
+  labels: Pick<ConversationLabelsRepository, 'labelFacts'>,
+) {
   const rows = await repo.unanswered({ workspaceId, ...period }, UNANSWERED_SCAN_LIMIT);
   const groups = new Map<string, { text: string; count: number; last_at: Date; session_ids: string[] }>();
   const seen = new Set<string>();
@@ -142,5 +153,13 @@ export async function unanswered(repo: AnalyticsRepository, workspaceId: string,
     .sort((a, b) => b.count - a.count || b.last_at.getTime() - a.last_at.getTime())
     .slice(0, UNANSWERED_QUESTIONS)
     .map((g) => ({ text: g.text, count: g.count, last_at: g.last_at.toISOString(), session_ids: g.session_ids }));
-  return { from: period.from.toISOString(), to: period.to.toISOString(), questions, complete: rows.length < UNANSWERED_SCAN_LIMIT };
+  const facts = new Map((await labels.labelFacts(workspaceId, questions.flatMap((q) => q.session_ids))).map((f) => [f.id, f]));
+  const named = questions.map((q) => ({
+    ...q,
+    sessions: q.session_ids.flatMap((id) => {
+      const f = facts.get(id);
+      return f ? [{ id, label: conversationLabel(f) }] : [];
+    }),
+  }));
+  return { from: period.from.toISOString(), to: period.to.toISOString(), questions: named, complete: rows.length < UNANSWERED_SCAN_LIMIT };
 }

@@ -21,8 +21,8 @@ export interface ChannelRequest {
 
 export interface ChannelRequestInput {
   channel: Channel;
-  /** The call ID or the WhatsApp conversation ID (protocol §2.1). */
-  sessionId: string;
+  /** The conversation's id on its channel, the call ID or the WhatsApp conversation ID: the wire's `session_id` (protocol §2.1). */
+  conversationId: string;
   /** What the customer said or wrote; cut to MAX_MESSAGE_CHARS characters. */
   message: string;
   /** Any language tag ('nl-NL', 'EN', 'nl_NL'); normalised by {@link normaliseLanguage}. */
@@ -44,7 +44,7 @@ export function buildChannelRequest(input: ChannelRequestInput): ChannelRequest 
   const phone = input.customerPhone?.trim();
   return {
     channel: input.channel,
-    session_id: input.sessionId,
+    session_id: input.conversationId,
     message: cutToChars(input.message, MAX_MESSAGE_CHARS),
     language: normaliseLanguage(input.language),
     customer: { phone: phone ? phone : null },

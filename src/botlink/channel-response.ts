@@ -94,7 +94,7 @@ const validateResponse = ajv.compile(channelResponseSchema);
 /** What the service does with a wrong field, by its path. */
 const CONSEQUENCE: Record<string, string> = {
   handled: 'treated as true',
-  handoff: 'treated as null (no hand-off)',
+  handoff: 'treated as null (no handoff)',
   customer: 'ignored',
   'customer.email': 'ignored',
   'customer.name': 'ignored',
@@ -194,7 +194,7 @@ function tryParse(body: Buffer): unknown {
  *   protocol §2.2 says "at most 2000 characters" and protocol §7 does not make a long reply no answer: it is still the
  *   integrator's answer to this customer, and the built-in AI would know less than the integrator's system;
  * - handled: only an explicit false is false (protocol §2.2); a value that is not a boolean counts as true, with a problem;
- * - handoff: 'human', 'forward', null or absent; anything else is null with a problem: an invalid hand-off value is a
+ * - handoff: 'human', 'forward', null or absent; anything else is null with a problem: an invalid handoff value is a
  *   problem, never a decision to hand the customer off;
  * - customer.email (valid address, at most MAX_EMAIL_CHARS) and customer.name (not blank, at most MAX_NAME_CHARS,
  *   trimmed): kept when valid, dropped with a problem otherwise;

@@ -21,6 +21,11 @@ export interface BotLinkExchange {
   firstByteMs: number | null;
   /** The raw response body as received (at most 64 KB), for the test button and the session record. */
   body: Buffer;
+  /**
+   * True when the request gave up waiting for a free connection to the endpoint and never left this process (our own
+   * load, src/net/guarded-client.ts): the endpoint was not asked, so its health does not count it.
+   */
+  neverSent?: boolean;
 }
 
 export interface SendChannelRequest {
@@ -77,6 +82,7 @@ export function createBotLinkClient(deps: { http: GuardedClient; metrics?: Metri
           latencyMs: performance.now() - started,
           firstByteMs: null,
           body: Buffer.alloc(0),
+          ...(err.neverSent ? { neverSent: true } : {}),
         };
       }
       if (metrics) {

@@ -23,6 +23,9 @@ function problemOf(exchange: BotLinkExchange, timeoutMs: number): string {
 }
 
 export function recordExchange(health: EndpointHealthTracker, workspaceId: string, endpointUrl: string, exchange: BotLinkExchange, timeoutMs: number): void {
+  // A request that waited for a free connection until it gave up was never sent: our load, not the endpoint's failure.
+  // Counted, it took a healthy endpoint down whenever this engine was overloaded, and then nothing was waited for.
+  if (exchange.neverSent === true) return;
   const o = exchange.outcome;
   const kind = healthOutcomeOf(o.outcome === 'answer' ? 'answer' : o.reason, exchange.httpStatus);
   if (kind !== null) health.record(workspaceId, endpointUrl, kind, exchange.latencyMs, problemOf(exchange, timeoutMs));

@@ -89,7 +89,7 @@ export interface ToolsClient extends ToolsPort {
   call(
     workspaceId: string,
     credentials: ToolsCredentials,
-    call: ToolInvocation & { language: string; sessionId: string },
+    call: ToolInvocation & { language: string; conversationId: string },
     signal?: AbortSignal,
   ): Promise<ToolCallOutcome>;
   /**
@@ -343,7 +343,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
   async function call(
     workspaceId: string,
     credentials: ToolsCredentials,
-    invocation: ToolInvocation & { language: string; sessionId: string },
+    invocation: ToolInvocation & { language: string; conversationId: string },
     signal?: AbortSignal,
   ): Promise<ToolCallOutcome> {
     const started = performance.now();
@@ -407,7 +407,7 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
           tool: invocation.name,
           args: args as Record<string, unknown>,
           language: normaliseLanguage(invocation.language), // protocol §2.4: two-letter code
-          session_id: invocation.sessionId,
+          session_id: invocation.conversationId,
           sent_at: Math.floor(now() / 1000),
         },
         credentials.key,

@@ -61,7 +61,7 @@ export interface ToolsPort {
   call(
     workspaceId: string,
     credentials: { endpointUrl: string; key: string },
-    call: ToolInvocation & { language: string; sessionId: string },
+    call: ToolInvocation & { language: string; conversationId: string },
     signal?: AbortSignal,
   ): Promise<ToolOutcome>;
   /** Forget the cached manifest (the integration changed). */

@@ -43,10 +43,19 @@ export const CLI_OPTIONS = {
   last: { type: 'string' },
   url: { type: 'string' },
   token: { type: 'string' },
+  runs: { type: 'string' },
+  'min-pass': { type: 'string' },
+  junit: { type: 'string' },
+  'no-judge': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export type CliOptions = Partial<Record<Exclude<keyof typeof CLI_OPTIONS, 'json' | 'help' | 'all'>, string>> & { json?: boolean; help?: boolean; all?: boolean };
+export type CliOptions = Partial<Record<Exclude<keyof typeof CLI_OPTIONS, 'json' | 'help' | 'all' | 'no-judge'>, string>> & {
+  json?: boolean;
+  help?: boolean;
+  all?: boolean;
+  'no-judge'?: boolean;
+};
 
 /** One command: `noun verb`, its usage lines, and what it does (the exit code). */
 export interface CliCommand {

@@ -56,7 +56,7 @@ async function replay(values: CliOptions, positionals: string[]): Promise<number
   const res = await fetch(`${base}/v1/integration/replay`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ endpoint_url: values.endpoint, last, ...(values.key === undefined ? {} : { key: values.key }) }),
+    body: JSON.stringify({ endpoint_url: values.endpoint, last, ...(values.key === undefined ? {} : { key: values.key }), ...(values['no-judge'] ? { judge: false } : {}) }),
   });
   const text = await res.text();
   if (res.status !== 200) {
@@ -87,11 +87,13 @@ export const integratorCommands: CliCommand[] = [
   },
   {
     name: 'replay',
-    usage: `replay --endpoint <candidate url> [--key <key>] --last <1-${REPLAY_MAX_TURNS}> [--json] [--url <service url>] [--token <token>]
+    usage: `replay --endpoint <candidate url> [--key <key>] --last <1-${REPLAY_MAX_TURNS}> [--json] [--no-judge] [--url <service url>] [--token <token>]
       asks the running service at --url (or BOTLINK_URL, default http://localhost:8080) with an owner's or admin's
       --token (or BOTLINK_TOKEN) to send the workspace's last N customer messages to the candidate, and prints each
-      answer beside the live one. Without --key the workspace's current key signs. Exit 1 when a message the live
-      endpoint answered gets no answer from the candidate (now_failing), or when the service refuses.`,
+      answer beside the live one. Without --key the workspace's current key signs. With a model on the service, each
+      changed answer is labelled better, worse or equal by its judge, with the reason (--no-judge: not asked); the last
+      line says how many got worse. Exit 1 when a message the live endpoint answered gets no answer from the candidate
+      (now_failing), or when the service refuses; the judge's labels do not change the exit code.`,
     run: replay,
   },
 ];

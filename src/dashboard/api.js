@@ -6,7 +6,11 @@
  */
 
 /** @typedef {'owner' | 'admin' | 'agent' | 'manager'} Role  'manager': an owner or admin signed in with a token. */
-/** @typedef {{ token: string, role: Role, email?: string, userId?: string, workspace?: string }} Session */
+/**
+ * @typedef {{ token: string, role: Role, email?: string, userId?: string, name?: string | null, workspace?: string, timeZone?: string | null }} Session
+ * `name`: the user's own name (null: none given); `timeZone`: the workspace's, every time is shown in it (time.js;
+ * null: none chosen, the browser's; absent: not read yet).
+ */
 
 const STORAGE_KEY = 'botlink.dashboard.session';
 

@@ -6,7 +6,9 @@
  * draws itself again from the answer of its save, so what is shown is what was stored.
  */
 import { ApiError, api, configured } from './api.js';
-import { busy, clearFieldErrors, copyable, errorBox, field, h, loading, replace, showFieldErrors, when } from './dom.js';
+import { busy, clearFieldErrors, copyable, errorBox, field, h, loading, replace, showFieldErrors } from './dom.js';
+import { browserTimeZone, when } from './time.js';
+import { localAddressNote, widgetSnippet } from './public-address.js';
 
 /** @param {HTMLElement} main */
 export function renderChannels(main) {
@@ -61,7 +63,6 @@ function webchatForm(settings, key, setup) {
     const error = errorBox();
     const saved = h('p', { class: 'hint', role: 'status' }, savedNote);
     const button = h('button', { type: 'submit' }, 'Save website chat');
-    const snippet = `<script src="${setup.widget.script_url}" data-key="${key}" async></script>`;
     const working = s.enabled && s.allowed_origins.length > 0;
     const state = working
       ? h('p', { class: 'ok-note', 'data-testid': 'webchat-state' }, `On: visitors of ${s.allowed_origins.join(', ')} can chat with you.`)
@@ -70,7 +71,7 @@ function webchatForm(settings, key, setup) {
         : 'Off until you add your website below: the chat answers only on the sites you list.');
     const form = h('form', { 'aria-label': 'Website chat settings' },
       h('label', { class: 'checkline' }, on, 'The chat is on'),
-      field('Websites that show the chat, one per line', sites, 'The address of your shop as a visitor sees it in the address bar, like https://www.yourshop.example (no page path).'),
+      field('Websites that show the chat, one per line', sites, 'The address of your shop as a visitor sees it in the address bar, like https://www.yourshop.example. A page of it works too: its site is kept.'),
       h('div', { class: 'row' }, addThisSite),
       error.el, button, saved);
     form.addEventListener('submit', (event) => {
@@ -81,7 +82,8 @@ function webchatForm(settings, key, setup) {
       void busy(button, async () => {
         try {
           const answer = await api('PUT', '/v1/webchat', { body: { allowed_origins: sites.value.split(/[\s,]+/).filter(Boolean), enabled: on.checked } });
-          draw(answer, `Saved at ${when(answer.updated_at)}.`);
+          // A pasted page address was taken as its site: the notes say so, in words.
+          draw(answer, [`Saved at ${when(answer.updated_at)}.`, ...(Array.isArray(answer.notes) ? answer.notes : [])].join(' '));
           /** @type {HTMLElement | null} */ (el.querySelector('[data-testid="webchat-state"]'))?.focus?.();
         } catch (err) {
           showFieldErrors(err, [[(f) => f.startsWith('allowed_origins'), sites]], error);
@@ -90,8 +92,7 @@ function webchatForm(settings, key, setup) {
     });
     replace(el, state, form,
       h('h3', {}, 'Put the chat on your website'),
-      h('p', {}, 'Paste this line just before </body> on every page that should show the chat. The key in it can only start chats, so it may be seen by anyone.'),
-      copyable('Line for your website', snippet, undefined, 'snippet'),
+      widgetSnippet(setup.widget.script_url, key),
       h('p', {}, h('a', { href: `/widget/demo?key=${encodeURIComponent(key)}`, target: '_blank', rel: 'noopener' }, 'Try the chat on a sample shop page'),
         ` (it works once ${thisSite} is listed above and the chat is on).`));
   };
@@ -132,6 +133,7 @@ function phoneCard(p, workspaceZone) {
       h('h3', {}, 'Connect the number at Twilio'),
       h('p', {}, 'In Twilio, open your number, and under “A call comes in” choose Webhook, paste this address and choose HTTP POST.'),
       copyable('Address for Twilio (“A call comes in”)', s.voice_url, undefined, 'twilio-url'),
+      localAddressNote(s.voice_url, 'the address for Twilio'),
       phoneForm(s, workspaceZone, (answer) => draw(answer, `Saved at ${when(answer.updated_at)}.`), savedNote));
   };
   draw(p, '');
@@ -143,7 +145,7 @@ function phoneCard(p, workspaceZone) {
  * @param {(answer: any) => void} onSaved @param {string} savedNote
  */
 function phoneForm(p, workspaceZone, onSaved, savedNote) {
-  const zone = workspaceZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = workspaceZone ?? browserTimeZone();
   const country = h('select', {}, h('option', { value: '' }, 'Choose…'), COUNTRIES.map(([code, name]) => h('option', { value: code }, `${name} (+${code})`)));
   country.value = COUNTRIES.find(([, , z]) => z === zone)?.[0] ?? '';
   const numbers = h('textarea', { rows: 3, spellcheck: 'false' });
@@ -231,6 +233,7 @@ function whatsappCard(w, setup) {
       wa.reason ? h('p', { class: 'notice', 'data-testid': 'whatsapp-reason' }, wa.reason) : null,
       h('h3', {}, 'In your Meta app: WhatsApp, Configuration, Webhook'),
       copyable('Callback URL', wa.callback_url, undefined, 'meta-callback'),
+      localAddressNote(wa.callback_url, 'the callback URL for Meta'),
       wa.verify_token
         ? copyable('Verify token', wa.verify_token, 'Set by the person who runs this Botlink server; paste it into Meta as it is.', 'meta-verify-token')
         : h('p', { class: 'notice' }, 'The verify token is not set yet: the person who runs this Botlink server sets WHATSAPP_VERIFY_TOKEN, and it appears here.'),

@@ -4,8 +4,9 @@
  * Server-Sent Events stream (reply_piece events show a streamed phone reply sentence by sentence).
  */
 import { ApiError, api, readEvents } from './api.js';
-import { errorBox, field, h, loading, replace, when } from './dom.js';
-import { CHANNELS, customerName, fromWords, holderWords } from './words.js';
+import { errorBox, field, h, loading, replace } from './dom.js';
+import { clock, when } from './time.js';
+import { CHANNELS, conversationName, fromWords, handoffWords, holderWords } from './words.js';
 
 const LIST_POLL_MS = 3_000;
 /** The API gives at most 200 sessions an answer; the list grows by 50 at a time up to that. */
@@ -64,7 +65,7 @@ export function renderConversations(main, ctx) {
       }
       list.setAttribute('aria-busy', 'false');
       more.hidden = !answer.next_before || limit >= MAX_SHOWN;
-      updated.textContent = `Updated live every few seconds; last at ${new Date().toLocaleTimeString()}.`;
+      updated.textContent = `Updated live every few seconds; last at ${clock()}.`;
     } catch (err) {
       if (stopped) return;
       error.show(err);
@@ -104,20 +105,13 @@ function row(s) {
   const last = s.last_message;
   return h('li', {},
     h('a', { href: `/dashboard/conversations/${encodeURIComponent(s.id)}`, 'data-link': true, class: 'session' },
-      h('span', { class: 'who' }, customerName(s.customer)),
+      h('span', { class: 'who' }, conversationName(s)),
       h('span', { class: `badge ${s.status === 'active' ? 'live' : ''}` }, s.status === 'active' ? 'Active' : 'Ended'),
       h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'}`),
       s.channel !== 'phone' && s.handled_by !== 'bot' ? h('span', { class: `badge ${s.handled_by === 'waiting' ? 'warn' : 'live'}` }, holderWords(s)) : null,
-      s.handoff ? h('span', { class: 'badge warn' }, handoffWords(s.handoff)) : null,
+      s.handoff ? h('span', { class: `badge ${s.answered_by_team ? '' : 'warn'}` }, handoffWords(s.handoff, s)) : null,
       h('span', { class: 'meta' }, when(s.updated_at)),
       last ? h('span', { class: 'preview' }, `${fromWords(last)}: ${last.text ?? '(no words: a button)'}`) : null));
-}
-
-/** A handoff in words. @param {any} handoff */
-function handoffWords(handoff) {
-  if (handoff?.kind === 'forward') return 'Forwarded to the team';
-  if (handoff?.kind === 'human') return handoff.connected === false ? 'Asked for a person (not connected)' : 'Asked for a person';
-  return 'Handed to the team';
 }
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */

@@ -108,13 +108,6 @@ export async function busy(button, work) {
   }
 }
 
-/** Local date and time of an ISO string. @param {string | null | undefined} iso */
-export function when(iso) {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
-
 /**
  * A secret shown once: the value in a read-only field, a copy button and the warning.
  * @param {string} label @param {string} value @param {string} warning

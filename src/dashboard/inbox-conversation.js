@@ -7,8 +7,13 @@
  * WhatsApp more than 24 hours after the customer's last message the page says why no reply can be written.
  */
 import { ApiError, api, isManager, readEvents, saveSession } from './api.js';
-import { busy, errorBox, field, h, loading, replace, when } from './dom.js';
+import { busy, errorBox, field, h, loading, replace } from './dom.js';
+import { when } from './time.js';
 import { addAnswerForm } from './knowledge-editor.js';
+import { noteBox, noteTools, placeholderValues, replyTools } from './inbox-reply-tools.js';
+import { customerPanel } from './customer-panel.js';
+import { assignControl } from './inbox-assign.js';
+import { agentTyping, confirmClose, satisfactionWords, visitorTyping } from './inbox-visitor-side.js';
 import { CHANNELS, DELIVERY, SOURCES, agentName, customerName, fromWords, holderWords, waitedFor } from './words.js';
 
 /** WhatsApp's customer-service window (docs/whatsapp.md): a free-form reply only within 24 h of the customer's last message. */
@@ -17,7 +22,7 @@ const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
 const SUMMARY_MESSAGES = 4;
 
 /**
- * @typedef {{ id: string, from: 'customer' | 'bot' | 'agent', text: string | null, at: string, source?: string | null,
+ * @typedef {{ id: string, from: 'customer' | 'bot' | 'agent' | 'note', text: string | null, at: string, source?: string | null,
  *   agent?: any, status?: string, failure?: { http_status?: number | null, code?: number | null, reason?: string | null } }} Message
  */
 
@@ -26,19 +31,26 @@ export function renderInboxConversation(main, ctx) {
   const id = ctx.params[0] ?? '';
   const facts = h('div', {}, loading('Loading the conversation…'));
   const summary = h('section', { class: 'card', 'aria-labelledby': 'so-far' });
-  const transcript = h('ol', { class: 'transcript', 'aria-label': 'Messages' });
+  // Focusable from a script only: where the focus goes when the note it was on is deleted.
+  const transcript = h('ol', { class: 'transcript', 'aria-label': 'Messages', tabindex: -1 });
   // "Add as an answer" from a reply of the team opens here, out of the transcript, so a new message keeps what is typed.
   const teachPanel = h('section', { class: 'card', 'aria-label': 'Teach the bot', hidden: true });
   const actions = h('section', { class: 'card actions', 'aria-labelledby': 'you' });
   const announce = h('p', { class: 'sr-only', role: 'status' });
   const live = h('p', { class: 'hint' });
+  const typing = visitorTyping();
   const error = errorBox();
   replace(main,
     h('p', {}, h('a', { href: '/dashboard/inbox', 'data-link': true }, '← Inbox')),
-    h('h1', {}, 'Conversation'), facts, summary, h('h2', {}, 'Messages'), transcript, teachPanel, live, announce, error.el, actions);
+    h('h1', {}, 'Conversation'), facts, summary, h('h2', {}, 'Messages'), transcript, typing.el, teachPanel, live, announce, error.el, actions);
 
-  const composer = replyBox(id, () => queueReload(), (err) => onSendError(err));
+  const composer = replyBox(id, () => queueReload(), (err) => onSendError(err), () => placeholderValues(s, ctx.session), () => s?.language);
+  // A note for whoever does not hold the conversation (every role writes notes): kept across redraws.
+  const notesOnly = noteBox(id, () => queueReload());
   const abort = new AbortController();
+  const panel = customerPanel(id, abort.signal);
+  const assign = assignControl(id, () => reload(), abort.signal);
+  facts.after(panel.el);
   /** @type {any} */
   let s = null;
   let shownMessages = '';
@@ -48,6 +60,15 @@ export function renderInboxConversation(main, ctx) {
   let aiSummary = /** @type {string | null} */ (null);
   /** The signed-in user's id: known from the sign-in, or learnt (a token sign-in says no more than the role). */
   let myId = ctx.session.userId ?? null;
+  // The team's notes in the transcript: their author edits and deletes them, an owner deletes any.
+  const notes = noteTools({
+    sessionId: id,
+    me: () => myId,
+    owner: ctx.session.role === 'owner',
+    changed: () => queueReload(),
+    announce: (words) => (announce.textContent = words),
+    afterDelete: () => transcript.focus(),
+  });
 
   async function reload() {
     try {
@@ -79,14 +100,21 @@ export function renderInboxConversation(main, ctx) {
       fact('Channel', CHANNELS[s.channel] ?? String(s.channel)),
       fact('Handled by', h('span', { 'data-testid': 'holder' }, holderWords(s))),
       s.handled_by === 'waiting' ? fact('Waiting for', h('span', { 'data-waiting-since': s.waiting_since ?? '' }, waitedFor(s.waiting_since))) : null,
-      fact('Started', when(s.created_at))));
+      fact('Started', when(s.created_at)),
+      s.satisfaction ? fact('Satisfaction', satisfactionWords(s.satisfaction)) : null));
+    panel.show(s);
+    assign.show(s, facts);
     const messages = messagesOf(s);
     const fingerprint = JSON.stringify(messages);
     if (fingerprint !== shownMessages) {
       const before = shownMessages ? JSON.parse(shownMessages).length : messages.length;
       shownMessages = fingerprint;
       replace(summary, h('h2', { id: 'so-far' }, 'So far'), summaryOf(s, messages, aiSummary));
-      replace(transcript, messages.length === 0 ? h('li', { class: 'empty' }, 'No message yet.') : messages.map((m, i) => message(m, () => retry(m), teachFrom(messages, i))));
+      // A note being edited is drawn again with its editor: the focus stays in it.
+      const focused = document.activeElement instanceof HTMLElement && transcript.contains(document.activeElement) ? document.activeElement : null;
+      replace(transcript, messages.length === 0 ? h('li', { class: 'empty' }, 'No message yet.')
+        : messages.map((m, i) => (m.from === 'note' ? notes.item(m) : message(m, () => retry(m), teachFrom(messages, i)))));
+      if (focused?.isConnected && document.activeElement !== focused) focused.focus();
       const newest = messages.at(-1);
       if (messages.length > before && newest?.from === 'customer') announce.textContent = `The customer wrote: ${newest.text ?? ''}`;
     }
@@ -139,7 +167,7 @@ export function renderInboxConversation(main, ctx) {
 
   /** @param {any} session @param {Message[]} messages @returns {import('./dom.js').Child[]} */
   function actionsFor(session, messages) {
-    if (session.channel === 'phone') return [h('p', {}, 'A phone call goes to a person through the transfer number (Team screen), not here. This page shows what was said.')];
+    if (session.channel === 'phone') return [h('p', {}, 'A phone call goes to a person through the transfer number (Team screen), not here. This page shows what was said.'), notesOnly.el];
     const mine = session.handled_by === 'agent' && myId !== null && session.agent?.user_id === myId;
     const heldByOther = session.handled_by === 'agent' && !mine;
     const out = [];
@@ -160,11 +188,17 @@ export function renderInboxConversation(main, ctx) {
     }
     /** @type {HTMLButtonElement[]} */
     const buttons = [];
+    if (!mine) out.push(notesOnly.el);
     if (session.handled_by !== 'agent') buttons.push(button('Take over', '', () => takeover()));
     const mayEnd = mine || session.handled_by === 'waiting' || (heldByOther && isManager(ctx.session));
     if (mayEnd) {
       buttons.push(button('Hand back to the bot', 'quiet', () => post('handback')));
-      if (session.status !== 'ended' || session.handled_by !== 'bot') buttons.push(button('Close', 'danger', () => post('close')));
+      if (session.status !== 'ended' || session.handled_by !== 'bot') {
+        const closeButton = button('Close', 'danger', async () => {
+          if (await confirmClose(closeButton)) await post('close');
+        });
+        buttons.push(closeButton);
+      }
     }
     out.push(h('div', { class: 'row' }, buttons));
     return out;
@@ -205,9 +239,11 @@ export function renderInboxConversation(main, ctx) {
     return b;
   }
 
-  /** @param {string} type */
-  function onEvent(type) {
-    if (['message', 'message_status', 'handled_by', 'turn_completed', 'turn_cancelled'].includes(type)) queueReload();
+  /** @param {string} type @param {any} [data] */
+  function onEvent(type, data) {
+    if (type === 'typing') typing.show(data);
+    if (type === 'message') typing.clear();
+    if (['message', 'message_status', 'handled_by', 'turn_completed', 'turn_cancelled', 'note', 'note_deleted'].includes(type)) queueReload();
   }
 
   async function follow() {
@@ -247,13 +283,21 @@ export function renderInboxConversation(main, ctx) {
 /**
  * The reply box: Enter sends, Shift+Enter starts a new line. Kept across redraws, so what is being typed stays.
  * @param {string} id @param {() => void} sent @param {(err: unknown) => void} failed
+ * @param {() => import('./inbox-reply-tools.js').PlaceholderValues} values what a saved reply's placeholders are filled with
+ * @param {() => string | null | undefined} language the conversation's, searched first by Insert from knowledge
  */
-function replyBox(id, sent, failed) {
+function replyBox(id, sent, failed, values, language) {
   const text = h('textarea', { rows: 3, name: 'text', autocomplete: 'off' });
   const error = errorBox();
   const send = h('button', { type: 'submit' }, 'Send');
   const form = h('form', { class: 'reply-box', 'aria-label': 'Reply to the customer' },
-    field('Your reply', text, 'Enter sends; Shift+Enter starts a new line. The customer sees your name.'), error.el, h('div', { class: 'row' }, send));
+    field('Your reply', text, 'Enter sends; Shift+Enter starts a new line; / at the start picks a saved reply. The customer sees your name.'), error.el, h('div', { class: 'row' }, send));
+  // Saved replies after /, Insert from knowledge, the Note switch (before the keydown below: Enter picks a saved reply).
+  const tools = replyTools({ text, send, form, values, language });
+  // The customer's widget shows "… is typing" while the holder writes (not a note).
+  const typing = agentTyping(id, () => tools.isNote());
+  text.addEventListener('input', typing.input);
+  form.lastElementChild?.append(tools.el);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const words = text.value.trim();
@@ -265,8 +309,10 @@ function replyBox(id, sent, failed) {
     error.clear();
     void busy(send, async () => {
       try {
-        await api('POST', `/v1/sessions/${encodeURIComponent(id)}/messages`, { body: { text: words } });
+        await api('POST', `/v1/sessions/${encodeURIComponent(id)}/${tools.isNote() ? 'notes' : 'messages'}`, { body: { text: words } });
         text.value = '';
+        tools.sent();
+        typing.sent();
         sent();
       } catch (err) {
         error.show(err);
@@ -281,12 +327,12 @@ function replyBox(id, sent, failed) {
       form.requestSubmit();
     }
   });
-  return { el: form, focus: () => text.focus() };
+  return { el: h('div', {}, form, tools.panel), focus: () => text.focus() };
 }
 
 /** The conversation's messages; a conversation from before messages were kept shows its turns instead. @param {any} s @returns {Message[]} */
 function messagesOf(s) {
-  if (Array.isArray(s.messages) && s.messages.length > 0) return s.messages;
+  if (Array.isArray(s.messages) && s.messages.some((/** @type {Message} */ m) => m.from !== 'note')) return s.messages;
   /** @type {Message[]} */
   const out = [];
   for (const t of Array.isArray(s.turns) ? s.turns : []) {
@@ -294,7 +340,9 @@ function messagesOf(s) {
     const reply = t.reply ?? t.handoff?.sentence;
     if (reply) out.push({ id: `${t.id}-b`, from: 'bot', text: reply, at: t.ended_at ?? t.started_at, source: t.source });
   }
-  return out;
+  // The team's notes on a phone call (or a conversation from before messages were kept), by time.
+  const notes = Array.isArray(s.messages) ? s.messages : [];
+  return notes.length ? [...out, ...notes].sort((a, b) => a.at.localeCompare(b.at)) : out;
 }
 
 /** @param {any} s @param {Message[]} messages */
@@ -316,7 +364,7 @@ function summaryOf(s, messages, aiSummary) {
   else if (kind === 'forward') lines.push('Forwarded to the team to follow up.');
   const customerCount = messages.filter((m) => m.from === 'customer').length;
   lines.push(`${customerCount} ${customerCount === 1 ? 'message' : 'messages'} from the customer since ${when(s.created_at)}.`);
-  const recent = messages.slice(-SUMMARY_MESSAGES);
+  const recent = messages.filter((m) => m.from !== 'note').slice(-SUMMARY_MESSAGES);
   return [
     aiSummary ? h('p', { 'data-testid': 'ai-summary' }, h('strong', {}, 'Summary by the AI: '), aiSummary) : null,
     h('ul', { class: 'plain' }, lines.map((l) => h('li', {}, l))),

@@ -3,7 +3,8 @@
  * The inbox's live side for the whole dashboard, whatever screen is open: one stream of inbox changes
  * (GET /v1/inbox/events) per signed-in tab, the number of waiting customers in the navigation's badge and the tab's
  * title, a browser notification when a customer starts waiting (only once the user allowed it, with a button on the
- * Inbox screen: never asked on load), and the changes handed to the screen that listens.
+ * Inbox screen: never asked on load), and the changes handed to the screen that listens: conversations, @mentions of
+ * you, and colleagues becoming available, away or offline (`presence`).
  */
 import { ApiError, api, readEvents } from './api.js';
 
@@ -12,10 +13,15 @@ const RETRY_MS = 5_000;
 /** Changes that come in a burst are counted once. */
 const RECOUNT_DELAY_MS = 250;
 
-/** @typedef {{ id: string, channel?: string, reason?: string, handled_by?: string, agent?: any, waiting_since?: string | null, last_message?: { from: string, text: string | null, at: string } | null }} InboxChange */
+/** @typedef {{ id: string, channel?: string, reason?: string, handled_by?: string, agent?: any, waiting_since?: string | null, last_message?: { from: string, text: string | null, at: string } | null, assigned_to?: { user_id: string, name: string } | null }} InboxChange */
 
 /** @type {Set<(change: InboxChange) => void>} */
 const listeners = new Set();
+/** Listeners for a colleague's @mention of the signed-in user (`mention` events). @type {Set<(mention: any) => void>} */
+const mentionListeners = new Set();
+/** @typedef {{ user_id: string, name: string, status: 'available' | 'away' | 'offline' }} PresenceChange */
+/** Listeners for the presence of the workspace's people (`presence` events). @type {Set<(change: PresenceChange) => void>} */
+const presenceListeners = new Set();
 /** Conversations waiting now, by id (null until the first count). @type {Map<string, any> | null} */
 let waiting = null;
 let titleBase = 'Botlink';
@@ -49,10 +55,31 @@ export function onInboxChange(listener) {
   return () => listeners.delete(listener);
 }
 
+/** A listener for a colleague's note that @mentions the signed-in user; returns what removes it. @param {(mention: any) => void} listener */
+export function onMention(listener) {
+  mentionListeners.add(listener);
+  return () => mentionListeners.delete(listener);
+}
+
+/**
+ * A listener for a person of the workspace becoming available, away or offline (yourself included: set elsewhere, or
+ * lapsed without a dashboard open); returns what removes it.
+ * @param {(change: PresenceChange) => void} listener
+ */
+export function onPresence(listener) {
+  presenceListeners.add(listener);
+  return () => presenceListeners.delete(listener);
+}
+
 /** The tab's title: the screen's own, after the number waiting when there is one. @param {string} title */
 export function setTitle(title) {
   titleBase = title;
   showCount();
+}
+
+/** The conversations waiting now, as last counted (presence.js marks those past the first-reply target). */
+export function waitingConversations() {
+  return [...(waiting?.values() ?? [])];
 }
 
 /** How many customers wait for a person now (0 before the first count). */
@@ -77,6 +104,8 @@ async function follow(signal) {
     try {
       await readEvents('/v1/inbox/events', (type, data) => {
         if (type === 'conversation' && data && typeof data.id === 'string') changed(/** @type {InboxChange} */ (data), signal);
+        else if (type === 'mention' && data) for (const listener of mentionListeners) listener(data);
+        else if (type === 'presence' && data && typeof data.user_id === 'string') for (const listener of presenceListeners) listener(/** @type {PresenceChange} */ (data));
       }, signal);
     } catch (err) {
       if (signal.aborted) return;
@@ -85,15 +114,33 @@ async function follow(signal) {
     }
     if (signal.aborted) return;
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-    // What changed while the stream was down.
+    // What changed while the stream was down: the waiting count, and colleagues' presence.
     void recount(signal);
+    void rereadPresence(signal);
+  }
+}
+
+/** After a gap in the stream, every person's presence as it is now, to the screens that show it. @param {AbortSignal} signal */
+async function rereadPresence(signal) {
+  if (presenceListeners.size === 0) return;
+  try {
+    const { users } = await api('GET', '/v1/team/presence', { signal });
+    if (signal.aborted || !Array.isArray(users)) return;
+    for (const user of users) {
+      if (!user || typeof user.id !== 'string') continue;
+      /** @type {PresenceChange} */
+      const change = { user_id: user.id, name: user.name, status: user.status };
+      for (const listener of presenceListeners) listener(change);
+    }
+  } catch {
+    // The next gap reads it again; the stream's own events keep it current meanwhile.
   }
 }
 
 /** @param {InboxChange} change @param {AbortSignal} signal */
 function changed(change, signal) {
   const before = waiting;
-  if (before && change.handled_by === 'waiting' && !before.has(change.id)) notify(change);
+  if (before && change.handled_by === 'waiting' && !before.has(change.id)) void notifyWithWords(change, signal);
   if (before) {
     if (change.handled_by === 'waiting') before.set(change.id, { ...before.get(change.id), ...change });
     else if (change.handled_by) before.delete(change.id);
@@ -128,10 +175,28 @@ function showCount() {
   for (const words of document.querySelectorAll('[data-waiting-words]')) words.textContent = n > 0 ? ` (${n} waiting)` : '';
 }
 
-/** @param {InboxChange} change */
-function notify(change) {
+/**
+ * The notification says the customer's own words: the change may carry the bot's sentence (or none), so the waiting
+ * row is read for them (GET /v1/inbox `customer_last_message`).
+ * @param {InboxChange} change @param {AbortSignal} signal
+ */
+async function notifyWithWords(change, signal) {
   if (notificationPermission() !== 'granted') return;
-  const text = change.last_message?.text ? String(change.last_message.text) : 'Someone asked for a person.';
+  /** @type {string | null} */
+  let words = change.last_message?.from === 'customer' && change.last_message.text ? String(change.last_message.text) : null;
+  try {
+    const answer = await api('GET', '/v1/inbox?view=waiting', { signal });
+    const row = answer.conversations.find((/** @type {any} */ c) => c.id === change.id);
+    if (row?.customer_last_message?.text) words = String(row.customer_last_message.text);
+  } catch {
+    // Notified without the words: the row shows them.
+  }
+  if (!signal.aborted) notify(change, words);
+}
+
+/** @param {InboxChange} change @param {string | null} words the customer's last words */
+function notify(change, words) {
+  const text = words ? `“${words}”` : 'Someone asked for a person.';
   try {
     const note = new Notification('A customer is waiting', { body: text.slice(0, 140), tag: `botlink-waiting-${change.id}` });
     note.addEventListener('click', () => {

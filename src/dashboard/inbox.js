@@ -8,7 +8,7 @@
 import { api } from './api.js';
 import { errorBox, h, loading, replace } from './dom.js';
 import { askToNotify, notificationPermission, onInboxChange } from './inbox-live.js';
-import { CHANNELS, customerName, fromWords, holderWords, waitedFor } from './words.js';
+import { CHANNELS, conversationName, fromWords, holderWords, waitedFor } from './words.js';
 
 /** Without the stream (a proxy that buffers it), the list is still read this often. */
 const POLL_MS = 15_000;
@@ -104,10 +104,20 @@ function row(c) {
   const last = c.last_message;
   return h('li', {},
     h('a', { href: `/dashboard/inbox/${encodeURIComponent(c.id)}`, 'data-link': true, class: 'session', 'data-testid': 'inbox-row' },
-      h('span', { class: 'who' }, customerName(c.customer)),
+      h('span', { class: 'who' }, conversationName(c)),
       h('span', { class: 'meta' }, CHANNELS[c.channel] ?? String(c.channel)),
       c.handled_by === 'waiting'
         ? h('span', { class: 'badge warn' }, 'Waiting ', h('span', { 'data-waiting-since': c.waiting_since ?? '' }, waitedFor(c.waiting_since)))
         : h('span', { class: `badge ${c.handled_by === 'agent' ? 'live' : ''}` }, holderWords(c)),
-      h('span', { class: 'preview' }, last ? `${fromWords(last)}: ${last.text ?? '(no words: a button)'}` : 'No message yet.')));
+      // Assignment and the first-reply target (presence.js; docs/architecture.md, "Presence and assignment").
+      c.handled_by === 'waiting' && c.assigned_to ? h('span', { class: 'meta assigned', 'data-testid': 'assigned-to' }, `Assigned to ${c.assigned_to.name}`) : null,
+      c.overdue ? h('span', { class: 'badge late', 'data-testid': 'overdue' }, 'Over the reply target') : null,
+      saidLine(c),
+      last?.from === 'customer' && c.customer_last_message ? null : h('span', { class: 'preview' }, last ? `${fromWords(last)}: ${last.text ?? '(no words: a button)'}` : 'No message yet.')));
+}
+
+/** The customer's own last words, first on the row: the bot's sentence after them tells an agent nothing. @param {any} c */
+function saidLine(c) {
+  const said = c.customer_last_message;
+  return said ? h('span', { class: 'said', 'data-testid': 'customer-words' }, h('strong', {}, 'Customer: '), String(said.text)) : null;
 }

@@ -1,10 +1,13 @@
 // @ts-check
 /**
  * Integration: the endpoint of the integrator's system, how it is doing (its health, read again every
- * HEALTH_POLL_MS while the page is open), its key (own or generated, shown once), and the test buttons.
+ * HEALTH_POLL_MS while the page is open), its key (own or generated, shown once), the test buttons, and "Try a new
+ * version" (replay, ./integration-replay.js).
  */
 import { ApiError, api, configured } from './api.js';
-import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, shownOnce, when } from './dom.js';
+import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, shownOnce } from './dom.js';
+import { replaySection } from './integration-replay.js';
+import { clock, shortWhen, when } from './time.js';
 
 /** How often the endpoint's health is read again while the page is open, ms. */
 const HEALTH_POLL_MS = 10_000;
@@ -49,7 +52,8 @@ export function renderIntegration(main) {
       keyError.el, newKey),
     test,
     h('section', { class: 'card', 'aria-labelledby': 'tools' }, h('h2', { id: 'tools' }, 'Tools'),
-      h('p', {}, 'Fetches your tools manifest now and lists the tools and every problem found in it.'), toolsError.el, toolsButton, toolsResult));
+      h('p', {}, 'Fetches your tools manifest now and lists the tools and every problem found in it.'), toolsError.el, toolsButton, toolsResult),
+    replaySection());
 
   /** @param {any} i */
   const showCurrent = (i) => {
@@ -244,7 +248,7 @@ function healthSection() {
       if (!v) return;
       const fresh = v.contacted === false;
       const state = fresh ? { word: 'Not contacted yet', icon: '…', tone: 'info' } : STATES[v.state] ?? { word: String(v.state), icon: '?', tone: 'info' };
-      const headline = v.state === 'down' ? `${state.word} since ${clock(v.since)}` : state.word;
+      const headline = v.state === 'down' ? `${state.word} since ${shortWhen(v.since)}` : state.word;
       const sentence = fresh ? 'no question has been sent to your endpoint since it was saved. Press Test below to try it now.' : stateSentence(v);
       if (`${headline}: ${sentence}` !== said) {
         said = `${headline}: ${sentence}`;
@@ -266,7 +270,7 @@ function healthSection() {
             const n = count(k);
             return h('li', { class: n > 0 && k !== 'answer' ? 'problem' : null }, h('strong', {}, n), ` ${n === 1 ? one : many}`);
           }))))));
-      note.textContent = `Checked ${new Date().toLocaleTimeString()}; read again every ${HEALTH_POLL_MS / 1000} s while this page is open.`;
+      note.textContent = `Checked ${clock()}; read again every ${HEALTH_POLL_MS / 1000} s while this page is open.`;
     },
     /** A poll that failed: the last known health stays, with why it may be old. @param {unknown} err */
     failed(err) {
@@ -285,7 +289,7 @@ function stateSentence(v) {
     case 'down':
       return `customers are answered by the built-in AI without waiting for your endpoint; we keep trying it${v.probe_interval_ms ? ` every ${duration(v.probe_interval_ms)}` : ''}.`;
     case 'probing':
-      return `your endpoint answers again since ${clock(v.since)}; customers wait up to ${waits(v.wait_ms)} for its answer again.`;
+      return `your endpoint answers again since ${shortWhen(v.since)}; customers wait up to ${waits(v.wait_ms)} for its answer again.`;
     default:
       return '';
   }
@@ -315,14 +319,6 @@ function duration(ms) {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}
-
-/** The time of day of an ISO string; with the date when it is not today. @param {string} iso */
-function clock(iso) {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
 }
 
 /** @param {any} r */

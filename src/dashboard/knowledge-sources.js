@@ -8,7 +8,8 @@
  * Addresses, file names and reasons come from outside: they are only ever set as text.
  */
 import { ApiError, api } from './api.js';
-import { busy, clearFieldErrors, errorBox, field, h, replace, showFieldErrors, uid, when } from './dom.js';
+import { busy, clearFieldErrors, errorBox, field, h, replace, showFieldErrors, uid } from './dom.js';
+import { formatTime } from './time.js';
 import { LANGUAGES } from './knowledge-editor.js';
 
 /** The largest file the service takes (docs/knowledge.md, "Websites and files"): refused here before it is sent. */
@@ -71,8 +72,6 @@ export function sourcesSection({ manager, isStopped }) {
   /** @type {Map<string, ReturnType<typeof sourceRow>>} */
   const rows = new Map();
   const listEl = h('ul', { class: 'sources' });
-  /** @type {string | undefined} */
-  let timeZone;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   /** @type {Set<string>} */
@@ -87,29 +86,17 @@ export function sourcesSection({ manager, isStopped }) {
     forms.length ? h('div', { class: 'source-forms' }, forms) : null,
     announce, listError.el, list);
 
-  // The workspace's time zone, as the other screens show times; the browser's until it is known or when none is set.
-  const zone = api('GET', '/v1/workspace').then((w) => {
-    timeZone = typeof w?.time_zone === 'string' ? w.time_zone : undefined;
-  }, () => undefined);
-
-  /** @param {string | null | undefined} iso */
+  /** In the workspace's time zone, as every screen shows times (time.js), with the zone's name. @param {string | null | undefined} iso */
   function at(iso) {
     if (!iso) return 'not yet';
-    const d = new Date(iso);
-    if (Number.isNaN(d.getTime()) || !timeZone) return when(iso);
-    try {
-      // The zone's name too: the workspace's zone need not be the browser's.
-      return d.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' });
-    } catch {
-      return when(iso);
-    }
+    return formatTime(iso, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
   }
 
   async function load() {
     clearTimeout(timer);
     timer = undefined;
     try {
-      const [answer] = await Promise.all([api('GET', '/v1/knowledge/sources'), zone]);
+      const answer = await api('GET', '/v1/knowledge/sources');
       if (isStopped()) return;
       show(/** @type {any[]} */ (answer?.sources ?? []));
     } catch (err) {

@@ -32,8 +32,9 @@ function matchWords(p) {
  * "Try a question": the passages found and the answers the customer would get. An answer that comes after the screen
  * was left is not shown.
  * @param {() => boolean} isStopped
+ * @param {() => void} [onSaved] a question was saved as a check (./knowledge-checks.js lists it)
  */
-export function tryPanel(isStopped) {
+export function tryPanel(isStopped, onSaved) {
   const question = /** @type {HTMLInputElement} */ (h('input', { type: 'text', name: 'question', required: true, maxlength: 2000, autocomplete: 'off' }));
   const language = /** @type {HTMLSelectElement} */ (h('select', { name: 'language' },
     h('option', { value: '' }, 'Tell from the question'), LANGUAGES.map(([code, name]) => h('option', { value: code }, name))));
@@ -53,12 +54,32 @@ export function tryPanel(isStopped) {
     void busy(ask, async () => {
       try {
         const answer = await api('POST', '/v1/knowledge/try', { body: { question: question.value, ...(language.value ? { language: language.value } : {}) } });
-        if (!isStopped()) replace(result, tried(answer));
+        if (!isStopped()) replace(result, tried(answer), saveButton(answer));
       } catch (err) {
         error.show(err);
       }
     });
   });
+  /** "Save this question": kept with the answer it gets now, and asked again after each change (docs/scenarios.md). @param {any} r */
+  function saveButton(r) {
+    const save = h('button', { type: 'button' }, 'Save this question');
+    const saved = h('p', { class: 'meta', role: 'status' });
+    const saveError = errorBox();
+    save.addEventListener('click', () => {
+      saveError.clear();
+      void busy(save, async () => {
+        try {
+          await api('POST', '/v1/knowledge/checks', { body: { question: String(r.question), language: String(r.language) } });
+          saved.textContent = 'Saved: you are told below when a change to your knowledge changes its answer.';
+          save.hidden = true;
+          onSaved?.();
+        } catch (err) {
+          saveError.show(err);
+        }
+      });
+    });
+    return h('div', { class: 'save-check' }, h('p', { class: 'hint' }, 'Save it to be told when a change to your knowledge changes this answer.'), saveError.el, save, saved);
+  }
   const el = h('section', { class: 'card prominent', 'aria-labelledby': 'try' }, h('h2', { id: 'try' }, 'Try a question'), form, result);
   return { el };
 }

@@ -7,9 +7,12 @@
  * the system that sent it changes it).
  */
 import { ApiError, api, configured, isManager } from './api.js';
-import { busy, copyText, errorBox, field, h, loading, replace, shownOnce, when } from './dom.js';
+import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
+import { when } from './time.js';
+import { widgetSnippet } from './public-address.js';
 import { entryEditor, languageName, typeName } from './knowledge-editor.js';
 import { sourcesSection } from './knowledge-sources.js';
+import { checksPanel } from './knowledge-checks.js';
 import { tryPanel } from './knowledge-try.js';
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */
@@ -23,15 +26,21 @@ export function renderKnowledge(main, ctx) {
   const isStopped = () => stopped;
 
   const editor = manager ? entryEditor({ listError, reload: loadMine }) : null;
-  const tryBox = manager ? tryPanel(isStopped) : null;
+  // Saved questions asked again after each change (docs/scenarios.md, "Answers a knowledge change moved").
+  const checks = manager ? checksPanel(isStopped) : null;
+  const tryBox = manager ? tryPanel(isStopped, () => void checks?.reload()) : null;
   const sources = sourcesSection({ manager, isStopped });
   // What the AI's questions for each passage cost (docs/knowledge.md, "Questions written by the AI"); shown once known.
   const aiQuestions = h('p', { class: 'meta', id: 'ai-questions', hidden: true });
+  // The embeddings of passages (docs/knowledge.md, "Embeddings"): a sibling line, only when the service makes them.
+  const aiEmbeddings = h('p', { class: 'meta', id: 'ai-embeddings', hidden: true });
   replace(main, h('h1', {}, 'Knowledge'),
     h('p', {}, 'The built-in AI answers customers from your website, your files and these pages and questions.'),
     aiQuestions,
+    aiEmbeddings,
     sources.el,
     tryBox?.el,
+    checks?.el,
     h('section', { 'aria-labelledby': 'mine' }, h('h2', { id: 'mine', tabindex: -1 }, 'Your pages and questions'),
       h('p', { class: 'hint' }, manager ? 'Written here by your team. Customers get answers from them as soon as they are saved.' : 'Written by the owners and admins of this workspace.'),
       editor?.el, listError.el, mine),
@@ -124,8 +133,14 @@ export function renderKnowledge(main, ctx) {
   async function loadAiQuestions() {
     try {
       const answer = await api('GET', '/v1/knowledge/ai-questions');
-      if (stopped || (!answer.enabled && Number(answer.questions) === 0)) return;
+      if (stopped) return;
       const count = (/** @type {unknown} */ n) => Number(n).toLocaleString('en');
+      const embeddings = answer.embeddings;
+      if (embeddings) {
+        aiEmbeddings.textContent = `Passages the AI compares by meaning: ${count(embeddings.passages)}, ${count(embeddings.tokens)} tokens used.`;
+        aiEmbeddings.hidden = false;
+      }
+      if (!answer.enabled && Number(answer.questions) === 0) return;
       aiQuestions.textContent = `Questions written by the AI: ${count(answer.questions)} for ${count(answer.passages)} passages, ${count(answer.tokens)} tokens used.`;
       aiQuestions.hidden = false;
     } catch {
@@ -149,16 +164,12 @@ function keySections(isStopped) {
   const syncError = errorBox();
   const syncButton = h('button', { type: 'button' }, 'Make a new sync key');
   const syncSecret = h('div', { 'aria-live': 'polite' });
-  api('GET', '/v1/keys/widget').then((answer) => {
+  // The same line as Channels → Website chat, with the service's public address (PUBLIC_URL), not this page's.
+  Promise.all([api('GET', '/v1/keys/widget'), api('GET', '/v1/channels/setup')]).then(([answer, setup]) => {
     if (isStopped()) return;
-    const snippet = `<script src="${location.origin}/widget.js" data-key="${answer.key}" async></script>`;
-    const code = h('textarea', { readonly: true, rows: 3, class: 'secret', id: 'snippet', spellcheck: 'false' });
-    code.value = snippet;
-    const status = h('span', { class: 'copied', role: 'status' });
     replace(widget,
-      h('p', {}, 'Paste this line before </body> on every page of your website that should show the chat. The widget key in it can only read, so it may be public.'),
-      h('label', { for: 'snippet' }, 'Embed snippet'), code,
-      h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => void copyText(snippet, code, status) }, 'Copy the snippet'), status));
+      widgetSnippet(setup.widget.script_url, answer.key),
+      h('p', {}, 'Which websites may show it, and the switch that turns it on: ', h('a', { href: '/dashboard/channels', 'data-link': true }, 'Channels → Website chat'), '.'));
   }, (err) => !isStopped() && replace(widget, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err))));
   // GET /v1/keys/sync answers 404 without a key: asked only when GET /v1/workspace says one exists.
   configured().then((set) => (set.sync_key ? api('GET', '/v1/keys/sync') : Promise.reject(new ApiError(404, 'not_found', 'No sync key yet.')))).then(

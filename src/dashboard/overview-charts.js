@@ -5,6 +5,7 @@
  * numbers as a table under "Show as a table": the text alternative, and what a phone reader may prefer.
  */
 import { h } from './dom.js';
+import { formatTime } from './time.js';
 
 /** Where uPlot's module is; a string variable, so the type checker does not look for it beside this file. */
 /** @type {string} */
@@ -47,7 +48,7 @@ export function bucketLabel(ms, bucket, timeZone) {
   const options = bucket === 'hour'
     ? /** @type {Intl.DateTimeFormatOptions} */ ({ day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone })
     : /** @type {Intl.DateTimeFormatOptions} */ ({ weekday: 'short', day: 'numeric', month: 'short', timeZone });
-  return new Date(ms).toLocaleString(undefined, options);
+  return formatTime(ms, options);
 }
 
 /** The numbers of a chart as a table. @param {ChartSpec} spec */

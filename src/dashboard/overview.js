@@ -5,10 +5,12 @@
  * conversations; owners and admins teach the bot each one from here), and the period's conversations as a file for
  * owners and admins.
  */
-import { ApiError, api, apiFile, isManager } from './api.js';
+import { ApiError, api, apiFile, configured, isManager } from './api.js';
 import { bucketLabel, chart } from './overview-charts.js';
-import { busy, errorBox, field, h, loading, replace, uid, when } from './dom.js';
+import { busy, errorBox, field, h, loading, replace, uid } from './dom.js';
 import { addAnswerForm, pageAnswersIt } from './knowledge-editor.js';
+import { firstDayList } from './first-day.js';
+import { dayStart, when } from './time.js';
 
 const BASE = '/dashboard';
 const HOUR = 3_600_000;
@@ -25,6 +27,8 @@ const NO_ANSWER = /** @type {const} */ ([
   ['timeout', 'Too slow (no answer in time)'], ['status', 'Error status'], ['invalid', 'Unreadable answer'], ['empty', 'Empty answer'], ['down', 'Not reachable'],
 ]);
 
+/** The day after a YYYY-MM-DD day, as YYYY-MM-DD. @param {string} day */
+const nextDay = (day) => new Date(Date.parse(`${day}T00:00:00Z`) + 24 * HOUR).toISOString().slice(0, 10);
 /** @param {number | null | undefined} ms */
 const duration = (ms) => (ms == null ? '—' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 /** @param {number} n @param {number} of */
@@ -43,7 +47,8 @@ export function renderOverview(main, ctx) {
   const form = h('form', { class: 'card filters', 'aria-label': 'Period and channel' },
     h('div', { class: 'row' }, field('Period', period), field('Channel', channel)), dates, error.el,
     h('button', { type: 'submit', class: 'quiet', hidden: true }, 'Show'));
-  replace(main, h('h1', {}, 'Overview'), form, body);
+  // Owners and admins: the first-day list on top until every step is done (first-day.js).
+  replace(main, h('h1', {}, 'Overview'), isManager(ctx.session) ? firstDayList() : null, form, body);
 
   /** @type {(() => void)[]} */
   let stops = [];
@@ -59,8 +64,9 @@ export function renderOverview(main, ctx) {
     let end = new Date(Math.ceil(Date.now() / HOUR) * HOUR);
     let start = new Date(end.getTime() - (p?.ms ?? 0));
     if (period.value === 'custom' && from.value && to.value) {
-      start = new Date(`${from.value}T00:00:00`);
-      end = new Date(new Date(`${to.value}T00:00:00`).getTime() + 24 * HOUR);
+      // Days of the shop's calendar (the workspace's time zone), not of this computer's.
+      start = dayStart(from.value);
+      end = dayStart(nextDay(to.value));
     }
     const q = new URLSearchParams({ from: start.toISOString(), to: end.toISOString() });
     if (channel.value) q.set('channel', channel.value);
@@ -74,16 +80,19 @@ export function renderOverview(main, ctx) {
     replace(body, loading('Loading the overview…'));
     const q = query();
     try {
-      const [figures, series, questions] = await Promise.all([
+      const [figures, series, questions, set] = await Promise.all([
         api('GET', `/v1/analytics/overview?${q}`),
         api('GET', `/v1/analytics/timeseries?${q}`),
         api('GET', `/v1/analytics/unanswered?${q}`),
+        configured(),
       ]);
       if (mine !== generation) return;
-      const charts = chartsOf(series);
+      // "Your system" only once there is one: an integration set, or one that answered in this period.
+      const withSystem = set.integration || (figures.integrator?.requests ?? 0) > 0;
+      const charts = chartsOf(series, withSystem);
       stops = charts.map((c) => c.stop);
       replace(body,
-        figuresOf(figures),
+        figuresOf(figures, withSystem),
         h('section', { 'aria-labelledby': 'ov-charts' }, h('h2', { id: 'ov-charts' }, 'Over time'), h('div', { class: 'charts' }, charts.map((c) => c.el))),
         unansweredOf(questions, ctx),
         isManager(ctx.session) ? exportOf(q) : null);
@@ -116,9 +125,10 @@ function figure(label, value, detail) {
   return h('div', { class: 'figure' }, h('dt', {}, label), h('dd', {}, h('span', { class: 'number' }, String(value)), detail ? h('span', { class: 'hint' }, detail) : null));
 }
 
-/** @param {any} o the overview's answer */
-function figuresOf(o) {
-  const answered = SOURCES.reduce((n, [key]) => n + (o.answered_by[key] ?? 0), 0);
+/** @param {any} o the overview's answer @param {boolean} withSystem whether the workspace has (or had) its own system */
+function figuresOf(o, withSystem) {
+  const sources = SOURCES.filter(([key]) => withSystem || key !== 'integrator');
+  const answered = sources.reduce((n, [key]) => n + (o.answered_by[key] ?? 0), 0);
   const ep = o.integrator;
   const down = /** @type {{ from: string, to: string | null }[]} */ (ep.down_periods ?? []);
   return h('div', {},
@@ -128,15 +138,18 @@ function figuresOf(o) {
         figure('Customer messages', o.customer_messages),
         figure('Handled by the bot alone', o.contained, `no person needed${share(o.contained, o.conversations)}`),
         figure('Handed to a person', o.handed_over, share(o.handed_over, o.conversations).trim()),
-        figure('First reply, typical', duration(o.first_reply_ms.p50), `slowest 5%: ${duration(o.first_reply_ms.p95)}`))),
+        figure('First reply, typical', duration(o.first_reply_ms.p50), `slowest 5%: ${duration(o.first_reply_ms.p95)}`),
+        // The one question after a colleague closed a conversation (1 to 5).
+        o.satisfaction ? figure('Satisfaction', o.satisfaction.average === null ? '–' : `${o.satisfaction.average} / 5`,
+          `${o.satisfaction.responses} ${o.satisfaction.responses === 1 ? 'answer' : 'answers'}`) : null)),
     h('section', { class: 'card', 'aria-labelledby': 'ov-answers' }, h('h2', { id: 'ov-answers' }, 'Who answered'),
-      h('dl', { class: 'figures' }, SOURCES.map(([key, label]) => figure(label, o.answered_by[key] ?? 0, share(o.answered_by[key] ?? 0, answered).trim()))),
+      h('dl', { class: 'figures' }, sources.map(([key, label]) => figure(label, o.answered_by[key] ?? 0, share(o.answered_by[key] ?? 0, answered).trim()))),
       h('h3', {}, 'First reply by channel'),
       h('div', { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': 'First reply by channel' }, h('table', {},
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Channel'), h('th', { scope: 'col' }, 'Typical (p50)'), h('th', { scope: 'col' }, 'Slowest 5% (p95)'))),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Channel'), h('th', { scope: 'col' }, 'Typical'), h('th', { scope: 'col' }, 'Slowest 5%'))),
         h('tbody', {}, Object.entries(o.first_reply_ms_by_channel ?? {}).map(([ch, p]) => h('tr', {},
           h('th', { scope: 'row' }, CHANNEL_NAMES[ch] ?? ch), h('td', {}, duration(p.p50)), h('td', {}, duration(p.p95)))))))),
-    h('section', { class: 'card', 'aria-labelledby': 'ov-endpoint' }, h('h2', { id: 'ov-endpoint' }, 'Your system'),
+    !withSystem ? null : h('section', { class: 'card', 'aria-labelledby': 'ov-endpoint' }, h('h2', { id: 'ov-endpoint' }, 'Your system'),
       h('p', { class: 'hint' }, 'How the endpoint you connected under Integration answered the phone and WhatsApp messages.'),
       h('dl', { class: 'figures' },
         figure('Questions sent', ep.requests),
@@ -149,8 +162,9 @@ function figuresOf(o) {
         : h('ul', {}, down.map((d) => h('li', {}, `${when(d.from)} to ${d.to ? when(d.to) : 'now (still down)'}`)))));
 }
 
-/** @param {any} s the timeseries answer */
-function chartsOf(s) {
+/** @param {any} s the timeseries answer @param {boolean} withSystem */
+function chartsOf(s, withSystem) {
+  const sources = SOURCES.filter(([key]) => withSystem || key !== 'integrator');
   /** @type {{ start: string, conversations_by_channel: Record<string, number>, answered_by: Record<string, number>, integrator_latency_ms: { p50: number | null, p95: number | null } }[]} */
   const buckets = s.buckets;
   const starts = buckets.map((b) => Date.parse(b.start));
@@ -166,23 +180,23 @@ function chartsOf(s) {
     }),
     chart({
       ...base, id: 'sources', title: 'Who answered, over time', unit: 'answers', stacked: true,
-      summary: `Answers stacked by who gave them: ${SOURCES.map(([key, label]) => `${label} ${total(buckets.map((b) => b.answered_by[key] ?? 0))}`).join(', ')}.`,
-      series: SOURCES.map(([key, label]) => ({ label, values: buckets.map((b) => b.answered_by[key] ?? 0) })),
+      summary: `Answers stacked by who gave them: ${sources.map(([key, label]) => `${label} ${total(buckets.map((b) => b.answered_by[key] ?? 0))}`).join(', ')}.`,
+      series: sources.map(([key, label]) => ({ label, values: buckets.map((b) => b.answered_by[key] ?? 0) })),
     }),
-    chart({
+    ...(!withSystem ? [] : [chart({
       ...base, id: 'latency', title: 'Your system’s answer time (ms)', unit: 'ms',
-      summary: 'The typical (p50) and slowest 5% (p95) answer time of your endpoint in each period; gaps where it was not asked.',
+      summary: 'The typical and the slowest 5% answer time of your endpoint in each period; gaps where it was not asked.',
       series: [
-        { label: 'Typical (p50)', values: buckets.map((b) => b.integrator_latency_ms.p50) },
-        { label: 'Slowest 5% (p95)', values: buckets.map((b) => b.integrator_latency_ms.p95) },
+        { label: 'Typical', values: buckets.map((b) => b.integrator_latency_ms.p50) },
+        { label: 'Slowest 5%', values: buckets.map((b) => b.integrator_latency_ms.p95) },
       ],
-    }),
+    })]),
   ];
 }
 
 /** @param {any} u the unanswered answer @param {import('./app.js').ScreenContext} ctx */
 function unansweredOf(u, ctx) {
-  /** @type {{ text: string, count: number, last_at: string, session_ids: string[] }[]} */
+  /** @type {{ text: string, count: number, last_at: string, session_ids: string[], sessions?: { id: string, label: string }[] }[]} */
   const questions = u.questions;
   return h('section', { class: 'card', 'aria-labelledby': 'ov-unanswered' }, h('h2', { id: 'ov-unanswered' }, 'Questions the bot could not answer'),
     h('p', { class: 'hint' }, ctx.session.role === 'agent'
@@ -193,7 +207,9 @@ function unansweredOf(u, ctx) {
       : h('ol', { class: 'questions' }, questions.map((q) => h('li', {},
         h('q', {}, q.text),
         h('span', { class: 'meta' }, ` asked ${q.count} ${q.count === 1 ? 'time' : 'times'}, last ${when(q.last_at)}. `),
-        h('span', { class: 'links' }, q.session_ids.map((id, i) => h('a', { href: `${BASE}/conversations/${id}`, 'data-link': true, 'aria-label': `Open conversation ${i + 1} that asked “${q.text.slice(0, 60)}”` }, `Conversation ${i + 1}`))),
+        // Each conversation named by its customer or their first words (the service's label), as text.
+        h('span', { class: 'links' }, h('span', { class: 'sr-only' }, 'Asked in: '),
+          (q.sessions ?? []).map((s) => h('a', { href: `${BASE}/conversations/${encodeURIComponent(s.id)}`, 'data-link': true }, s.label))),
         isManager(ctx.session) && q.session_ids[0] ? teach(q.text, q.session_ids[0]) : null))),
     u.complete === false ? h('p', { class: 'hint' }, 'Only the newest 5,000 such messages are grouped; choose a shorter period to see them all.') : null,
     ctx.session.role === 'agent' ? null : h('p', {}, h('a', { href: `${BASE}/knowledge`, 'data-link': true }, 'Go to the knowledge base')));

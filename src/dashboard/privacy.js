@@ -4,7 +4,8 @@
  * are kept and one customer's data: everything about them as a file, or erased everywhere (docs/privacy.md).
  */
 import { api } from './api.js';
-import { busy, errorBox, field, h, loading, replace, when } from './dom.js';
+import { busy, errorBox, field, h, loading, replace } from './dom.js';
+import { when } from './time.js';
 
 /** What each audit action is, in words people use. @type {Record<string, string>} */
 const ACTIONS = {
@@ -16,6 +17,7 @@ const ACTIONS = {
   workspace_changed: 'Changed the workspace',
   account_email_changed: 'Changed their sign-in email',
   user_invited: 'Added a user',
+  user_renamed: 'Changed a user’s name',
   invite_link_made: 'Made a new invite link',
   user_removed: 'Removed a user',
   token_created: 'Made a token',

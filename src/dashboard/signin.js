@@ -1,6 +1,7 @@
 // @ts-check
 /** Signing in: email and password, a token, or setting a password through an invite link (#<invite token>). */
 import { api, saveSession } from './api.js';
+import { MAX_NAME_CHARS } from './account.js';
 import { busy, errorBox, field, h, replace } from './dom.js';
 
 /** The server's password rule (src/limits.ts; the browser tests check the form against it): code points, not only whitespace. */
@@ -14,9 +15,26 @@ const MAX_PASSWORD_CHARS = 200;
  * @property {string} [notice] why the user is here again
  */
 
-/** @param {any} answer {token, user:{email, role}, workspace:{name}} @param {SignInContext} ctx */
+/**
+ * The session a sign-in answer makes: who signed in, their workspace and its time zone, read once here (time.js).
+ * @param {any} answer {token, user:{id, email, name, role}, workspace:{name, time_zone}}
+ * @returns {import('./api.js').Session}
+ */
+function sessionOf(answer) {
+  return {
+    token: answer.token,
+    role: answer.user?.role ?? 'agent',
+    email: answer.user?.email,
+    userId: answer.user?.id,
+    name: typeof answer.user?.name === 'string' ? answer.user.name : null,
+    workspace: answer.workspace?.name,
+    timeZone: typeof answer.workspace?.time_zone === 'string' ? answer.workspace.time_zone : null,
+  };
+}
+
+/** @param {any} answer the sign-in answer @param {SignInContext} ctx */
 function accept(answer, ctx) {
-  saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, userId: answer.user?.id, workspace: answer.workspace?.name });
+  saveSession(sessionOf(answer));
   ctx.signedIn();
 }
 
@@ -67,11 +85,46 @@ export function renderSignIn(main, ctx) {
     });
   });
 
-  replace(main, h('div', { class: 'signin' }, login, h('details', { class: 'card' }, h('summary', {}, 'Sign in with a token'), withToken)));
+  replace(main, h('div', { class: 'signin' }, login, forgotPassword(email), h('details', { class: 'card' }, h('summary', {}, 'Sign in with a token'), withToken)));
 }
 
 /**
- * A token says nothing of its user, so who it is (role, email, id) is asked of the API: GET /v1/workspace answers
+ * "Forgot your password?": POST /v1/auth/reset, which answers the same whether or not the email signs in anywhere,
+ * so the page says the same too.
+ * @param {HTMLInputElement} signInEmail the sign-in form's email, taken over when filled
+ */
+function forgotPassword(signInEmail) {
+  const email = h('input', { type: 'email', name: 'reset-email', autocomplete: 'username', required: true });
+  const error = errorBox();
+  const done = h('p', { role: 'status' });
+  const button = h('button', { type: 'submit' }, 'Email me a link');
+  const form = h('form', { 'aria-label': 'Forgot your password' },
+    h('p', {}, 'We email you a link to choose a new password. It works once, for 1 hour.'),
+    field('Your email', email), error.el, button, done);
+  // The form joins the page when opened: until then the sign-in form's Email is the page's only one.
+  const details = h('details', { class: 'card' }, h('summary', {}, 'Forgot your password?'));
+  details.addEventListener('toggle', () => {
+    if (details.open && !form.isConnected) details.append(form);
+    if (details.open && !email.value) email.value = signInEmail.value.trim();
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    done.textContent = '';
+    void busy(button, async () => {
+      try {
+        await api('POST', '/v1/auth/reset', { body: { email: email.value.trim() }, signIn: true });
+        done.textContent = `If ${email.value.trim()} signs in to Botlink, a link is on its way; look in its inbox (and its spam folder). No email within a few minutes? An owner or admin of your workspace can make you a new invite link on Users.`;
+      } catch (err) {
+        error.show(err);
+      }
+    });
+  });
+  return details;
+}
+
+/**
+ * A token says nothing of its user, so who it is (role, email, id, name) is asked of the API: GET /v1/workspace answers
  * every role with its `user`, so no refused request is needed to tell an agent from an owner.
  * @param {string} token
  */
@@ -79,11 +132,11 @@ async function signInWithToken(token) {
   const workspace = await api('GET', '/v1/workspace', { token });
   const user = workspace?.user;
   const role = /** @type {import('./api.js').Role} */ (['owner', 'admin', 'agent'].includes(user?.role) ? user.role : 'manager');
-  saveSession({ token, role, ...(typeof user?.email === 'string' ? { email: user.email } : {}), ...(typeof user?.id === 'string' ? { userId: user.id } : {}), ...(typeof workspace?.name === 'string' ? { workspace: workspace.name } : {}) });
+  saveSession({ ...sessionOf({ token, user, workspace }), role });
 }
 
 /** @param {HTMLElement} main @param {SignInContext} ctx */
-export function renderInvite(main, ctx) {
+export function renderInvite(main, ctx, kind = /** @type {'invite' | 'reset'} */ ('invite')) {
   // The invite token is read once and taken out of the address, so it stays in no history or screenshot.
   const invite = decodeURIComponent(location.hash.slice(1));
   if (invite) history.replaceState(null, '', location.pathname);
@@ -97,11 +150,14 @@ export function renderInvite(main, ctx) {
   // The server's rule (README: Sign in): 10 to 200 characters, not only whitespace; its answer names a broken rule.
   const password = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: MIN_PASSWORD_CHARS, maxlength: MAX_PASSWORD_CHARS });
   const again = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: MIN_PASSWORD_CHARS, maxlength: MAX_PASSWORD_CHARS });
+  // Accepting an invite, the person may say how colleagues and customers call them (src/accounts/display-name.ts).
+  const name = kind === 'invite' ? h('input', { type: 'text', autocomplete: 'name', maxlength: MAX_NAME_CHARS }) : null;
   const error = errorBox();
   const button = h('button', { type: 'submit' }, 'Set password and sign in');
   const form = h('form', { class: 'card', 'aria-labelledby': 'invite-title' },
-    h('h1', { id: 'invite-title' }, 'Set your password'),
-    h('p', {}, 'You were invited to a Botlink workspace. Choose a password to sign in with from now on.'),
+    h('h1', { id: 'invite-title' }, kind === 'reset' ? 'Choose a new password' : 'Set your password'),
+    h('p', {}, kind === 'reset' ? 'Choose a new password to sign in with from now on. Your old one stops working.' : 'You were invited to a Botlink workspace. Choose a password to sign in with from now on.'),
+    name ? field('Your name (optional)', name, 'What colleagues and customers see, as in “Sam, from the team”. Empty keeps the name you were invited with, or the first word of your email.') : null,
     field('New password', password, `${MIN_PASSWORD_CHARS} to ${MAX_PASSWORD_CHARS} characters.`),
     field('The same password again', again),
     error.el,
@@ -116,9 +172,12 @@ export function renderInvite(main, ctx) {
     }
     void busy(button, async () => {
       try {
-        const answer = await api('POST', '/v1/auth/password', { body: { invite, password: password.value }, signIn: true });
-        saveSession({ token: answer.token, role: answer.user?.role ?? 'agent', email: answer.user?.email, userId: answer.user?.id, workspace: answer.workspace?.name });
-        ctx.navigate('/dashboard/conversations');
+        // An empty name keeps the one given with the invite, if any.
+        const named = name && name.value.trim() ? { name: name.value.trim() } : {};
+        const answer = await api('POST', '/v1/auth/password', { body: kind === 'reset' ? { reset: invite, password: password.value } : { invite, password: password.value, ...named }, signIn: true });
+        saveSession(sessionOf(answer));
+        // The dashboard's start: the Overview (with the first-day list) for owners and admins, conversations for agents.
+        ctx.navigate('/dashboard');
       } catch (err) {
         error.show(err);
       }

@@ -1,28 +1,22 @@
 // @ts-check
-/** Team: the availability switch (whether a phone handoff connects a person) and the follow-ups for the team. */
+/**
+ * Team: who of the team is available now (each person sets their own status in the header, presence.js; the old
+ * switch is gone from here, PUT /v1/team stays for API clients), kept current by the inbox stream's presence changes,
+ * and the follow-ups for the team.
+ */
 import { api, currentSession, isManager } from './api.js';
-import { busy, errorBox, h, loading, replace, when } from './dom.js';
+import { busy, errorBox, h, loading, replace } from './dom.js';
+import { onPresence } from './inbox-live.js';
+import { when } from './time.js';
+import { notificationKindWords } from './words.js';
 
-/** What each kind of notification is called (GET /v1/notifications `kind`). */
-const KINDS = /** @type {Record<string, string>} */ ({
-  forward: 'Forwarded question',
-  human_followup: 'Call back',
-  endpoint_down: 'Endpoint down',
-  endpoint_recovered: 'Endpoint recovered',
-});
 const ENDPOINT_KINDS = new Set(['endpoint_down', 'endpoint_recovered']);
-
-/** A kind's name; a kind this page does not know yet reads as its words. @param {unknown} kind */
-function kindName(kind) {
-  const k = String(kind);
-  return KINDS[k] ?? (k.charAt(0).toUpperCase() + k.slice(1)).replaceAll('_', ' ');
-}
+const CHATS = new Set(['webchat', 'whatsapp']);
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} _ctx */
 export function renderTeam(main, _ctx) {
-  const toggle = h('button', { type: 'button', role: 'switch', 'aria-checked': 'false', class: 'switch', id: 'team-switch', 'aria-describedby': 'team-switch-state' },
-    h('span', { class: 'knob', 'aria-hidden': 'true' }), h('span', {}, 'The team is available'));
-  const state = h('p', { id: 'team-switch-state', class: 'hint', role: 'status' }, 'Reading the current setting…');
+  const state = h('p', { class: 'hint', role: 'status' }, 'Reading who is available…');
+  const people = h('ul', { class: 'plain', 'data-testid': 'team-presence' });
   const switchError = errorBox();
   const notifications = h('div', { 'aria-busy': 'true' }, loading('Loading notifications…'));
   const listError = errorBox();
@@ -30,31 +24,36 @@ export function renderTeam(main, _ctx) {
     h('h1', {}, 'Team'),
     h('section', { class: 'card prominent', 'aria-labelledby': 'availability' },
       h('h2', { id: 'availability' }, 'Availability'),
-      h('p', {}, 'While the team is available, a caller who asks for a person on the phone is put through (within the team hours, when set). Otherwise the call ends with a promise to follow up, and a notification appears below.'),
-      // Every role turns it: agents are the ones who start and stop taking calls (GET and PUT /v1/team).
-      toggle, state, switchError.el),
+      h('p', {}, 'While someone of the team is available (within the team hours, when set), a customer who asks for a person is told a colleague will reply, and a caller is put through. Otherwise they are told the team is away, and a notification appears below. Set your own status at the top of the page; Available turns to Away after a few minutes without a dashboard open.'),
+      state, people, switchError.el),
     h('section', { 'aria-labelledby': 'notes' }, h('h2', { id: 'notes' }, 'Notifications'), listError.el, notifications));
 
-  /** @param {boolean} on @param {boolean | null} [now] */
-  const show = (on, now) => {
-    toggle.setAttribute('aria-checked', String(on));
-    state.textContent = `${on ? 'On: calls asking for a person are put through' : 'Off: calls asking for a person are not put through'}${now == null ? '.' : now ? '; a handoff would connect right now.' : '; outside team hours a handoff would not connect now.'}`;
-  };
-  toggle.addEventListener('click', () => {
-    switchError.clear();
-    const wanted = toggle.getAttribute('aria-checked') !== 'true';
-    void busy(toggle, async () => {
-      try {
-        const saved = await api('PUT', '/v1/team', { body: { available: wanted } });
-        show(Boolean(saved.available), saved.available_now);
-      } catch (err) {
-        switchError.show(err);
-      }
-    });
-  });
-
+  const STATUS = { available: 'Available', away: 'Away', offline: 'Offline' };
   let stopped = false;
-  api('GET', '/v1/team').then((t) => !stopped && show(Boolean(t.available), t.available_now), (err) => !stopped && switchError.show(err));
+  /** The team as last shown. @type {{ id: string, name: string, status: string }[]} */
+  let users = [];
+  /** What a customer is told now, from GET /v1/team. @param {any} team */
+  const showState = (team) => {
+    state.textContent = team.available_now
+      ? 'Now: a customer who asks for a person is told a colleague will reply.'
+      : team.available ? 'Now: outside the team hours, so customers are told until when the team is away.' : 'Now: nobody is available, so customers are told the team is away.';
+  };
+  const showPeople = () => replace(people, users.map((u) => h('li', {}, `${u.name}: ${STATUS[/** @type {keyof typeof STATUS} */ (u.status)] ?? u.status}`)));
+  const readTeam = () => Promise.all([api('GET', '/v1/team'), api('GET', '/v1/team/presence')]).then(([team, presence]) => {
+    if (stopped) return;
+    showState(team);
+    users = presence.users;
+    showPeople();
+  }, (err) => !stopped && switchError.show(err));
+  void readTeam();
+  // A colleague's status changes as it happens (the inbox stream's presence event); what customers are told follows it.
+  const stopPresence = onPresence((change) => {
+    const known = users.find((u) => u.id === change.user_id);
+    if (!known) return void readTeam();
+    known.status = change.status;
+    showPeople();
+    api('GET', '/v1/team').then((team) => !stopped && showState(team), () => {});
+  });
   api('GET', '/v1/notifications').then(
     (answer) => {
       if (stopped) return;
@@ -62,12 +61,14 @@ export function renderTeam(main, _ctx) {
       replace(notifications, answer.notifications.length === 0
         ? h('p', { class: 'empty' }, 'No notifications. Forwarded questions, handoffs that could not reach a person, and your endpoint going down or coming back appear here.')
         : h('ul', { class: 'notes' }, answer.notifications.map((/** @type {any} */ n) => h('li', { class: n.read_at ? '' : 'unread' },
-          h('p', { class: 'meta' }, h('strong', {}, kindName(n.kind)), ` · ${when(n.created_at)}`),
+          h('p', { class: 'meta' }, h('strong', {}, notificationKindWords(String(n.kind), n.channel)), ` · ${when(n.created_at)}`),
           h('p', {}, String(n.message)),
-          n.session_id ? h('a', { href: `/dashboard/conversations/${encodeURIComponent(n.session_id)}`, 'data-link': true }, 'Open the conversation') : null,
+          // A chat is answered in the Inbox; a call's record is under Conversations.
+          n.session_id ? h('a', { href: `/dashboard/${CHATS.has(n.channel) ? 'inbox' : 'conversations'}/${encodeURIComponent(n.session_id)}`, 'data-link': true }, 'Open the conversation', n.label ? `: ${String(n.label)}` : '') : null,
           // The endpoint's own notifications belong to no conversation: they lead to its health (owners and admins).
           ENDPOINT_KINDS.has(n.kind) && isManager(currentSession()) ? h('p', {}, h('a', { href: '/dashboard/integration', 'data-link': true }, 'See the endpoint’s health')) : null,
-          n.read_at ? h('p', { class: 'hint' }, `Done ${when(n.read_at)}`) : markDone(n)))));
+          n.read_at ? h('p', { class: 'hint' }, `Done ${when(n.read_at)}`)
+            : CHATS.has(n.channel) && n.answered_by_team ? h('p', { class: 'hint' }, 'Answered in the chat by the team.') : markDone(n)))));
     },
     (err) => {
       if (stopped) return;
@@ -77,6 +78,7 @@ export function renderTeam(main, _ctx) {
   );
   return () => {
     stopped = true;
+    stopPresence();
   };
 }
 

@@ -1,7 +1,8 @@
 // @ts-check
 /** Webhooks: a URL per event, its secret shown once, rotation, the test button and the delivery log with retry. */
 import { api } from './api.js';
-import { busy, errorBox, field, h, loading, replace, shownOnce, when } from './dom.js';
+import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
+import { when } from './time.js';
 
 /** How long after a manual retry the log is read again (the attempt is queued, then sent at once). */
 const RETRY_SETTLE_MS = 1_500;

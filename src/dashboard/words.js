@@ -16,10 +16,20 @@ export function customerName(customer) {
   return customer?.name || customer?.phone || customer?.email || 'Unknown customer';
 }
 
+/**
+ * A conversation as a list names it: the service's label (the customer's name, email or number, else the first words
+ * of their first message; src/text/conversation-label.ts), shown as text.
+ * @param {any} c a row of GET /v1/sessions or /v1/inbox
+ */
+export function conversationName(c) {
+  return typeof c?.label === 'string' && c.label !== '' ? c.label : customerName(c?.customer);
+}
+
 /** Who wrote a message, in words. @param {{ from: string, agent?: any, source?: string | null }} m */
 export function fromWords(m) {
   if (m.from === 'customer') return 'Customer';
   if (m.from === 'agent') return m.agent ? agentName(m.agent) : 'Team';
+  if (m.from === 'note') return 'Note (only the team sees this)';
   return 'Bot';
 }
 
@@ -35,6 +45,33 @@ export function holderWords(c) {
   if (c.status === 'ended') return 'Ended';
   return 'The bot answers';
 }
+
+/**
+ * A handoff in words, per channel. On web chat and WhatsApp a person asked for waits in the Inbox (the API says
+ * `connected: false` for every one), so "not connected" is the phone's word only; and a conversation a person of the
+ * team answered is never "not connected".
+ * @param {any} handoff @param {{ channel?: string, answered_by_team?: boolean, handled_by?: string }} [c]
+ */
+export function handoffWords(handoff, c = {}) {
+  if (handoff?.kind === 'forward') return 'Forwarded to the team';
+  if (handoff?.kind !== 'human') return 'Handed to the team';
+  if (c.answered_by_team) return 'Asked for a person (answered)';
+  if (c.channel === 'phone' && handoff.connected === false) return 'Asked for a person (not connected)';
+  return 'Asked for a person';
+}
+
+/**
+ * A notification's kind in words (GET /v1/notifications `kind`), per channel: a caller is called back, a chat is
+ * answered in the chat.
+ * @param {string} kind @param {string | null | undefined} channel
+ */
+export function notificationKindWords(kind, channel) {
+  if (kind === 'human_followup') return channel === 'phone' || !channel ? 'Call back' : 'Asked for a person';
+  return NOTIFICATION_KINDS[kind] ?? (kind.charAt(0).toUpperCase() + kind.slice(1)).replaceAll('_', ' ');
+}
+
+/** @type {Record<string, string>} */
+const NOTIFICATION_KINDS = { forward: 'Forwarded question', endpoint_down: 'Endpoint down', endpoint_recovered: 'Endpoint recovered', mention: 'Mentioned you in a note' };
 
 /** "4 min 05 s" since the ISO time (a wait shown ticking). @param {string | null | undefined} since */
 export function waitedFor(since) {

@@ -1,18 +1,20 @@
 // @ts-check
 /**
  * Workspace: its name, its time zone and how long a quiet website chat stays open (owners change these; admins see
- * them), and the signed-in user's own email. What is saved is shown at once, in the header too.
+ * them), and the signed-in user's own name and email (account.js). What is saved is shown at once, in the header
+ * too; a new time zone shows every time in it from then on (time.js).
  */
 import { api, currentSession, saveSession } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors } from './dom.js';
+import { yourselfSection } from './account.js';
+import { browserTimeZone, setTimeZone } from './time.js';
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */
 export function renderWorkspace(main, ctx) {
   const settings = h('div', {}, loading('Loading the workspace…'));
-  const account = h('div', {}, accountForm(ctx.session.email ?? ''));
   replace(main, h('h1', {}, 'Workspace'),
     h('section', { class: 'card', 'aria-labelledby': 'ws' }, h('h2', { id: 'ws' }, 'Your workspace'), settings),
-    h('section', { class: 'card', 'aria-labelledby': 'me' }, h('h2', { id: 'me' }, 'Your sign-in email'), account));
+    yourselfSection(ctx.session));
   let stopped = false;
   api('GET', '/v1/workspace').then(
     (w) => !stopped && replace(settings, workspaceForm(w, ctx.session.role === 'owner' || ctx.session.role === 'manager')),
@@ -27,7 +29,7 @@ export function renderWorkspace(main, ctx) {
 function workspaceForm(w, owner) {
   const name = h('input', { type: 'text', value: w.name, maxlength: 200, autocomplete: 'organization', required: true, disabled: !owner });
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  const guess = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const guess = browserTimeZone();
   const zone = h('select', { disabled: !owner },
     h('option', { value: '' }, 'Not chosen'),
     [...new Set([...(w.time_zone ? [w.time_zone] : []), ...zones])].map((z) => h('option', { value: z }, z.replaceAll('_', ' '))));
@@ -56,43 +58,13 @@ function workspaceForm(w, owner) {
         zone.value = answer.time_zone ?? '';
         idle.value = String(answer.webchat_idle_minutes);
         const session = currentSession();
-        if (session) saveSession({ ...session, workspace: answer.name });
+        if (session) saveSession({ ...session, workspace: answer.name, timeZone: answer.time_zone ?? null });
+        setTimeZone(answer.time_zone);
         const shown = document.querySelector('header .workspace');
         if (shown) shown.textContent = answer.name;
         saved.textContent = `Saved: ${answer.name}.`;
       } catch (err) {
         showFieldErrors(err, controls, error);
-      }
-    });
-  });
-  return form;
-}
-
-/** @param {string} current */
-function accountForm(current) {
-  const email = h('input', { type: 'email', value: current, autocomplete: 'email', required: true, maxlength: 254 });
-  const error = errorBox();
-  const saved = h('p', { class: 'hint', role: 'status' });
-  const button = h('button', { type: 'submit' }, 'Change email');
-  const form = h('form', { 'aria-label': 'Your sign-in email' },
-    field('Email', email, 'You sign in with this address from now on; your password stays the same.'),
-    error.el, button, saved);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    error.clear();
-    clearFieldErrors([email]);
-    saved.textContent = '';
-    void busy(button, async () => {
-      try {
-        const answer = await api('PATCH', '/v1/account', { body: { email: email.value } });
-        email.value = answer.email;
-        const session = currentSession();
-        if (session) saveSession({ ...session, email: answer.email });
-        const shown = document.querySelector('header .account span');
-        if (shown) shown.textContent = answer.email;
-        saved.textContent = `Saved: you sign in as ${answer.email}.`;
-      } catch (err) {
-        showFieldErrors(err, [[(f) => f === 'email', email]], error);
       }
     });
   });

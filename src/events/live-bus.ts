@@ -19,7 +19,12 @@ import { LIVE_CHANNEL, LIVE_WATCH_NOTICE, type LiveEventsRepository } from '../.
 import { errorText } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
-export type LiveTopic = 'session' | 'inbox';
+/**
+ * `team`: events for one user of the team, keyed by their id (a note's @mention of them). `visitor`: a web chat's
+ * agent-typing signs, keyed by workspace, that wake the widget's long polls (src/channels/webchat/visitor-side.ts).
+ * `presence`: a person of the team became available, away or offline, keyed by workspace (src/inbox/presence.ts).
+ */
+export type LiveTopic = 'session' | 'inbox' | 'team' | 'visitor' | 'presence';
 
 /** How often every engine reads the others' events without a NOTIFY, ms. */
 export const LIVE_POLL_MS = 1_000;

@@ -18,10 +18,10 @@ export function pageQuery(beforeDescription: string): Record<'limit' | 'before',
 export function readPage(query: Record<string, string | undefined>): { limit: number; before?: Date } {
   const limit = query.limit === undefined ? DEFAULT_LIST_LIMIT : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw new AppError('validation_failed', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`, [{ field: 'limit', message: 'out of range' }]);
+    throw new AppError('validation_failed', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`, [{ field: 'limit', message: 'is out of range' }]);
   }
   if (query.before === undefined) return { limit };
   const before = new Date(query.before);
-  if (Number.isNaN(before.getTime())) throw new AppError('validation_failed', 'before must be an ISO 8601 time.', [{ field: 'before', message: 'not a time' }]);
+  if (Number.isNaN(before.getTime())) throw new AppError('validation_failed', 'before must be an ISO 8601 time.', [{ field: 'before', message: 'is not a time' }]);
   return { limit, before };
 }

@@ -13,7 +13,10 @@ import type { Db } from '../../db/database.ts';
 import type { AgentRef } from '../../machines/session-types.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
 import { displayName } from '../accounts/display-name.ts';
-import { phrase } from '../ai/phrases.ts';
+import { conversationLabel } from '../text/conversation-label.ts';
+import { DEFAULT_FIRST_REPLY_TARGET_MINUTES } from '../config.ts';
+import { assignedToView } from './assignment.ts';
+import { phrase, type PhraseKey } from '../ai/phrases.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { agentView, type ConversationMessage, type HandlerEvent, type HandlerOutcome, type SessionRuntime } from '../sessions/session-runtime.ts';
@@ -31,6 +34,18 @@ export interface InboxServiceDeps {
   messageLimiter: RateLimiter;
   logger: Logger;
   now?: () => number;
+  /** FIRST_REPLY_TARGET_MINUTES (src/config.ts): a conversation waiting longer is overdue; default 5. */
+  firstReplyTargetMinutes?: number;
+  /** The visitor's side (src/channels/webchat/visitor-side.ts): told of a close and of an agent's message. */
+  visitor?: VisitorHooks;
+}
+
+/** What the visitor's side hears from the inbox (the satisfaction question, typing's end, replies by email). */
+export interface VisitorHooks {
+  /** Whether SMTP is set (GET /v1/inbox/settings' `email.configured`). */
+  readonly emailConfigured: boolean;
+  closed(row: SessionRow): Promise<void>;
+  agentReplied(row: SessionRow, text: string, agentName: string | null): Promise<boolean>;
 }
 
 type SessionRow = NonNullable<Awaited<ReturnType<SessionsRepository['findById']>>>;
@@ -64,6 +79,8 @@ export function createInboxService(deps: InboxServiceDeps) {
   const repo = inboxRepository(deps.db);
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'inbox' });
+  const firstReplyTargetMinutes = deps.firstReplyTargetMinutes ?? DEFAULT_FIRST_REPLY_TARGET_MINUTES;
+  const firstReplyTargetMs = firstReplyTargetMinutes * 60_000;
 
   async function load(workspaceId: string, id: string): Promise<SessionRow> {
     const row = await sessions.findById(workspaceId, id);
@@ -77,9 +94,14 @@ export function createInboxService(deps: InboxServiceDeps) {
     }
   }
 
+  /** A list row's holder as the API shows them. */
+  function holderOf(userId: string, user: { email: string; name: string | null }) {
+    return { user_id: userId, email: user.email, name: displayName(user) };
+  }
+
   /** The signed-in user as the holder: their token was found live, for a live user, in this very request. */
   function agentOf(principal: Principal): AgentRef {
-    return { userId: principal.userId, email: principal.email, name: displayName(principal.email) };
+    return { userId: principal.userId, email: principal.email, name: displayName(principal) };
   }
 
   function control(row: SessionRow, event: HandlerEvent): Promise<HandlerOutcome> {
@@ -149,6 +171,20 @@ export function createInboxService(deps: InboxServiceDeps) {
     return { id, status };
   }
 
+  /**
+   * A line in the customer's language when a person joins, hands back or closes (docs/webchat.md, "Lines the visitor
+   * sees"): stored and sent as the bot's (on WhatsApp inside the 24-hour window only). A failure is logged: the change
+   * itself was made.
+   */
+  async function announce(row: SessionRow, outcome: HandlerOutcome, key: PhraseKey, name: string | null): Promise<void> {
+    const text = phrase(key, outcome.language).replace('{name}', name ?? 'A colleague');
+    try {
+      await deliver({ ...row, handled_by: outcome.handledBy }, 'bot', text, null);
+    } catch (err) {
+      log.warn({ err, sessionId: row.id, line: key }, 'the line for the customer could not be stored');
+    }
+  }
+
   return {
     async list(principal: Principal, view: InboxView) {
       const rows = await repo.list(principal.workspaceId, principal.userId, view, MAX_INBOX_CONVERSATIONS);
@@ -158,11 +194,16 @@ export function createInboxService(deps: InboxServiceDeps) {
         session_id: r.external_id,
         status: r.status,
         customer: { phone: r.customer_phone, email: r.customer_email, name: r.customer_name },
+        label: conversationLabel(r),
         handled_by: r.handled_by,
-        agent: r.agent_user_id && r.agent_email ? { user_id: r.agent_user_id, email: r.agent_email, name: displayName(r.agent_email) } : null,
+        agent: r.agent_user_id && r.agent_email ? holderOf(r.agent_user_id, { email: r.agent_email, name: r.agent_name }) : null,
         waiting_since: r.waiting_since ? iso(r.waiting_since) : null,
         handoff: r.handoff,
         last_message: r.last ? { from: r.last.from, text: r.last.text, at: iso(r.last.at) } : null,
+        customer_last_message: r.customerLast ? { text: r.customerLast.text, at: iso(r.customerLast.at) } : null,
+        assigned_to: assignedToView(r.assigned_to),
+        // Waiting longer than the first-reply target (FIRST_REPLY_TARGET_MINUTES).
+        overdue: r.handled_by === 'waiting' && r.waiting_since !== null && now() - new Date(r.waiting_since).getTime() > firstReplyTargetMs,
         updated_at: iso(r.updated_at),
       }));
     },
@@ -174,7 +215,10 @@ export function createInboxService(deps: InboxServiceDeps) {
       const agent = agentOf(principal);
       const outcome = await control(row, { type: 'takeover', agent, at: now() });
       if (outcome.handledBy === 'agent' && outcome.agent?.userId === agent.userId) {
-        if (outcome.applied) log.info({ sessionId: row.id, userId: agent.userId }, 'conversation taken over');
+        if (outcome.applied) {
+          log.info({ sessionId: row.id, userId: agent.userId }, 'conversation taken over');
+          await announce(row, outcome, 'agent_joined', agent.name);
+        }
         return { handled_by: 'agent' as const, agent: agentView(agent) };
       }
       if (outcome.handledBy === 'agent' && outcome.agent) {
@@ -192,6 +236,8 @@ export function createInboxService(deps: InboxServiceDeps) {
       holderOnly(row, principal, 'hand back');
       const outcome = await control(row, { type: 'handback', at: now() });
       if (outcome.handledBy !== 'bot') throw new AppError('conflict', 'The conversation is handled by a person again; load it and try again.');
+      // The customer hears it when a person had it (a waiting conversation given back was never joined).
+      if (outcome.applied && row.handled_by === 'agent') await announce(row, outcome, 'agent_handed_back', agentOf(principal).name);
       return { handled_by: 'bot' as const };
     },
 
@@ -202,6 +248,16 @@ export function createInboxService(deps: InboxServiceDeps) {
       holderOnly(row, principal, 'close');
       const outcome = await control(row, { type: 'close', at: now() });
       if (!outcome.closed) throw new AppError('conflict', 'The conversation could not be closed; load it and try again.');
+      if (outcome.applied) {
+        // The one satisfaction question (the widget's poll; WhatsApp's reply buttons). On the web chat it is put before
+        // the closing line is stored, so the poll that brings the line brings the question too: put after, a poll on
+        // another engine could answer the line without it, and the widget's next poll, beginning with the question
+        // already put, saw no change and waited out its 25 s. On WhatsApp the customer reads the line first.
+        const ask = () => deps.visitor?.closed(row).catch((err: unknown) => log.warn({ err, sessionId: row.id }, 'the satisfaction question could not be put'));
+        if (row.channel === 'webchat') await ask();
+        await announce(row, outcome, 'agent_closed', agentOf(principal).name);
+        if (row.channel !== 'webchat') await ask();
+      }
       return { handled_by: 'bot' as const, status: 'ended' as const };
     },
 
@@ -221,6 +277,8 @@ export function createInboxService(deps: InboxServiceDeps) {
       paceAgent(row, principal);
       const agent = agentOf(principal);
       const sent = await deliver(row, 'agent', body, agent);
+      // Typing ends with the message; a web chat visitor who left gets it by email too (stored before this answers).
+      await deps.visitor?.agentReplied(row, body, agent.name).catch((err: unknown) => log.error({ err, sessionId: row.id }, 'the reply could not be queued for email'));
       return { message: sent! };
     },
 
@@ -284,12 +342,17 @@ export function createInboxService(deps: InboxServiceDeps) {
     },
 
     async settings(workspaceId: string) {
-      return { handback_after_minutes: await sessions.handbackAfterMinutes(workspaceId) };
+      return {
+        handback_after_minutes: await sessions.handbackAfterMinutes(workspaceId),
+        first_reply_target_minutes: firstReplyTargetMinutes,
+        // SMTP_URL: a reply to a web chat visitor who left is emailed (docs/webchat.md, "Replies by email").
+        email: { configured: deps.visitor?.emailConfigured ?? false },
+      };
     },
 
     async putSettings(workspaceId: string, minutes: number | null) {
       await sessions.setHandbackAfterMinutes(workspaceId, minutes);
-      return { handback_after_minutes: minutes };
+      return { handback_after_minutes: minutes, first_reply_target_minutes: firstReplyTargetMinutes };
     },
   };
 }

@@ -40,3 +40,37 @@ export const MAX_CACHED_SUMMARIES = 1_000;
  * a loop, and on WhatsApp each would be a Graph send.
  */
 export const AGENT_MESSAGE_RATE_LIMIT: RateLimit = { burst: 5, windowMs: 5_000, maxBuckets: 10_000 };
+
+// The team's tools (docs/interfaces.md, "The team's tools"): saved replies and private notes.
+/** A saved reply's text, in characters: what an agent's message may hold on every chat channel (web chat's is the lower). */
+export const MAX_SAVED_REPLY_CHARS = MAX_AGENT_WEBCHAT_CHARS;
+/** A saved reply's shortcut, typed after `/`: at most this many letters, digits, `-` and `_`. */
+export const MAX_SHORTCUT_CHARS = 32;
+/** Saved replies per workspace: a list the reply box filters as one types. */
+export const MAX_SAVED_REPLIES = 500;
+/** A private note, in characters: the same as an agent's web chat message. */
+export const MAX_NOTE_CHARS = MAX_AGENT_WEBCHAT_CHARS;
+/** The most notes one conversation shows (GET /v1/sessions/{id}). */
+export const MAX_NOTES_SHOWN = 1_000;
+/** The most colleagues one note's @mentions notify. */
+export const MAX_MENTIONS_PER_NOTE = 20;
+/** Passages "Insert from knowledge" offers for a search. */
+export const KNOWLEDGE_INSERT_PASSAGES = 5;
+/** The search words of "Insert from knowledge", in characters. */
+export const MAX_KNOWLEDGE_QUERY_CHARS = 500;
+/** The customer's earlier conversations listed beside a conversation (GET /v1/sessions/{id}/history), newest first. */
+export const MAX_CUSTOMER_HISTORY = 20;
+/** The longest IANA time zone name a web chat keeps (the longest today, `America/Argentina/ComodRivadavia`, has 32). */
+export const MAX_TIME_ZONE_CHARS = 64;
+/** An IANA time zone name as written (`Europe/Amsterdam`, `America/Argentina/Buenos_Aires`, `UTC`, `Etc/GMT+2`). */
+export const TIME_ZONE_PATTERN = '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$';
+/**
+ * Presence (docs/architecture.md, "Presence and assignment"): how often an engine marks the people whose dashboard it
+ * holds open as seen, in one statement for all of them (ms). Three times a minute: a lapse after PRESENCE_IDLE_MINUTES
+ * (at least one) is never a dashboard that is still open.
+ */
+export const PRESENCE_TOUCH_MS = 20_000;
+/** How often an engine turns lapsed "available" into "away", and looks for waiting conversations nobody is assigned to (ms). */
+export const PRESENCE_SWEEP_MS = 5_000;
+/** The most waiting conversations one assignment round gives out in a workspace, and workspaces one sweep visits. */
+export const ASSIGN_BATCH = 50;

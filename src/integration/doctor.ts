@@ -103,7 +103,7 @@ async function diagnose(http: GuardedClient, input: DoctorInput, add: Add): Prom
       key: options.key ?? key,
       // The longest deadline the engine gives (protocol §8), so a slow answer is measured rather than cut off.
       timeoutMs: CHANNEL_TIMEOUT_MS,
-      request: buildChannelRequest({ channel, sessionId, message: input.message ?? DOCTOR_MESSAGE, language: 'en', customerPhone: null, ...(options.sentAt ? { now: options.sentAt } : {}) }),
+      request: buildChannelRequest({ channel, conversationId: sessionId, message: input.message ?? DOCTOR_MESSAGE, language: 'en', customerPhone: null, ...(options.sentAt ? { now: options.sentAt } : {}) }),
     });
 
   // The address rules of protocol §4, exactly as saving the URL in the dashboard applies them.
@@ -260,7 +260,7 @@ async function callTool(http: GuardedClient, input: DoctorInput, sessionId: stri
   const outcome = await tools.call(
     'doctor',
     { endpointUrl: input.endpointUrl, key: input.key },
-    { id: 'doctor', name: tool.name, args: tool.args, language: 'en', sessionId },
+    { id: 'doctor', name: tool.name, args: tool.args, language: 'en', conversationId: sessionId },
   );
   if (outcome.ok) {
     add('tool_call', 'pass', `${tool.name} answered ok in ${Math.round(outcome.latencyMs)} ms: ${cutToChars(outcome.content, 120)}${Array.from(outcome.content).length > 120 ? '…' : ''}`);

@@ -36,7 +36,7 @@ export async function probeEndpoint(
   const credentials = await deps.credentials(workspaceId);
   // The endpoint was changed or removed since it went down: the new one starts healthy, nothing to probe.
   if (!credentials || credentials.endpointUrl !== endpointUrl) return;
-  const request = buildChannelRequest({ channel: 'webchat', sessionId: PROBE_SESSION_ID, message: PROBE_MESSAGE, language: 'en', customerPhone: null, now: new Date() });
+  const request = buildChannelRequest({ channel: 'webchat', conversationId: PROBE_SESSION_ID, message: PROBE_MESSAGE, language: 'en', customerPhone: null, now: new Date() });
   const exchange = await deps.botlink.send({ endpointUrl, key: credentials.key, request, timeoutMs: CHANNEL_TIMEOUT_MS, probe: true });
   recordExchange(deps.health, workspaceId, endpointUrl, exchange, CHANNEL_TIMEOUT_MS);
 }

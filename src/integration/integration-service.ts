@@ -224,7 +224,7 @@ export function createIntegrationService(deps: {
     async ask(workspaceId: string, input: { message: string; language: string; sessionId: string }) {
       const credentials = await this.credentials(workspaceId);
       if (!credentials) return undefined;
-      const request = buildChannelRequest({ channel: 'webchat', sessionId: input.sessionId, message: input.message, language: input.language, customerPhone: null, now: now() });
+      const request = buildChannelRequest({ channel: 'webchat', conversationId: input.sessionId, message: input.message, language: input.language, customerPhone: null, now: now() });
       const exchange = await botlink.send({ endpointUrl: credentials.endpointUrl, key: credentials.key, request });
       // What the owner's test shows is also what the endpoint's health learns (a fixed endpoint recovers at once).
       if (deps.health) recordExchange(deps.health, workspaceId, credentials.endpointUrl, exchange, CHANNEL_TIMEOUT_MS);
@@ -249,7 +249,7 @@ export function createIntegrationService(deps: {
       }
       const request = buildChannelRequest({
         channel: 'webchat',
-        sessionId: `test-${randomUUID()}`,
+        conversationId: `test-${randomUUID()}`,
         message: input.message ?? TEST_MESSAGE,
         language: input.language ?? 'en',
         customerPhone: null,

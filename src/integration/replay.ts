@@ -17,6 +17,10 @@
  * - The key: the one given, else the workspace's current key.
  * - Limits, per workspace and per process: one replay at a time, at most {@link REPLAYS_PER_MINUTE} started per
  *   minute (429 with Retry-After).
+ * - The judge (docs/integrators.md, "Judged replay"): with a model, each `changed` answer is labelled better, worse or
+ *   equal by the workspace's model, against the knowledge the live turn had and the live answer, with its reason;
+ *   `judge: false` leaves it out. The judging itself is the scenarios' judge's (src/scenarios/replay-judge.ts), given
+ *   here as a dependency: it sits above this module.
  */
 import { buildChannelRequest } from '../botlink/channel-request.ts';
 import { createBotLinkClient } from '../botlink/client.ts';
@@ -40,6 +44,41 @@ export const REPLAY_VERDICTS = ['same', 'changed', 'now_failing', 'now_answering
 /** same: both answered alike; changed: both answered, differently; now_failing / now_answering: only live / only the candidate answered; still_failing: neither. */
 export type ReplayVerdict = (typeof REPLAY_VERDICTS)[number];
 
+/** How the judge rated a changed answer: the candidate's against the live one. */
+export const REPLAY_LABELS = ['better', 'worse', 'equal'] as const;
+export type ReplayLabel = (typeof REPLAY_LABELS)[number];
+/** The judge's label with its reason, or why there is none ("could not judge"). */
+export type ReplayJudgement = { label: ReplayLabel; reason: string } | { error: string };
+
+/** What the judge of a changed answer reads: the message, both answers, and the live turn's stored knowledge. */
+export interface ReplayChange {
+  channel: 'phone' | 'whatsapp';
+  language: string;
+  message: string;
+  live: ReplayAnswer;
+  candidate: ReplayAnswer;
+  /** The live turn's knowledge summary as stored (machines/session-types.ts, KnowledgeSummary), or null. */
+  knowledge: unknown;
+}
+
+/** Judges changed answers (src/scenarios/replay-judge.ts); one judgement per change, in their order. Never throws. */
+export interface ReplayJudge {
+  judge(workspaceId: string, changes: readonly ReplayChange[]): Promise<ReplayJudgement[]>;
+}
+
+/** What the report says of the judge: whether it labelled the changed answers, and how many of each. */
+export interface ReplayJudgeSummary {
+  /** judged: the changed answers were labelled; off: `judge: false` was asked; needs_model: the service has no model. */
+  status: 'judged' | 'off' | 'needs_model';
+  /** Why nothing was labelled, in words; null when judged. */
+  message: string | null;
+  better: number;
+  worse: number;
+  equal: number;
+  /** Changed answers without a label: the model failed or answered what could not be read (each item says why). */
+  not_judged: number;
+}
+
 /** What one endpoint gave for a message: the fields a conversation acts on. */
 export interface ReplayAnswer {
   outcome: 'answer' | 'no_answer';
@@ -61,6 +100,8 @@ export interface ReplayItem {
   verdict: ReplayVerdict;
   live: ReplayAnswer;
   candidate: ReplayAnswer & { http_status: number | null; latency_ms: number; problems: ResponseProblem[] };
+  /** For a `changed` answer the judge asked: its label and reason, or why it could not judge; otherwise null. */
+  judge: ReplayJudgement | null;
 }
 
 export interface ReplayReport {
@@ -69,6 +110,8 @@ export interface ReplayReport {
   requested: number;
   replayed: number;
   summary: Record<ReplayVerdict, number>;
+  /** The judge of the changed answers. */
+  judge: ReplayJudgeSummary;
   /** Oldest first. */
   items: ReplayItem[];
 }
@@ -81,6 +124,8 @@ export interface StoredTurn {
   language: string;
   customer_message: string;
   botlink: unknown;
+  /** The live turn's knowledge search (what the judge reads beside the live answer). */
+  knowledge: unknown;
   started_at: Date | string;
   channel: 'phone' | 'whatsapp' | 'webchat';
   external_id: string;
@@ -92,6 +137,10 @@ export interface ReplayDeps {
   /** The workspace's current endpoint and key, for a replay without a key of its own. */
   credentials: (workspaceId: string) => Promise<{ endpointUrl: string; key: string } | undefined>;
   http: GuardedClient;
+  /** The judge of changed answers; null when the service has no language model. Asked per replay (it is built later). */
+  judge: () => ReplayJudge | null;
+  /** Why there is no judge, as the report says it (the judge's own words, src/scenarios/judge.ts). */
+  needsModel: string;
   /** The clock of the rate limit, ms; default Date.now. */
   now?: () => number;
 }
@@ -119,13 +168,13 @@ export function createReplayService(deps: ReplayDeps) {
   }
 
   return {
-    async replay(workspaceId: string, input: { endpoint_url: string; key?: string; last: number }): Promise<ReplayReport> {
+    async replay(workspaceId: string, input: { endpoint_url: string; key?: string; last: number; judge?: boolean }): Promise<ReplayReport> {
       claim(workspaceId);
       try {
         const endpointUrl = await checkEndpointUrl(deps.http, input.endpoint_url);
         const key = input.key === undefined ? (await deps.credentials(workspaceId))?.key : checkOwnKey(input.key);
         if (key === undefined) {
-          throw new AppError('invalid_key', 'key is required: the workspace has no integration whose key could be used.', [{ field: 'key', message: 'missing' }]);
+          throw new AppError('invalid_key', 'key is required: the workspace has no integration whose key could be used.', [{ field: 'key', message: 'is required: the workspace has no integration whose key could be used' }]);
         }
         // Only a replay that really starts counts toward the minute's budget.
         started.set(workspaceId, [...(started.get(workspaceId) ?? []), now()]);
@@ -136,17 +185,42 @@ export function createReplayService(deps: ReplayDeps) {
         const items = await replayTurns(turns, (turn) => replayOne(turn, endpointUrl, key));
         const summary = Object.fromEntries(REPLAY_VERDICTS.map((v) => [v, 0])) as Record<ReplayVerdict, number>;
         for (const item of items) summary[item.verdict] += 1;
-        return { endpoint_url: endpointUrl, requested: input.last, replayed: items.length, summary, items };
+        const judge = await judgeChanged(workspaceId, input.judge ?? true, items, new Map(turns.map((t) => [t.id, t.knowledge])));
+        return { endpoint_url: endpointUrl, requested: input.last, replayed: items.length, summary, judge, items };
       } finally {
         running.delete(workspaceId);
       }
     },
   };
 
+  /** Labels the changed items in place (their `judge`), and answers the count of each label. */
+  async function judgeChanged(workspaceId: string, wanted: boolean, items: ReplayItem[], knowledge: Map<string, unknown>): Promise<ReplayJudgeSummary> {
+    const counts = { better: 0, worse: 0, equal: 0, not_judged: 0 };
+    const judge = wanted ? deps.judge() : null;
+    if (!wanted) return { status: 'off', message: 'the replay asked for no judge (--no-judge, or judge: false in the API)', ...counts };
+    if (judge === null) return { status: 'needs_model', message: deps.needsModel, ...counts };
+    const changed = items.filter((item) => item.verdict === 'changed');
+    const judgements = changed.length === 0 ? [] : await judge.judge(workspaceId, changed.map((item) => ({
+      channel: item.channel,
+      language: item.language,
+      message: item.message,
+      live: item.live,
+      candidate: item.candidate,
+      knowledge: knowledge.get(item.turn_id) ?? null,
+    })));
+    changed.forEach((item, i) => {
+      const judgement = judgements[i] ?? { error: 'the judge gave no judgement on this answer' };
+      item.judge = judgement;
+      if ('error' in judgement) counts.not_judged += 1;
+      else counts[judgement.label] += 1;
+    });
+    return { status: 'judged', message: null, ...counts };
+  }
+
   async function replayOne(turn: StoredTurn & { channel: 'phone' | 'whatsapp' }, endpointUrl: string, key: string): Promise<ReplayItem> {
     const request = buildChannelRequest({
       channel: turn.channel,
-      sessionId: `replay-${turn.external_id}`,
+      conversationId: `replay-${turn.external_id}`,
       message: turn.customer_message,
       language: turn.language,
       customerPhone: turn.customer_phone,
@@ -172,6 +246,7 @@ export function createReplayService(deps: ReplayDeps) {
       verdict: verdictOf(live, candidate),
       live,
       candidate,
+      judge: null,
     };
   }
 }
@@ -236,7 +311,17 @@ export function replayLines(report: ReplayReport): string[] {
       lines.push(`    live:      ${shown(item.live)}`);
       lines.push(`    candidate: ${shown(item.candidate)}`);
     }
+    if (item.judge) lines.push(`    judged:    ${'error' in item.judge ? `could not judge (${item.judge.error})` : `${item.judge.label}: ${item.judge.reason}`}`);
   }
   lines.push(`${report.replayed} replayed to ${report.endpoint_url}: ${REPLAY_VERDICTS.map((v) => `${report.summary[v]} ${v}`).join(', ')}`);
+  lines.push(judgeLine(report.judge));
   return lines;
+}
+
+/** The judge's line of the report: how many changed answers got worse, better or stayed equal; or why none was judged. */
+export function judgeLine(judge: ReplayJudgeSummary): string {
+  if (judge.status !== 'judged') return `changed answers not judged: ${judge.message}`;
+  const total = judge.better + judge.worse + judge.equal + judge.not_judged;
+  if (total === 0) return 'changed answers judged: none changed';
+  return `changed answers judged: ${judge.worse} worse, ${judge.better} better, ${judge.equal} equal${judge.not_judged ? `, ${judge.not_judged} could not be judged` : ''}`;
 }

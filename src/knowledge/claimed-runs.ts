@@ -3,7 +3,12 @@
  * (./sources/source-scheduler.ts) and the AI's questions (./doc2query/questions-worker.ts). A pass runs every
  * `intervalMs` and at once on start or when woken. A pass asked for while one runs makes that one go round again
  * instead of starting a second beside it. Stopping aborts the pass in flight (through `signal`) and waits for it.
+ * `claimedWorkspaceRuns` below adds the claim of one workspace's run in job_claims around such a pass.
  */
+import type { WorkspaceJobClaims } from '../../db/repositories/workspace-job-claims.ts';
+import { renewEveryMs } from '../leases/durations.ts';
+import type { Logger } from '../log.ts';
+
 export interface ClaimedRunsOptions<T> {
   /** How often a pass runs, in ms; 0: only on start, when woken, or when asked (`runDue`). */
   intervalMs: number;
@@ -79,4 +84,88 @@ export function claimedRuns<T>(options: ClaimedRunsOptions<T>): ClaimedRuns<T> {
     signal: aborter.signal,
     stopped: () => stopped,
   };
+}
+
+/** What a workspace's background work needs of its repository: what is due, its watermark, and its claim. */
+export interface WorkspaceJobs extends WorkspaceJobClaims {
+  /** Workspaces changed since their last complete run (every one with work when `everything`) whose claim ran out at `at`. */
+  dueWorkspaces(at: Date, everything: boolean): Promise<string[]>;
+  /** The newest change a run starts from: its watermark once it got through. */
+  latestChange(workspaceId: string): Promise<Date | null>;
+}
+
+export interface WorkspaceRunsOptions<R> {
+  jobs: WorkspaceJobs;
+  /** This engine's name on its claims, and a claim's length (renewed every third of it while a run goes on). */
+  engine: string;
+  leaseMs: number;
+  /** How often due workspaces are looked for (0: only when asked), and how long a workspace waits after a failed run. */
+  intervalMs: number;
+  retryMs: number;
+  /** How often every workspace is looked at, changed or not (a clock that lags on another engine is caught up). */
+  fullSweepMs: number;
+  now: () => Date;
+  logger: Logger;
+  /** The work in log lines: "the AI's questions". */
+  what: string;
+  /**
+   * One claimed workspace's work. `lost()` turns true once another engine holds the claim: stop then. `retry` true:
+   * the run did not get through (the model failed), and the workspace waits `retryMs` with its watermark unchanged.
+   */
+  work(workspaceId: string, lost: () => boolean): Promise<{ run: R; retry: boolean }>;
+  /** A run ended (logged by the caller as it sees fit). */
+  onRun(run: R): void;
+}
+
+/**
+ * Background work per workspace, one engine at a time (the AI's questions, the embeddings): each pass claims every
+ * due workspace no other engine holds, one after another, renews the claim while its work runs, and then finishes it
+ * (the watermark kept) or postpones it (at once when stopping or lost, after `retryMs` when the run failed or threw).
+ */
+export function claimedWorkspaceRuns<R>(o: WorkspaceRunsOptions<R>): ClaimedRuns<R> {
+  const { jobs, engine, leaseMs, now, logger } = o;
+  let lastFullSweep = 0;
+  const retryAt = () => new Date(now().getTime() + o.retryMs);
+
+  async function runClaimed(workspaceId: string): Promise<R> {
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      jobs.renew(workspaceId, engine, new Date(now().getTime() + leaseMs)).then(
+        (held) => (lost ||= !held),
+        (err: unknown) => logger.warn({ err, workspaceId }, `renewing the claim of ${o.what} failed; the next renewal tries again`),
+      );
+    }, renewEveryMs(leaseMs));
+    try {
+      const watermark = await jobs.latestChange(workspaceId);
+      const { run, retry } = await o.work(workspaceId, () => lost);
+      if (runs.stopped() || lost) await jobs.postpone(workspaceId, engine, null);
+      else if (retry) await jobs.postpone(workspaceId, engine, retryAt());
+      else await jobs.finish(workspaceId, engine, watermark);
+      return run;
+    } catch (err) {
+      await jobs.postpone(workspaceId, engine, retryAt()).catch(() => {});
+      throw err;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  const runs = claimedRuns<R>({
+    intervalMs: o.intervalMs,
+    onError: (err) => logger.error({ err }, `${o.what} failed; the next look tries again`),
+    async pass(done) {
+      const at = now();
+      const everything = at.getTime() - lastFullSweep >= o.fullSweepMs;
+      if (everything) lastFullSweep = at.getTime();
+      for (const workspaceId of await jobs.dueWorkspaces(at, everything)) {
+        if (runs.stopped()) return;
+        const claimedAt = now();
+        if (!(await jobs.claim(workspaceId, engine, claimedAt, new Date(claimedAt.getTime() + leaseMs)))) continue;
+        const run = await runClaimed(workspaceId);
+        o.onRun(run);
+        done.push(run);
+      }
+    },
+  });
+  return runs;
 }

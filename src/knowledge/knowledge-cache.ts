@@ -6,7 +6,11 @@ import type { KnowledgeRepository } from '../../db/repositories/knowledge.reposi
 import { KNOWLEDGE_PRESENCE_TTL_MS, MAX_KNOWLEDGE_PRESENCE_ENTRIES, MAX_VOCABULARY_WORDS, MAX_VOCABULARY_WORKSPACES, VOCABULARY_CHECK_MS } from './limits.ts';
 import { Vocabulary } from './vocabulary.ts';
 
-export function createKnowledgeCache(knowledge: KnowledgeRepository, now: () => Date) {
+/**
+ * `changed`: told after a write to a workspace's knowledge got through (the mark its saved checks are run again from,
+ * src/scenarios/knowledge-rechecks.ts); it never fails the write.
+ */
+export function createKnowledgeCache(knowledge: KnowledgeRepository, now: () => Date, changed?: (workspaceId: string) => Promise<void>) {
   /**
    * Whether a workspace has any knowledge, as last seen (KNOWLEDGE_PRESENCE_TTL_MS): a workspace without pages skips
    * the search, which on the phone runs on every turn. `generation` counts this process's writes per workspace, so a
@@ -96,11 +100,15 @@ export function createKnowledgeCache(knowledge: KnowledgeRepository, now: () => 
   }
   /** A write's effect on presence: forgotten once it has committed (or failed), so the next search looks again. */
   async function writing<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {
+    let done: T;
     try {
-      return await work();
+      done = await work();
     } finally {
       forget(workspaceId);
     }
+    // After the commit, before the write is answered: a write acknowledged has its mark (docs/scenarios.md).
+    await changed?.(workspaceId);
+    return done;
   }
 
   return { refreshVocabulary, vocabularyOf, hasKnowledge, writing };

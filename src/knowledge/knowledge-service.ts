@@ -58,6 +58,8 @@ import { anyWords, NO_LEXICON, ownWords, rankPassage, toTsquery, translateGroups
 import { cleanLine, htmlToText, normaliseParagraphs } from './text.ts';
 import type { KnowledgePassage, KnowledgeSearch, KnowledgeSearchResult } from './types.ts';
 import { createKnowledgeCache } from './knowledge-cache.ts';
+import { fuseRankings } from './embeddings/fusion.ts';
+import type { SemanticSearch } from './embeddings/semantic-search.ts';
 
 /**
  * Part of every content hash: raise it when chunking or indexing changes, and the next sync of each page re-chunks it
@@ -138,6 +140,16 @@ export interface KnowledgeServiceDeps {
   now?: () => Date;
   /** General related words and translations; default the open-data lexicon (src/knowledge/lexicon/, docs/lexicon.md). */
   lexicon?: Lexicon;
+  /**
+   * The optional embeddings (LLM_EMBEDDING_MODEL, ./embeddings/): their nearest passages fused with the lexical
+   * ranking. Absent: the lexical search alone, with nothing extra asked.
+   */
+  semantic?: SemanticSearch;
+  /**
+   * Told after each write to a workspace's knowledge got through (a page written or deleted, a batch, a source's
+   * pages): the saved checks run again from it (docs/scenarios.md, "Answers a knowledge change moved").
+   */
+  changed?: (workspaceId: string) => Promise<void>;
 }
 
 export function createKnowledgeService(deps: KnowledgeServiceDeps) {
@@ -145,7 +157,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const lexicon: Lexicon = deps.lexicon ?? openLexicon;
   // Per process: whether a workspace has knowledge, and its vocabulary (./knowledge-cache.ts).
-  const { refreshVocabulary, vocabularyOf, hasKnowledge, writing } = createKnowledgeCache(knowledge, now);
+  const { refreshVocabulary, vocabularyOf, hasKnowledge, writing } = createKnowledgeCache(knowledge, now, deps.changed);
 
   async function write(queries: KnowledgeQueries, workspaceId: string, doc: Prepared): Promise<SyncResult> {
     const written = await queries.upsertDocument({ workspaceId, ...doc }, randomUUID(), now());
@@ -173,11 +185,14 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     const started = performance.now();
     const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
     const text = cleanLine(query).slice(0, MAX_MESSAGE_CHARS);
+    // The embeddings' nearest passages, handed over whatever their lexical score (./embeddings/fusion.ts).
+    let handed: ReadonlySet<string> = new Set();
     const done = (all: KnowledgePassage[], strategy: KnowledgeSearchResult['strategy']): KnowledgeSearchResult => {
       const passages = relevantOnly(all);
       return {
       passages,
-      confident: (passages[0]?.score ?? 0) >= KNOWLEDGE_CONFIDENCE_THRESHOLD,
+      // The lexical score alone decides: an embedding never makes a search confident.
+      confident: bestScore(passages) >= KNOWLEDGE_CONFIDENCE_THRESHOLD,
       strategy: passages.length ? strategy : 'none',
       tookMs: Math.round((performance.now() - started) * 100) / 100,
     };
@@ -207,9 +222,11 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       rankedLimit: RECALL_RANKED_LIMIT,
       signal: options.signal,
     };
+    // The question's embedding, asked beside the lexical search (null at once: no vectors, no request).
+    const nearest = deps.semantic?.nearest(workspaceId, text, options.signal) ?? null;
     // One round trip: the recall search runs only when the precise one found nothing, so all hits share a strategy.
     const hits = await knowledge.search(q);
-    let found = { passages: ranked(hits, groups, lang, 1), strategy: hits[0]?.strategy ?? 'none' };
+    let found: { passages: KnowledgePassage[]; strategy: KnowledgeSearchResult['strategy'] } = { passages: ranked(hits, groups, lang, 1), strategy: hits[0]?.strategy ?? 'none' };
     // Across languages: a question no page of its language answers is searched again in each other language of the
     // workspace, in the lexicon's translations, its passages scoring TRANSLATED_SHARE of what they would.
     // Only a question most of whose words the knowledge base does not hold (its subject is on no page of its
@@ -234,14 +251,28 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         if ((passages[0]?.score ?? 0) > (found.passages[0]?.score ?? 0)) found = { passages, strategy: other[0]?.strategy ?? 'none' };
       }
     }
+    const near = nearest ? await nearest : null;
+    if (near?.length && deps.semantic) {
+      options.signal?.throwIfAborted();
+      // Of the passages the lexical search did not return, only the nearest `limit` can rank among the best `limit`
+      // (each nearer one ranks above it); read in that order, so ranking them by their lexical score keeps them all.
+      const known = new Set(found.passages.map((p) => p.id));
+      const missing = near.filter((n) => n.similarity > 0 && !known.has(n.id)).slice(0, limit).map((n) => n.id);
+      const order = new Map(missing.map((id, i) => [id, i]));
+      const read = missing.length ? await deps.semantic.hits(workspaceId, missing, options.signal) : [];
+      const extra = ranked(read.sort((a, b) => order.get(a.id)! - order.get(b.id)!), groups, lang, 1);
+      const fused = fuseRankings(found.passages, near, extra, limit);
+      handed = fused.handed;
+      found = { passages: fused.passages, strategy: found.passages.length ? found.strategy : 'similar' };
+    }
     return done(found.passages, found.strategy);
 
     /** With no limit asked for, the passages that are relevant (RELEVANT_FLOOR, RELEVANT_MARGIN, RELEVANT_SHARE). */
     function relevantOnly(passages: KnowledgePassage[]): KnowledgePassage[] {
       if (options.limit !== undefined || passages.length <= 1) return passages;
-      const best = passages[0]?.score ?? 0;
+      const best = bestScore(passages);
       const most = vocabulary ? Math.max(1, Math.floor(vocabulary.totalChunks * RELEVANT_SHARE)) : passages.length;
-      return passages.filter((p, i) => i === 0 || (p.score >= RELEVANT_FLOOR && p.score >= best - RELEVANT_MARGIN)).slice(0, most);
+      return passages.filter((p, i) => i === 0 || handed.has(p.id) || (p.score >= RELEVANT_FLOOR && p.score >= best - RELEVANT_MARGIN)).slice(0, most);
     }
 
     /** 1 for a passage in another language than the question's. */
@@ -276,7 +307,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
 
   /** Reads the workspace's vocabulary now (tests, the evaluation, and after a sync, so the next question has it). */
   async function warm(workspaceId: string): Promise<void> {
-    await refreshVocabulary(workspaceId);
+    await Promise.all([refreshVocabulary(workspaceId), deps.semantic?.warm(workspaceId)]);
   }
 
   return {
@@ -409,6 +440,13 @@ function sizeProblems(input: SyncUpsert, prefix: string): Problem[] {
 
 function tooLarge(problems: Problem[]): AppError {
   return new AppError('payload_too_large', `${problems[0]!.field} ${problems[0]!.message}.`, problems);
+}
+
+/** The best lexical score of passages (sorted by it, unless the embeddings' fusion ordered them). */
+function bestScore(passages: readonly KnowledgePassage[]): number {
+  let best = 0;
+  for (const p of passages) if (p.score > best) best = p.score;
+  return best;
 }
 
 function toPassage(

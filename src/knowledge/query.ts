@@ -210,7 +210,11 @@ export function understandQuery(text: string, language: string, vocabulary?: Voc
     const meant: string[] = [];
     let tail: string | null = null;
     if (vocabulary && !vocabulary.has(token) && !numeric) {
-      for (const known of vocabulary.corrections(token)) {
+      // A word of the language (one the lexicon knows) is what was meant, not a typo of another word ("kitten" is no
+      // "katten"): it is read only as another form of itself, a known word it shares its first four letters with
+      // ("aufgegeben": aufgeben).
+      const aWord = !vocabulary.knows(token) && lexicon.relatedWords(language, token).length > 0;
+      for (const known of vocabulary.corrections(token).filter((k) => !aWord || k.slice(0, 4) === token.slice(0, 4))) {
         const group = singleEntry(entries, known)?.group;
         meant.push(known);
         alternatives.push([known], ...(group ? phrasesOf(group) : []));

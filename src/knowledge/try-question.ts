@@ -87,27 +87,45 @@ export interface TryDeps {
   detectLanguage: (text: string) => string | null;
   /** The tries' budget, keyed per workspace (TRY_QUESTION_RATE_LIMIT): each is model calls and a channel request. */
   limiter: RateLimiter;
+  /** Notes that the workspace tried a question (the Overview's first-day list); its failure never fails the try. */
+  tried?: (workspaceId: string) => Promise<void>;
 }
 
-export function createTryQuestion(deps: TryDeps) {
-  /** One step of the AI as a web chat turn takes it, rendered; any failure is the honest fallback sentence. */
-  async function answerWith(question: string, language: string, passages: KnowledgePassage[], integratorContext: string | null): Promise<TriedAnswer> {
-    let text = '';
-    let source: AnswerSource = 'fallback';
-    try {
-      const step = await deps.ai.step({ channel: CHANNEL, language, message: question, history: [], passages, integratorContext, tools: [], rounds: [] });
-      if (step.kind === 'answer') ({ text, source } = step);
-    } catch {
-      // The session machine answers a failed AI step with the fallback too (docs/architecture.md, "Never breaks").
-    }
-    if (text.trim() === '') text = phrase('dont_know', language);
-    return { text: deps.render(text, source, language), source };
+/** One step of the AI as a web chat turn takes it, rendered; any failure is the honest fallback sentence. */
+async function answerWith(deps: Pick<TryDeps, 'ai' | 'render'>, question: string, language: string, passages: KnowledgePassage[], integratorContext: string | null): Promise<TriedAnswer> {
+  let text = '';
+  let source: AnswerSource = 'fallback';
+  try {
+    const step = await deps.ai.step({ channel: CHANNEL, language, message: question, history: [], passages, integratorContext, tools: [], rounds: [] });
+    if (step.kind === 'answer') ({ text, source } = step);
+  } catch {
+    // The session machine answers a failed AI step with the fallback too (docs/architecture.md, "Never breaks").
   }
+  if (text.trim() === '') text = phrase('dont_know', language);
+  return { text: deps.render(text, source, language), source };
+}
 
+/**
+ * The website chat's answer to a question from the knowledge base alone, as "Try a question" gives it without the
+ * integrator: what a saved check keeps and what its re-runs compare (docs/scenarios.md, "Answers a knowledge change
+ * moved"). No budget and no channel request here: the caller bounds how often it asks.
+ */
+export function createKnowledgeAnswer(deps: Pick<TryDeps, 'search' | 'ai' | 'render' | 'detectLanguage'>) {
+  return async (workspaceId: string, question: string, language?: string): Promise<{ language: string; answer: TriedAnswer }> => {
+    const told = primaryLanguage(language) || deps.detectLanguage(question) || 'en';
+    const found = await deps.search(workspaceId, question, told);
+    return { language: told, answer: await answerWith(deps, question, told, found.passages, null) };
+  };
+}
+
+export type KnowledgeAnswer = ReturnType<typeof createKnowledgeAnswer>;
+
+export function createTryQuestion(deps: TryDeps) {
   return {
     async try(workspaceId: string, input: { question: string; language?: string | undefined }): Promise<TryResult> {
       deps.limiter.takeOrRefuse(workspaceId, (seconds) => `This workspace tried more questions than the model and the endpoint may be asked at once; try again in ${seconds} s.`);
       const question = input.question.trim();
+      void deps.tried?.(workspaceId).catch(() => undefined);
       const language = primaryLanguage(input.language) || deps.detectLanguage(question) || 'en';
       const [found, exchange] = await Promise.all([
         deps.search(workspaceId, question, language),
@@ -128,7 +146,7 @@ export function createTryQuestion(deps: TryDeps) {
           match: p.score >= STRONG_MATCH_SCORE ? 'strong' : p.score >= KNOWLEDGE_CONFIDENCE_THRESHOLD ? 'fair' : 'weak',
         };
       });
-      const answer = await answerWith(question, language, found.passages, null);
+      const answer = await answerWith(deps, question, language, found.passages, null);
       return { question, language, passages, confident: found.confident, answer, with_integrator: exchange ? await withIntegrator(exchange) : null };
 
       async function withIntegrator(exchange: BotLinkExchange): Promise<TriedIntegrator> {
@@ -136,7 +154,7 @@ export function createTryQuestion(deps: TryDeps) {
         const replied = o.outcome === 'answer' ? o.answer : null;
         let tried: TriedAnswer;
         if (replied?.handled) tried = { text: deps.render(replied.reply, 'integrator', language), source: 'integrator' };
-        else if (replied) tried = await answerWith(question, language, found.passages, replied.reply);
+        else if (replied) tried = await answerWith(deps, question, language, found.passages, replied.reply);
         else tried = answer;
         return {
           outcome: o.outcome,

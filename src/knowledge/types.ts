@@ -20,8 +20,11 @@ export interface KnowledgeSearchResult {
   passages: KnowledgePassage[];
   /** True when the best passage is above the confidence threshold. */
   confident: boolean;
-  /** How the hits were found: the precise query (every group of the question), or the recall fallback (any word). */
-  strategy: 'precise' | 'recall' | 'none';
+  /**
+   * How the hits were found: the precise query (every group of the question), or the recall fallback (any word); or,
+   * when neither found any, the embeddings alone (`similar`, docs/knowledge.md "Embeddings").
+   */
+  strategy: 'precise' | 'recall' | 'similar' | 'none';
   tookMs: number;
 }
 

@@ -5,6 +5,7 @@
  * "garantieclaim" → garantie); and a word found in few chunks says more about a question than one found in many
  * (its weight, an inverse document frequency).
  */
+import { stem } from '../text/stems.ts';
 import { editDistance, STOPWORDS, typoBudget, words, wordsMatch } from '../text/words.ts';
 
 export interface VocabularyEntry {
@@ -15,6 +16,8 @@ export interface VocabularyEntry {
 
 /** The shortest known word a compound may begin with ("betaal" is too short to say much; "garantie" is not). */
 const MIN_COMPOUND_HEAD = 5;
+/** A short word's forms are at most this many letters longer ("cat" → "cats", "kat" → "katten"). */
+const SHORT_FORM_EXTRA = 3;
 /** Corrections offered for one word, nearest (then most used) first. */
 const MAX_CORRECTIONS = 2;
 
@@ -79,7 +82,42 @@ export class Vocabulary {
    */
   knows(word: string): boolean {
     if (!this.complete || this.#chunks.has(word)) return true;
-    return word.length >= 4 && (this.#byPrefix.get(word.slice(0, 4)) ?? []).some((known) => wordsMatch(word, known));
+    if (word.length >= 4 && (this.#byPrefix.get(word.slice(0, 4)) ?? []).some((known) => wordsMatch(word, known))) return true;
+    return this.#shortForms(word).length > 0;
+  }
+
+  /**
+   * Chunks holding the word in any of its forms: the word itself, else its commonest form the knowledge base holds
+   * (src/text/words.ts, wordsMatch; a word of under four letters by its Snowball stem in a language of the workspace:
+   * "cat" is held as "cats", "dog" as "dogs"). A word's weight is that of the forms the search finds it by.
+   */
+  chunksWithForms(word: string): number {
+    const own = this.#chunks.get(word);
+    if (own !== undefined) return own;
+    let most = 0;
+    if (word.length >= 4) {
+      for (const known of this.#byPrefix.get(word.slice(0, 4)) ?? []) if (wordsMatch(word, known)) most = Math.max(most, this.chunksWith(known));
+    } else {
+      for (const known of this.#shortForms(word)) most = Math.max(most, this.chunksWith(known));
+    }
+    return most;
+  }
+
+  /**
+   * Known words (at most SHORT_FORM_EXTRA letters longer) with the same Snowball stem as a word of under four letters,
+   * in a language of the workspace: the prefix rule of wordsMatch needs four letters, so without this "cat" would be
+   * a word no page holds on a page about "cats".
+   */
+  #shortForms(word: string): string[] {
+    if (word.length >= 4 || word.length < 2 || /\p{N}/u.test(word)) return [];
+    const out: string[] = [];
+    for (let length = word.length + 1; length <= word.length + SHORT_FORM_EXTRA; length++) {
+      for (const known of this.#byStart.get(`${word[0]}${length}`) ?? []) {
+        if (!known.startsWith(word.slice(0, 2))) continue;
+        if (this.languages.some((language) => stem(language, known) === stem(language, word))) out.push(known);
+      }
+    }
+    return out;
   }
 
   /** The parts of a hyphenated word of the knowledge base that the word writes as one ("ebike" → e, bike), or null. */

@@ -3,7 +3,7 @@
  * lease, renewed on a heartbeat while it runs (one statement per kind of work per beat, however many are held), and
  * given back or left to run out when it ends. A renewal that finds a lease gone (the engine stalled past it and
  * another took the work over) aborts that work's signal; the work's final write is fenced by the lease as well
- * (`claimed_by`/`lease_owner` and an attempt count or the session's lease), so a lost lease never commits a second
+ * (`lease_owner`/`lease_owner` and an attempt count or the session's lease), so a lost lease never commits a second
  * answer.
  */
 import type { Logger } from '../log.ts';

@@ -32,10 +32,16 @@ export type OutboundFailureReason = Extract<FailureReason, 'invalid_url' | 'refu
 /** Every failure of {@link GuardedClient.request}; `message` is one sentence that can be shown to an integrator. */
 export class OutboundError extends BotlinkError {
   readonly reason: OutboundFailureReason;
+  /**
+   * The request gave up while it waited for one of the origin's connections (see GuardedClient's #lines) and never
+   * left this process: the host was not asked, so its failure says nothing about the host (endpoint health ignores it).
+   */
+  readonly neverSent: boolean;
 
-  constructor(reason: OutboundFailureReason, message: string, options?: ErrorOptions) {
-    super('outbound', message, options);
+  constructor(reason: OutboundFailureReason, message: string, options?: ErrorOptions & { neverSent?: boolean }) {
+    super('outbound', message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.reason = reason;
+    this.neverSent = options?.neverSent ?? false;
   }
 }
 
@@ -83,6 +89,16 @@ export interface GuardedResponse {
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
+
+/**
+ * The requests to one origin: how many are on a connection (at most the agent's `connections`), and those waiting for
+ * one, first come first served. `head` indexes the next waiter, so taking one is O(1).
+ */
+interface OriginLine {
+  active: number;
+  waiting: (() => boolean)[];
+  head: number;
+}
 /** Most URL verdicts a client keeps (see GuardedClient's #inspected). */
 const MAX_INSPECTED_URLS = 1024;
 
@@ -174,6 +190,15 @@ export class GuardedClient {
   readonly #validateDnsTimeoutMs: number;
   /** Requests between their start and their end, and close()'s wait for the last of them to end. */
   #inFlight = 0;
+  readonly #connections: number;
+  /**
+   * Requests wait for a connection here, not in undici's pool queue. A request given up (its deadline, or the caller)
+   * while in undici's queue is aborted the moment a socket frees, and an HTTP/1.1 abort destroys that socket: under a
+   * burst every late request cost a healthy keep-alive connection and the next request a new TLS handshake, which
+   * made the burst worse (the phone bench's engine spent a third of its CPU on handshakes and never recovered). A
+   * request given up here is simply dropped from the line; the sockets stay.
+   */
+  readonly #lines = new Map<string, OriginLine>();
   #idle: { promise: Promise<void>; resolve: () => void } | undefined;
   /**
    * The verdict of {@link inspectUrl} on each URL already called, by its text: it depends on nothing but the text and
@@ -188,8 +213,9 @@ export class GuardedClient {
     this.#policy = createAddressPolicy(options.allow ?? []);
     this.#resolve = options.lookup ?? defaultResolve;
     this.#validateDnsTimeoutMs = options.validateDnsTimeoutMs ?? VALIDATE_DNS_TIMEOUT_MS;
+    this.#connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
     this.#agent = new Agent({
-      connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+      connections: this.#connections,
       // HTTP/1.1 only: every integrator speaks it, and one request per connection means destroying a cut-off body
       // closes exactly that connection.
       allowH2: false,
@@ -254,14 +280,65 @@ export class GuardedClient {
     const onCallerAbort = () => handler.giveUp('caller', callerSignal?.reason);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      this.#agent.dispatch({ origin: url.origin, path: url.path, method: req.method, headers: req.headers, body: req.body ?? null }, handler);
+      this.#enqueue(url, req, handler);
       return await promise;
     } catch (err) {
-      throw classify(err, { host: url.host, timeoutMs: req.timeoutMs, gaveUp: handler.gaveUpFor }, handler.phase);
+      throw classify(err, { host: url.host, timeoutMs: req.timeoutMs, gaveUp: handler.gaveUpFor, connections: this.#connections }, handler.phase);
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
       if (--this.#inFlight === 0) this.#idle?.resolve();
+    }
+  }
+
+  /** Dispatches the request now when one of its origin's connections is free, or puts it in the origin's line. */
+  #enqueue(url: InspectedUrl, req: GuardedRequest, handler: CappedHandler): void {
+    let line = this.#lines.get(url.origin);
+    if (line === undefined) {
+      line = { active: 0, waiting: [], head: 0 };
+      this.#lines.set(url.origin, line);
+    }
+    const start = (): boolean => {
+      if (handler.settled) return false; // gave up while it waited: it never takes a connection
+      line.active++;
+      handler.phase = 'before the status line';
+      handler.onDone = () => {
+        line.active--;
+        // Not from inside undici's callback: the connection that ended this request is marked free (or destroyed, on
+        // an abort) only after the callback returns, so a request dispatched from within it found every connection
+        // busy, waited in undici's own queue after all, and an abort there cost a socket again (the phone bench
+        // answered 7 % of its prompts until this was deferred).
+        queueMicrotask(() => this.#next(url.origin, line));
+      };
+      try {
+        this.#agent.dispatch({ origin: url.origin, path: url.path, method: req.method, headers: req.headers, body: req.body ?? null }, handler);
+      } catch (err) {
+        handler.onResponseError(null, err as Error);
+      }
+      return true;
+    };
+    if (line.active < this.#connections && line.head === line.waiting.length) {
+      start();
+    } else {
+      handler.phase = 'waiting for a free connection';
+      line.waiting.push(start);
+    }
+  }
+
+  /** A connection of the origin freed: the next waiter that has not given up takes it. */
+  #next(origin: string, line: OriginLine): void {
+    while (line.active < this.#connections && line.head < line.waiting.length) {
+      const start = line.waiting[line.head]!;
+      line.waiting[line.head++] = noWaiter;
+      start();
+    }
+    if (line.head === line.waiting.length) {
+      line.waiting.length = 0;
+      line.head = 0;
+      if (line.active === 0) this.#lines.delete(origin);
+    } else if (line.head > 1024 && line.head * 2 > line.waiting.length) {
+      line.waiting = line.waiting.slice(line.head);
+      line.head = 0;
     }
   }
 
@@ -304,7 +381,9 @@ export class GuardedClient {
 type GaveUp = 'deadline' | 'caller' | null;
 
 /** Where a request was when it failed, as its error says. */
-type Phase = 'before the status line' | 'while reading the body';
+type Phase = 'waiting for a free connection' | 'before the status line' | 'while reading the body';
+
+const noWaiter = (): boolean => false;
 
 /** The body was longer than the cap: the rest is not downloaded (the connection is closed). */
 class BodyCutOff extends Error {}
@@ -327,6 +406,18 @@ class CappedHandler implements Dispatcher.DispatchHandler {
   #abortWith: Error | null = null;
   gaveUpFor: GaveUp = null;
   phase: Phase = 'before the status line';
+  /** Frees the request's place among its origin's connections; called once, when undici is done with the request. */
+  onDone: (() => void) | null = null;
+
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  #done(): void {
+    const done = this.onDone;
+    this.onDone = null;
+    done?.();
+  }
 
   readonly #maxBytes: number;
   readonly #started: number;
@@ -367,9 +458,11 @@ class CappedHandler implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     this.#finish(false);
+    this.#done();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, err: Error): void {
+    this.#done();
     if (this.#settled) return;
     this.#settled = true;
     this.#reject(err);
@@ -410,10 +503,17 @@ const timeoutCodes = new Set([
 
 function classify(
   err: unknown,
-  context: { host: string; timeoutMs: number; gaveUp: GaveUp },
+  context: { host: string; timeoutMs: number; gaveUp: GaveUp; connections: number },
   phase: Phase,
 ): OutboundError {
   const { host, timeoutMs, gaveUp } = context;
+  if (phase === 'waiting for a free connection' && gaveUp !== null) {
+    // Our own load: every connection to the host was busy for the whole wait. The host was never asked.
+    const waited = `while all ${context.connections} connections to ${host} were busy, so it was never sent`;
+    return gaveUp === 'deadline'
+      ? new OutboundError('timeout', `The request to ${host} waited ${timeoutMs} ms for a free connection ${waited}.`, { cause: err, neverSent: true })
+      : new OutboundError('aborted', `The request to ${host} was cancelled by the caller ${waited}.`, { cause: err, neverSent: true });
+  }
   const chain = causeChain(err);
   const refused = chain.find((e) => e instanceof RefusedAddressError);
   if (refused !== undefined) {

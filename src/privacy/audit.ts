@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'workspace_changed',
   'account_email_changed',
   'user_invited',
+  'user_renamed',
   'invite_link_made',
   'user_removed',
   'token_created',

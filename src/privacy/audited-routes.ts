@@ -25,6 +25,8 @@ interface Rule {
   workspace?: (call: AuditedCall) => string | undefined;
   /** The acting user when the caller is not signed in yet (signing in). */
   actor?: (call: AuditedCall) => { userId: string; email: string } | null;
+  /** Recorded only for these calls (a route that changes several things audits some of them). */
+  only?: (call: AuditedCall) => boolean;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,7 +48,9 @@ const rules: Record<string, Rule> = {
   },
   'POST /v1/admin/workspaces/{id}/owners': { action: 'owner_restored', workspace: (c) => c.params.id, target: (c) => str(read(c.answer, 'owner', 'email')) },
   'PATCH /v1/workspace': { action: 'workspace_changed', target: (c) => Object.keys((c.body as object | undefined) ?? {}).join(', ') },
-  'PATCH /v1/account': { action: 'account_email_changed', target: (c) => str(read(c.body, 'email')) },
+  // One's own name is no one's access: only a changed email (the one signed in with) is recorded.
+  'PATCH /v1/account': { action: 'account_email_changed', target: (c) => str(read(c.body, 'email')), only: (c) => read(c.body, 'email') !== undefined },
+  'PATCH /v1/users/{id}': { action: 'user_renamed', target: (c) => `user ${c.params.id}: ${str(read(c.answer, 'user', 'name')) ?? '(no name)'}` },
   'POST /v1/users': { action: 'user_invited', target: (c) => `${str(read(c.answer, 'user', 'email')) ?? ''} as ${str(read(c.answer, 'user', 'role')) ?? ''}` },
   'POST /v1/users/{id}/invite': { action: 'invite_link_made', target: (c) => `user ${c.params.id}` },
   'DELETE /v1/users/{id}': { action: 'user_removed', target: (c) => `user ${c.params.id}` },
@@ -123,7 +127,7 @@ export const auditedRouteKeys: readonly string[] = Object.keys(rules);
 /** The entry a successful call makes, or null when its workspace cannot be told. */
 export function auditRecordOf(rule: Rule, call: AuditedCall): AuditRecord | null {
   const workspaceId = call.workspaceId || rule.workspace?.(call);
-  if (!workspaceId) return null;
+  if (!workspaceId || (rule.only && !rule.only(call))) return null;
   const actor = call.principal ? { userId: call.principal.userId, email: call.principal.email } : (rule.actor?.(call) ?? null);
   return { workspaceId, action: rule.action, target: rule.target?.(call) ?? null, actor, ip: call.ip };
 }

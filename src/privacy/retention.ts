@@ -3,7 +3,8 @@
  * deleted by a purge that one engine at a time runs (a claimed row in job_claims, which holds through a transaction
  * pooler, unlike a session advisory lock), in statements of at most PURGE_BATCH rows. A conversation still going on
  * across the boundary keeps its session and its recent turns; only what is older than the period goes. The audit
- * log's own retention is purged by the same run.
+ * log's own retention is purged by the same run. A scenario's test conversations are not the workspace's to keep or
+ * count: they go with their run (docs/scenarios.md).
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { Counter, type Registry } from 'prom-client';
@@ -49,7 +50,8 @@ interface OldRows<T extends IdTable> {
  * statement holds few locks and two runs never remove a row twice.
  */
 function steps(db: Kysely<Database>, workspaceId: string, cutoff: Date) {
-  const inWorkspace = db.selectFrom('sessions').select('id').where('workspace_id', '=', workspaceId);
+  // A scenario's test conversations keep their own time: they go with their run (docs/scenarios.md), never counted here.
+  const inWorkspace = db.selectFrom('sessions').select('id').where('workspace_id', '=', workspaceId).where('test_run_id', 'is', null);
   const oldRows =
     <T extends IdTable>(step: OldRows<T>) =>
     (limit: number) => {
@@ -71,7 +73,11 @@ function steps(db: Kysely<Database>, workspaceId: string, cutoff: Date) {
       table: 'sessions',
       olderBy: 'updated_at',
       owner: 'workspace_id',
-      also: (w) => w.or([w('sessions.status', '=', 'ended'), w('sessions.lease_until', 'is', null), w('sessions.lease_until', '<', new Date())]),
+      also: (w) =>
+        w.and([
+          w('sessions.test_run_id', 'is', null),
+          w.or([w('sessions.status', '=', 'ended'), w('sessions.lease_until', 'is', null), w('sessions.lease_until', '<', new Date())]),
+        ]),
     }),
     // A conversation going on across the boundary: its turns and messages older than the cutoff.
     turns: oldRows({ table: 'session_turns', olderBy: 'ended_at', owner: 'session_id' }),
@@ -139,9 +145,9 @@ export function createRetention(deps: RetentionDeps) {
     await db.insertInto('job_claims').values({ name: JOB }).onConflict((oc) => oc.column('name').doNothing()).execute();
     const claimed = await db
       .updateTable('job_claims')
-      .set({ holder: deps.engine, claimed_until: new Date(now.getTime() + intervalMs), last_run_at: now })
+      .set({ lease_owner: deps.engine, lease_until: new Date(now.getTime() + intervalMs), last_run_at: now })
       .where('name', '=', JOB)
-      .where('claimed_until', '<=', now)
+      .where('lease_until', '<=', now)
       .returning('name')
       .execute();
     return claimed.length === 1;

@@ -7,16 +7,18 @@
 import { randomUUID } from 'node:crypto';
 import type { HandoffInput, HandoffResult } from '../../machines/session-types.ts';
 import type { SessionsRepository } from '../../db/repositories/sessions.repository.ts';
-import { phrase } from '../ai/phrases.ts';
+import { awayUntilPhrase, phrase } from '../ai/phrases.ts';
 import { announces } from './handoff-announcements.ts';
 
 export interface HandoffDeps {
   sessions: Pick<SessionsRepository, 'addNotification'> & Partial<Pick<SessionsRepository, 'handbackAfterMinutes'>>;
   /**
-   * Whether the team can take a person now (src/channels/phone/team-availability.ts: the manual switch and the team
-   * hours together).
+   * Whether the team can take a person now (src/channels/phone/team-availability.ts: someone of the team available,
+   * within the team hours when set).
    */
   teamAvailable: (workspaceId: string) => Promise<boolean>;
+  /** Outside the team hours, when they open next, so the customer is told until when the team is away; absent: not said. */
+  teamOpensAt?: (workspaceId: string) => Promise<{ day: string; time: string; today: boolean } | null>;
   /** The clock (ms); default Date.now. */
   now?: () => number;
 }
@@ -25,7 +27,7 @@ export interface HandoffDeps {
 const NOTIFICATION_QUOTE_CHARS = 500;
 
 /**
- * `request` is the session machine's handoff input (its `sessionId` is the conversation's id on its channel, as the
+ * `request` is the session machine's handoff input (its `conversationId` is the conversation's id on its channel, as the
  * integrator sees it); `sessionRowId` is our row id of the session, for the team's notification, or null when the
  * session is not live in this process.
  */
@@ -51,7 +53,7 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffInput, se
     return {
       kind: 'human',
       connected: false,
-      sentence: said ? '' : phrase(teamAvailable ? 'handoff_waiting' : 'handoff_waiting_closed', language),
+      sentence: said ? '' : await waitingSentence(deps, workspaceId, language, teamAvailable),
       requestedBy: request.requestedBy,
       waiting: { since: at, handbackAt: minutes === null ? null : at + minutes * 60_000 },
     };
@@ -65,7 +67,11 @@ export async function decideHandoff(deps: HandoffDeps, request: HandoffInput, se
   });
   // Said once: nothing is added when the reply already promises the follow-up; a reply that promised a person the
   // team cannot give now (or a channel without calls) gets the sentence that says what happens instead.
-  const sentence = announces(request.reply, 'follow_up') ? '' : kind === 'human' && !teamAvailable ? phrase('team_unavailable', language) : phrase('handoff_forward', language);
+  const sentence = announces(request.reply, 'follow_up')
+    ? ''
+    : kind === 'human' && !teamAvailable
+      ? await awaySentence(deps, workspaceId, 'team_unavailable', language)
+      : phrase('handoff_forward', language);
   return { kind, connected: false, sentence, requestedBy: request.requestedBy };
 }
 
@@ -103,5 +109,26 @@ export async function connectCall(
       ? 'The caller was to be connected, but the team was no longer available.'
       : 'The caller was to be connected, but no transfer number is set (PUT /v1/phone).',
   });
-  return { sentence: phrase('team_unavailable', request.language) };
+  return { sentence: await awaySentence(deps, workspaceId, 'team_unavailable', request.language) };
+}
+
+/** The team's availability as every channel reads it (src/channels/phone/team-availability.ts). */
+export type TeamAvailabilityDeps = Pick<HandoffDeps, 'teamAvailable' | 'teamOpensAt'>;
+
+/**
+ * What a web chat or WhatsApp customer whose conversation waits for a person is told: a colleague replies here while
+ * someone of the team is available; outside the team hours until when the team is away; otherwise that they reply when
+ * they are back. The handoff says it, and so does the web chat to a conversation already waiting or held
+ * (src/channels/webchat/webchat-service.ts). `available`: the team's availability when the caller just read it.
+ */
+export async function waitingSentence(deps: TeamAvailabilityDeps, workspaceId: string, language: string, available?: boolean): Promise<string> {
+  if (available ?? (await deps.teamAvailable(workspaceId))) return phrase('handoff_waiting', language);
+  return awaySentence(deps, workspaceId, 'handoff_waiting_closed', language);
+}
+
+/** What the customer is told while the team is away: until when, outside the team hours; otherwise that they will be back. */
+async function awaySentence(deps: TeamAvailabilityDeps, workspaceId: string, key: 'handoff_waiting_closed' | 'team_unavailable', language: string): Promise<string> {
+  const opening = (await deps.teamOpensAt?.(workspaceId)) ?? null;
+  if (opening === null) return phrase(key, language);
+  return awayUntilPhrase(key === 'handoff_waiting_closed' ? 'handoff_waiting_until' : 'team_unavailable_until', language, opening);
 }

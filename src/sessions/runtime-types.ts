@@ -22,6 +22,7 @@ import type { Channel } from '../channels-and-handoffs.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { ReplyRenderer } from './reply-renderer.ts';
 import type { ProvidedSessionMachine, SessionActorDeps } from './session-actors.ts';
+import type { TestConversation } from './test-conversation.ts';
 import type { createSessionLeases, LeasedSession } from './session-leases.ts';
 import type { SpokenTurn } from './spoken-turn.ts';
 
@@ -68,6 +69,8 @@ export interface InboundMessage {
   speech?: SpokenTurn;
   /** The customer asked for a person (the phone's key 0, the web chat's escalation): the turn is the handoff. */
   handoff?: HandoffRequest;
+  /** A test conversation of a scenario run (docs/scenarios.md): marked as such, and asking whom the scenario says. */
+  test?: TestConversation;
 }
 
 export type TurnResult =
@@ -132,7 +135,17 @@ export type SessionStreamEvent =
   /** A message of a chat conversation: the customer's, the bot's or an agent's. */
   | { type: 'message'; sessionId: string; message: ConversationMessage }
   /** An agent's WhatsApp message changed its delivery status (Meta's status webhooks, or the send's answer). */
-  | { type: 'message_status'; sessionId: string; message_id: string; status: string; failure: { http_status: number | null; code: number | null; reason: string | null } | null };
+  | { type: 'message_status'; sessionId: string; message_id: string; status: string; failure: { http_status: number | null; code: number | null; reason: string | null } | null }
+  /** The web chat visitor is typing (docs/webchat.md, "Typing"): shown until `until` unless another comes. */
+  | { type: 'typing'; sessionId: string; from: 'visitor'; until: string }
+  /** A private note of the team (src/inbox/notes.ts), new or edited: on the team's streams only, never the customer's. */
+  | {
+      type: 'note';
+      sessionId: string;
+      note: { id: string; from: 'note'; text: string; at: string; author: { user_id: string | null; name: string }; mentions: { user_id: string; name: string }[]; edited_at: string | null };
+    }
+  /** A private note was deleted. */
+  | { type: 'note_deleted'; sessionId: string; note_id: string };
 
 export type SessionActor = Actor<ProvidedSessionMachine>;
 
@@ -150,6 +163,8 @@ export interface Live extends LeasedSession {
   speech: SpokenTurn | null;
   /** The rendered reply of each turn that replied and is not saved yet (stored as the bot's message on chat channels). */
   replies: Map<string, { text: string; source: ReplySource; at: number }>;
+  /** A scenario's test conversation (docs/scenarios.md): kept from the team's side; null for a customer's. */
+  test: TestConversation | null;
 }
 
 /** The runtime's state in one place, shared by its stages (the registry, the actor's events, the handler changes). */

@@ -39,6 +39,8 @@ function announceMessages(core: RuntimeCore, entry: Live, messages: readonly Mes
 
 /** A change the team's inbox shows (src/sessions/inbox-events.ts). */
 export function inboxChange(core: RuntimeCore, entry: Live, reason: 'handled_by' | 'message', lastMessage: { from: MessageFrom; text: string; at: string } | null): void {
+  // A scenario's test conversation never reaches the team's inbox (nor, through it, the assignment).
+  if (entry.test) return;
   const h = handlerOf(entry.actor.getSnapshot());
   core.deps.inbox?.publish({
     workspaceId: entry.workspaceId,

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActor } from 'xstate';
 import { SESSION_MACHINE_VERSION } from '../../machines/session-types.ts';
+import { upgradeSessionSnapshot } from './snapshot-upgrade.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput } from '../../db/repositories/sessions.repository.ts';
 import type { Channel } from '../channels-and-handoffs.ts';
@@ -26,6 +27,7 @@ import type {
   SessionStreamEvent,
   TurnResult,
 } from './runtime-types.ts';
+import type { TestConversation } from './test-conversation.ts';
 import { provideSessionMachine } from './session-actors.ts';
 import { attachSession } from './session-events.ts';
 import { createSessionLeases } from './session-leases.ts';
@@ -44,6 +46,7 @@ export type {
   SessionStreamEvent,
   TurnResult,
 } from './runtime-types.ts';
+export type { TestConversation } from './test-conversation.ts';
 
 /** How long an idle session stays live before it is passivated (state kept in the database). */
 export const SESSION_IDLE_MS = 5 * 60_000;
@@ -70,6 +73,7 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
     const speech = turnId !== undefined && entry.speech?.id === turnId ? entry.speech : null;
     return {
       sessionId: entry.id,
+      test: entry.test,
       stream: speech && {
         speak: (piece, language, signal) => speak(entry, speech, piece, language, signal),
         record: (step) => speech.record(step),
@@ -90,7 +94,8 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
       // A turn still waiting on the stale copy cannot be answered from it; the newer state answers the next message.
       for (const [turnId, resolve] of entry.waiters) resolve({ cancelled: true, sessionId: entry.id, turnId, reason: 'barge_in' });
       entry.waiters.clear();
-      const fresh = createLive(entry.id, entry.key, entry.workspaceId, entry.channel, row.external_id, row.snapshot, row.machine_version, null);
+      const test = testOf(row, entry.test);
+      const fresh = createLive(entry.id, entry.key, entry.workspaceId, entry.channel, row.external_id, row.snapshot, row.machine_version, null, test);
       live.set(entry.key, fresh);
       return fresh;
     },
@@ -118,11 +123,13 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
     snapshot: unknown,
     version: number,
     message: InboundMessage | null,
+    test: TestConversation | null,
   ): Live {
-    const input = { sessionId: externalId, workspaceId, channel, language: message?.language ?? 'en', customerPhone: message?.customerPhone ?? null };
-    // A snapshot of another machine version restarts the session idle: its history is in session_turns.
-    const restorable = snapshot != null && version === SESSION_MACHINE_VERSION && (snapshot as { status?: string }).status === 'active';
-    const actor = createActor(machine, restorable ? { snapshot: snapshot as never, input } : { input });
+    const input = { conversationId: externalId, workspaceId, channel, language: message?.language ?? 'en', customerPhone: message?.customerPhone ?? null };
+    // An idle snapshot of an older machine version is upgraded; any other restarts the session idle (its turns are in
+    // session_turns).
+    const restorable = upgradeSessionSnapshot(snapshot, version);
+    const actor = createActor(machine, restorable ? { snapshot: restorable as never, input } : { input });
     const entry: Live = {
       id,
       key: k,
@@ -137,6 +144,7 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
       lease: null,
       speech: null,
       replies: new Map(),
+      test,
       turnCount: () => actor.getSnapshot().context.turnCount,
       handlerRevision: () => actor.getSnapshot().context.handlerRevision ?? 0,
     };
@@ -183,8 +191,13 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
             language: message?.language ?? 'en',
             customer_phone: message?.customerPhone ?? null,
             machine_version: SESSION_MACHINE_VERSION,
+            // Marked when the row is made: the Overview's roll-ups leave it out from its first row on (migration 0039).
+            // A scenario's customer email and name are the conversation's from its start (docs/scenarios.md).
+            ...(message?.test
+              ? { test_run_id: message.test.runId, customer_email: message.test.customer?.email ?? null, customer_name: message.test.customer?.name ?? null }
+              : {}),
           });
-          const entry = createLive(row.id, k, workspaceId, channel, externalId, row.snapshot, row.machine_version, message);
+          const entry = createLive(row.id, k, workspaceId, channel, externalId, row.snapshot, row.machine_version, message, testOf(row, message?.test ?? null));
           live.set(k, entry);
           return entry;
         })().finally(() => loading.delete(k));
@@ -225,6 +238,7 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
         throw err;
       }
       entry.lastActivity = now();
+      if (message.test && entry.test) entry.test = message.test;
       const result = new Promise<TurnResult>((resolve, reject) => entry.waiters.set(turnId, Object.assign((r: TurnResult) => resolve(r), { fail: reject })));
       // A newer message's spoken turn replaces a barged-in turn's: pieces of the old answer are no longer spoken.
       entry.speech = message.speech ?? null;
@@ -361,6 +375,16 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
 }
 
 export type SessionRuntime = ReturnType<typeof createSessionRuntime>;
+
+/**
+ * Whether a session is a scenario's test conversation: its row's mark decides (a customer's conversation never becomes
+ * one); the scenario's settings come with its messages. A test conversation loaded without them (another engine
+ * reloaded it) asks nobody.
+ */
+function testOf(row: { test_run_id: string | null }, given: TestConversation | null): TestConversation | null {
+  if (row.test_run_id === null) return null;
+  return given?.runId === row.test_run_id ? given : { runId: row.test_run_id, integrator: 'none', toolMocks: {} };
+}
 
 function key(workspaceId: string, channel: Channel, externalId: string): string {
   return `${workspaceId}\u0000${channel}\u0000${externalId}`;

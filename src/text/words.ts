@@ -53,7 +53,9 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'long take takes taking accept accepted offer sell possible still really anything something someone way ways ' +
     'okay ok else does doing done let lets ask question questions info information policy policies option options ' +
     'rule rules visit come comes coming fast quick quickly soon amount amounts kind kinds sort type types exactly lot ' +
-    'into onto out up than pls plz work works' +
+    'into onto out up than pls plz work works ' +
+    // The tails of contractions (we're, I've, you'll) and pronouns and adverbs that say nothing of a topic.
+    've re ll her hers his him only around cannot' +
     // Dutch: function words, then the words that frame a question.
     ' de het een en of maar als dan van naar in op aan bij met voor over om uit te is zijn was waren ben bent wordt ' +
     'worden heb hebt heeft hebben had ik mij me mijn wij we ons onze jij je jou jouw u uw hij zij ze haar hem het ' +
@@ -61,7 +63,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'mag mogen niet geen ja nee graag dank bedankt hoi hallo er hier daar zo ook nog al alle meer veel even weten ' +
     'lang duurt duren krijg krijgt krijgen jullie kun doen doet iets iemand mogelijk vraag vragen info informatie hebt ' +
     'hoeveel laat gaan gaat komen komt kom langs langskomen dien indienen snel gauw bedrag bedragen soort soorten ' +
-    'regels beleid mogelijkheid mogelijkheden precies verkopen verkoop accepteren werkt' +
+    'regels beleid mogelijkheid mogelijkheden precies verkopen verkoop accepteren werkt nu dus wel toch' +
     // German: function words, then the words that frame a question (not "hat", "bin", "gift": English shop words).
     ' der die das den dem des ein eine einen einem einer eines und oder aber wenn dann von zu zum zur im am an auf aus ' +
     'bei mit nach fur uber um vor ist sind war waren bist sein wird werden habe haben hast hatte mich mir mein meine ' +
@@ -69,7 +71,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'diese dieser dieses welche welcher welches wer wen wem wo wann warum wie kann kannst konnen konnte wurde wurden ' +
     'mochte mochten wollen muss mussen darf durfen soll sollen nicht kein keine keinen nein bitte auch noch schon mal ' +
     'sehr viel viele mehr alle etwas jemand gibt geben lange dauert dauern bekomme bekommen frage fragen informationen ' +
-    'moglich gerne gern ihr wieviel wie viel man selbst ins ims beim vom doch denn nur hoch funktioniert funktionieren' +
+    'moglich gerne gern ihr wieviel wie viel man selbst ins ims beim vom doch denn nur hoch funktioniert funktionieren ' +
+    'habt nun erst jetzt aufs furs ums meines deines seines welchem welchen' +
     // French (a stretch): function words and the framing of a question.
     ' le la les un une des du et ou mais si est sont je tu il elle nous vous ils elles mon ma mes votre vos notre nos ' +
     'ce cette ces que qui quoi quand comment pourquoi combien peux peut pouvez puis avez ai au aux par sur dans avec ' +

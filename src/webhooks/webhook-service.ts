@@ -231,7 +231,7 @@ export function createWebhookService(deps: {
       const target = endpoints.find((e) => e.id === row.endpoint_id);
       if (target?.disabled_at && row.kind === 'event') {
         throw new AppError('conflict', `The webhook for ${target.event} is disabled (${target.disabled_reason ?? 'no reason recorded'}). Save its URL again to enable it, then retry.`, [
-          { field: 'event', message: 'disabled' },
+          { field: 'event', message: 'is switched off: save its URL again to switch it on' },
         ]);
       }
       await repository.requeue(workspaceId, id, new Date(now()));

@@ -45,6 +45,8 @@
   const POLL_RETRY_MS = 5000;
   /** Bot replies shown from an answer and not yet seen in the poll (so that the poll does not show them twice). */
   const MAX_PENDING_REPLIES = 20;
+  /** A typing sign is sent at most this often while the visitor types (the API keeps one for 6 s). */
+  const TYPING_EVERY_MS = 3000;
   /** The API's pattern for `language` (src/http/routes/webchat.ts). */
   const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
 
@@ -52,12 +54,15 @@
    * @typedef {'visitor' | 'bot' | 'agent' | 'notice'} Author
    * @typedef {{ from: Author, text: string, name?: string }} Entry
    * @typedef {{ conversationId: string | null, visitorToken: string | null, lastMessageId: string | null, pendingReplies: string[],
-   *   transcript: Entry[], open: boolean, leadSent: boolean }} Stored
+   *   transcript: Entry[], open: boolean, leadSent: boolean, formOffered: boolean, surveyDone: boolean }} Stored
    */
 
   /** @returns {Stored} */
   function load() {
-    const empty = { conversationId: null, visitorToken: null, lastMessageId: null, pendingReplies: [], transcript: [], open: false, leadSent: false };
+    const empty = {
+      conversationId: null, visitorToken: null, lastMessageId: null, pendingReplies: [], transcript: [],
+      open: false, leadSent: false, formOffered: false, surveyDone: false,
+    };
     try {
       const raw = window.localStorage.getItem(STORAGE_KEY);
       if (!raw) return empty;
@@ -76,6 +81,8 @@
         transcript,
         open: value.open === true,
         leadSent: value.leadSent === true,
+        formOffered: value.formOffered === true,
+        surveyDone: value.surveyDone === true,
       };
     } catch {
       // Storage may be off (private modes, a site's policy) or hold something else: start afresh.
@@ -158,6 +165,18 @@ button:disabled { opacity: .6; cursor: default; }
 .lead label { font-size: 14px; font-weight: 600; }
 .lead input, .compose textarea { width: 100%; border: 1px solid #6e7781; border-radius: 8px; padding: 8px 10px; color: #1f2328; background: #ffffff; }
 .lead .buttons { display: flex; gap: 8px; margin-top: 4px; }
+.typing { min-height: 1.45em; margin: 0; padding: 0 12px; font-size: 13px; font-style: italic; color: #57606a; }
+.survey { display: grid; gap: 8px; padding: 10px 12px; border-top: 1px solid #d0d7de; background: #f6f8fa; }
+.survey[hidden] { display: none; }
+.survey fieldset { border: 0; margin: 0; padding: 0; }
+.survey legend { font-size: 14px; font-weight: 600; padding: 0; margin-bottom: 6px; }
+.survey .scores { display: flex; gap: 6px; }
+.survey .scores label { flex: 1; display: grid; justify-items: center; gap: 2px; padding: 6px 0; border: 1px solid #6e7781; border-radius: 8px; background: #ffffff;
+  font-size: 13px; cursor: pointer; }
+.survey .scores input { margin: 0; accent-color: #0b5394; }
+.survey .scores label:has(input:checked) { border-color: #0b5394; background: #eaf2fb; }
+.survey textarea { width: 100%; border: 1px solid #6e7781; border-radius: 8px; padding: 6px 10px; color: #1f2328; background: #ffffff; resize: none; }
+.survey .field { display: grid; gap: 4px; font-size: 14px; }
 .compose { display: flex; gap: 8px; align-items: flex-end; padding: 10px 12px; border-top: 1px solid #d0d7de; }
 .compose textarea { resize: none; min-height: 42px; max-height: 120px; }
 @media (max-width: 480px) {
@@ -231,13 +250,39 @@ button:disabled { opacity: .6; cursor: default; }
   leadButtons.append(leadSubmit, leadCancel);
   leadForm.append(leadButtons);
 
+  // "… is typing": a polite status of its own, so the announcement of a message is not cut by it.
+  const typingLine = el('p', { class: 'typing', role: 'status', 'aria-live': 'polite' });
+
+  // The one satisfaction question after a colleague closed the conversation: a radio group of 1 to 5 and a comment.
+  const survey = el('form', { class: 'survey', hidden: '', 'aria-label': 'Rate this conversation' });
+  const scores = el('fieldset');
+  scores.append(el('legend', {}, 'How was this conversation? (1 = bad, 5 = very good)'));
+  const scoreRow = el('div', { class: 'scores' });
+  const SCORE_WORDS = ['Bad', 'Poor', 'OK', 'Good', 'Very good'];
+  /** @type {HTMLInputElement[]} */
+  const scoreInputs = SCORE_WORDS.map((word, i) => {
+    const input = el('input', { type: 'radio', name: 'score', value: String(i + 1), 'aria-label': `${i + 1}: ${word}`, required: '' });
+    const label = el('label');
+    label.append(input, el('span', { 'aria-hidden': 'true' }, String(i + 1)));
+    scoreRow.append(label);
+    return input;
+  });
+  scores.append(scoreRow);
+  const commentInput = el('textarea', { id: uniqueId('comment'), rows: '2', maxlength: '500' });
+  const commentField = el('div', { class: 'field' });
+  commentField.append(el('label', { for: commentInput.id }, 'Anything to add? (optional)'), commentInput);
+  const surveyButtons = el('div', { class: 'buttons' });
+  const surveySubmit = el('button', { type: 'submit', class: 'primary' }, 'Send rating');
+  surveyButtons.append(surveySubmit);
+  survey.append(scores, commentField, surveyButtons);
+
   const compose = el('form', { class: 'compose' });
   const messageInput = el('textarea', { id: uniqueId('message'), rows: '1', maxlength: String(MAX_MESSAGE_CHARS), placeholder: 'Type your question…' });
   const messageLabel = el('label', { for: messageInput.id, class: 'sr-only' }, 'Your message');
   const sendButton = el('button', { type: 'submit', class: 'primary' }, 'Send');
   compose.append(messageLabel, messageInput, sendButton);
 
-  panel.append(header, log, status, actions, leadForm, compose);
+  panel.append(header, log, typingLine, status, actions, leadForm, survey, compose);
   root.append(launcher, panel);
   shadow.append(root);
 
@@ -346,7 +391,8 @@ button:disabled { opacity: .6; cursor: default; }
    * GET the conversation's messages after the last one shown, waiting up to POLL_WAIT_SECONDS for a newer one.
    * @param {string} conversationId
    * @param {string} visitorToken
-   * @returns {Promise<{ messages: { id: string, from: string, text: string, agent_name?: string }[], handled_by: string }>}
+   * @returns {Promise<{ messages: { id: string, from: string, text: string, agent_name?: string }[], handled_by: string, typing?: string | null,
+   *   survey?: string | null }>}
    */
   async function newMessages(conversationId, visitorToken) {
     const query = new URLSearchParams({ wait: String(POLL_WAIT_SECONDS) });
@@ -411,6 +457,8 @@ button:disabled { opacity: .6; cursor: default; }
     const lang = document.documentElement.lang.trim();
     return LANGUAGE_TAG.test(lang) ? { language: lang } : {};
   }
+  /** The browser's IANA time zone (optional): the team sees the visitor's local time beside the conversation. */
+  const browserTimeZone = () => { const zone = Intl.DateTimeFormat().resolvedOptions().timeZone; return zone && zone.length <= 64 && /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone) ? { time_zone: zone } : {}; };
 
   let busy = false;
   /** @type {(() => void)[]} */
@@ -426,6 +474,7 @@ button:disabled { opacity: .6; cursor: default; }
       for (const wake of waiting) wake();
     }
     sendButton.disabled = value;
+    surveySubmit.disabled = value;
     escalateButton.disabled = value;
     leadSubmit.disabled = value;
     status.textContent = value ? 'Sending…' : '';
@@ -500,21 +549,101 @@ button:disabled { opacity: .6; cursor: default; }
           state.lastMessageId = last.id;
           save();
         }
+        visitorSide(answer);
       }
     } finally {
       polling = false;
     }
   }
 
+  // ---- The visitor's side: typing both ways, the details form on a handoff, the survey ------------------------------
+
+  /** Who handles the conversation, as the last poll said. */
+  let handledBy = 'bot';
+
+  /** The name of the colleague who wrote last, for "… is typing". */
+  function agentName() {
+    for (let i = state.transcript.length - 1; i >= 0; i--) {
+      const entry = state.transcript[i];
+      if (entry && entry.from === 'agent' && entry.name) return entry.name;
+    }
+    return null;
+  }
+
+  /**
+   * What a poll says besides messages: a colleague typing, a person asked for (in words too: the details form is
+   * offered once, as the button does), and the question after a colleague closed the conversation.
+   * @param {{ handled_by: string, typing?: string | null, survey?: string | null }} answer
+   */
+  function visitorSide(answer) {
+    handledBy = answer.handled_by;
+    const name = agentName();
+    const typing = answer.typing === 'agent' ? `${name ?? 'Someone from the team'} is typing…` : '';
+    if (typingLine.textContent !== typing) typingLine.textContent = typing;
+    if (handledBy === 'waiting' && !state.leadSent && !state.formOffered) {
+      state.formOffered = true;
+      save();
+      if (leadForm.hidden) {
+        openLeadForm({ focus: false });
+        status.textContent = 'Leave your details so the team can reach you if you have to go.';
+      }
+    }
+    if (answer.survey === 'ask' && !state.surveyDone && survey.hidden) {
+      survey.hidden = false;
+      log.scrollTop = log.scrollHeight;
+    } else if (answer.survey === 'answered' && !survey.hidden) {
+      survey.hidden = true;
+    }
+  }
+
+  let lastTypingSent = 0;
+  /** The visitor types: the colleague who holds (or is about to take) the conversation sees it, at most every few seconds. */
+  function typed() {
+    if (state.conversationId === null || handledBy === 'bot' || Date.now() - lastTypingSent < TYPING_EVERY_MS) return;
+    lastTypingSent = Date.now();
+    post(`/conversations/${encodeURIComponent(state.conversationId)}/typing`, {}).catch(() => undefined);
+  }
+
+  async function sendSurvey() {
+    const checked = scoreInputs.find((input) => input.checked);
+    if (state.conversationId === null || !checked || busy) return;
+    const comment = commentInput.value.trim();
+    setBusy(true);
+    try {
+      await post(`/conversations/${encodeURIComponent(state.conversationId)}/satisfaction`, { score: Number(checked.value), ...(comment ? { comment } : {}) });
+      state.surveyDone = true;
+      save();
+      survey.hidden = true;
+      add('notice', 'Thank you for your feedback!');
+      messageInput.focus();
+    } catch (err) {
+      // Answered already (another tab): nothing more to ask.
+      if (err instanceof ChatError && err.status === 409) {
+        state.surveyDone = true;
+        survey.hidden = true;
+        save();
+      } else {
+        showError(err);
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
   /** @param {string} text */
   async function send(text) {
     const takeBack = add('visitor', text);
+    // What was typed is sent: the first key of the next message shows a sign at once.
+    lastTypingSent = 0;
     setBusy(true);
     try {
       if (state.conversationId === null) {
-        const started = await post('/conversations', { visitor_message: text, page_url: pageUrl(), ...pageLanguage() });
+        const started = await post('/conversations', { visitor_message: text, page_url: pageUrl(), ...pageLanguage(), ...browserTimeZone() });
         state.conversationId = started.conversation_id;
         state.visitorToken = typeof started.visitor_token === 'string' ? started.visitor_token : null;
+        state.formOffered = false;
+        state.surveyDone = false;
+        survey.hidden = true;
         state.lastMessageId = null;
         state.pendingReplies = [];
         save();
@@ -576,12 +705,13 @@ button:disabled { opacity: .6; cursor: default; }
 
   // ---- Opening, closing, keyboard ----------------------------------------------------------------------------------
 
-  function openLeadForm() {
+  /** @param {{ focus?: boolean }} [options] */
+  function openLeadForm(options = {}) {
     leadForm.hidden = false;
     leadToggle.setAttribute('aria-expanded', 'true');
     // The log shrinks to make room: keep its latest message in view.
     log.scrollTop = log.scrollHeight;
-    nameInput.focus();
+    if (options.focus !== false) nameInput.focus();
   }
 
   function closeLeadForm() {
@@ -656,6 +786,11 @@ button:disabled { opacity: .6; cursor: default; }
     if (!text || busy) return;
     messageInput.value = '';
     void send(text.slice(0, MAX_MESSAGE_CHARS));
+  });
+  messageInput.addEventListener('input', typed);
+  survey.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void sendSurvey();
   });
   // Enter sends, Shift+Enter makes a new line.
   messageInput.addEventListener('keydown', (event) => {

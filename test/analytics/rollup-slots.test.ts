@@ -102,7 +102,7 @@ if (databaseKinds.includes('postgres')) {
       const clients: pg.Client[] = [];
       const slots = new Set<number>();
       while (clients.length < 2) {
-        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${database.schema}` });
+        const client = new pg.Client({ connectionString: database.url });
         await client.connect();
         const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
         const slot = rows[0]!.pid % ANALYTICS_SLOTS;

@@ -12,7 +12,7 @@ const NOW_SECONDS = 1735689600;
 
 const input = (over: Partial<ChannelRequestInput> = {}): ChannelRequestInput => ({
   channel: 'whatsapp',
-  sessionId: 'wa-42',
+  conversationId: 'wa-42',
   message: 'Where is my order?',
   language: 'nl',
   customerPhone: '+31612345678',

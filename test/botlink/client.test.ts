@@ -20,7 +20,7 @@ describe('the Bot Link client (protocol §4.1, §7)', () => {
     botlink().send({
       endpointUrl: overrides.url ?? `${integrator.origin}/channel`,
       key,
-      request: buildChannelRequest({ channel: overrides.channel ?? 'whatsapp', sessionId: 's1', message: 'Where is my order?', language: 'en', customerPhone: '+31612345678' }),
+      request: buildChannelRequest({ channel: overrides.channel ?? 'whatsapp', conversationId: 's1', message: 'Where is my order?', language: 'en', customerPhone: '+31612345678' }),
       ...(overrides.timeoutMs ? { timeoutMs: overrides.timeoutMs } : {}),
       ...(overrides.signal ? { signal: overrides.signal } : {}),
     });
@@ -101,7 +101,7 @@ describe('the Bot Link client (protocol §4.1, §7)', () => {
     const exchange = await createBotLinkClient({ http: strict }).send({
       endpointUrl: `${integrator.origin}/channel`,
       key,
-      request: buildChannelRequest({ channel: 'phone', sessionId: 's', message: 'm', language: 'en' }),
+      request: buildChannelRequest({ channel: 'phone', conversationId: 's', message: 'm', language: 'en' }),
     });
     await strict.close();
     expect(exchange.outcome).toMatchObject({ outcome: 'no_answer', reason: 'refused_address' });
@@ -113,7 +113,7 @@ describe('the Bot Link client (protocol §4.1, §7)', () => {
     const exchange = await createBotLinkClient({ http: loose }).send({
       endpointUrl: `https://not-in-the-certificate.example:${integrator.port}/channel`,
       key,
-      request: buildChannelRequest({ channel: 'phone', sessionId: 's', message: 'm', language: 'en' }),
+      request: buildChannelRequest({ channel: 'phone', conversationId: 's', message: 'm', language: 'en' }),
     });
     await loose.close();
     expect(exchange.outcome).toMatchObject({ outcome: 'no_answer', reason: 'tls' });

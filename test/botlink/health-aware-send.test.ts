@@ -47,7 +47,7 @@ describe('sending a channel request the way the endpoint health says', () => {
   let health: EndpointHealthTracker;
   // Each request is sent 5 s after the previous one (so a timeout's request was sent after the answers before it).
   let clock = Date.now();
-  const request = buildChannelRequest({ channel: 'phone', sessionId: 'CA1', message: 'Where is my order?', language: 'en', customerPhone: null, now: new Date() });
+  const request = buildChannelRequest({ channel: 'phone', conversationId: 'CA1', message: 'Where is my order?', language: 'en', customerPhone: null, now: new Date() });
   const send = (client: BotLinkClient, signal = new AbortController().signal) => {
     clock += 5_000;
     return sendWithHealth({ botlink: client, health }, WORKSPACE, { endpointUrl: URL, key: 'k'.repeat(32), request, timeoutMs: 3500, signal });
@@ -87,6 +87,17 @@ describe('sending a channel request the way the endpoint health says', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(2_400);
     expect(seen[0]).toMatchObject({ cancelled: false, finished: true });
     expect((await health.current(WORKSPACE, URL)).recent.at(-1)).toMatchObject({ kind: 'answer', latencyMs: 2_500 });
+  });
+
+  it('a request that gave up waiting for a free connection was never sent: however many, the health does not move', async () => {
+    const before = await health.current(WORKSPACE, URL);
+    const queued: BotLinkExchange = { ...timeout(3500), neverSent: true };
+    const { client } = scripted(Array.from({ length: 5 }, () => [1, queued] as [number, BotLinkExchange]));
+    for (let i = 0; i < 5; i++) expect((await send(client)).exchange?.outcome).toMatchObject({ reason: 'timeout' });
+    const after = await health.current(WORKSPACE, URL);
+    expect(after.state).toBe(before.state);
+    expect(after.consecutiveFailures).toBe(before.consecutiveFailures);
+    expect(after.recent).toEqual(before.recent);
   });
 
   it('a timeout counts before the turn goes on: the third in a row has the endpoint down when the call returns', async () => {

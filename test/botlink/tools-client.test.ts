@@ -67,7 +67,7 @@ describe('the tools client (protocol §2.3–§2.5, §4.2–§4.4, §5.4)', () =
   const client = (options: Partial<ToolsClientOptions> = {}) => createToolsClient({ http, now, ...options });
   const manifestRequests = () => integrator.requests.filter((r) => new URL(r.url, 'https://integrator.test').pathname.endsWith('/tools/manifest')).length;
   const toolCalls = () => integrator.requests.filter((r) => r.method === 'POST');
-  const invoke = (name: string, args: unknown = {}) => ({ id: 'call_1', name, args, language: 'nl-NL', sessionId: 'CA123' });
+  const invoke = (name: string, args: unknown = {}) => ({ id: 'call_1', name, args, language: 'nl-NL', conversationId: 'CA123' });
 
   async function answerTool(call: ToolCallRequestBody, res: ServerResponse): Promise<void> {
     switch (call.tool) {

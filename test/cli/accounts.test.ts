@@ -30,8 +30,10 @@ describe('cli user, token, key and webhook commands (embedded database)', { time
     const added = await cli('user', 'add', '--workspace', workspaceId, '--email', 'ann@acme.example', '--role', 'admin', '--json');
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toEqual({
-      user: { id: expect.any(String), email: 'ann@acme.example', role: 'admin' },
+      user: { id: expect.any(String), email: 'ann@acme.example', name: null, role: 'admin' },
       invite_url: expect.stringMatching(/\/dashboard\/invite#bli_/),
+      // No SMTP_URL here: the link is only printed.
+      invite_emailed: false,
     });
     const lastOwner = await cli('user', 'remove', '--workspace', workspaceId, '--email', 'ops@acme.example');
     expect(lastOwner.code).toBe(1);
@@ -80,10 +82,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cli against PostgreSQL while the 
     database = await openTestDatabase('postgres');
     const masterKey = 'ab'.repeat(32);
     service = await startTestService(database, { MASTER_KEY: masterKey });
-    const url = new URL(process.env.TEST_DATABASE_URL!);
-    // The CLI works in this test's schema, as the service does.
-    url.searchParams.set('options', `-c search_path=${database.schema}`);
-    env = { DATABASE_URL: url.href, MASTER_KEY: masterKey, DATA_DIR: mkdtempSync(join(tmpdir(), 'botlink-cli-pg-')), ...LOOPBACK };
+    // The CLI works in this test's own database, as the service does.
+    env = { DATABASE_URL: database.url!, MASTER_KEY: masterKey, DATA_DIR: mkdtempSync(join(tmpdir(), 'botlink-cli-pg-')), ...LOOPBACK };
     const created = await cli('workspace', 'create', '--name', 'Acme', '--owner', 'ops@acme.example');
     workspaceId = created.workspace.id;
     owner = created.owner.token;
@@ -93,13 +93,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cli against PostgreSQL while the 
     await database?.close();
   });
 
-  it('user list and user remove, for people and as JSON', async () => {
-    await cli('user', 'add', '--workspace', workspaceId, '--email', 'bob@acme.example', '--role', 'admin');
+  it('user list and user remove, for people and as JSON; a user added with a name shows it', async () => {
+    await cli('user', 'add', '--workspace', workspaceId, '--email', 'bob@acme.example', '--role', 'admin', '--name', ' Bobby ');
     const human = await runCli(['user', 'list', '--workspace', workspaceId], env);
-    expect(human.stdout.trim()).toMatch(/^EMAIL\s+ROLE\s+CREATED\s+PASSWORD\nops@acme\.example\s+owner\s+\S+\s+invited\nbob@acme\.example\s+admin\s+\S+\s+invited$/);
+    expect(human.stdout.trim()).toMatch(/^EMAIL\s+NAME\s+ROLE\s+CREATED\s+PASSWORD\nops@acme\.example\s+-\s+owner\s+\S+\s+invited\nbob@acme\.example\s+Bobby\s+admin\s+\S+\s+invited$/);
     expect((await cli('user', 'list', '--workspace', workspaceId)).users).toEqual([
-      { id: expect.any(String), email: 'ops@acme.example', role: 'owner', created_at: expect.any(String), password_set: false },
-      { id: expect.any(String), email: 'bob@acme.example', role: 'admin', created_at: expect.any(String), password_set: false },
+      { id: expect.any(String), email: 'ops@acme.example', name: null, role: 'owner', created_at: expect.any(String), password_set: false },
+      { id: expect.any(String), email: 'bob@acme.example', name: 'Bobby', role: 'admin', created_at: expect.any(String), password_set: false },
     ]);
     expect(await cli('user', 'remove', '--workspace', workspaceId, '--email', 'bob@acme.example')).toEqual({ removed: { id: expect.any(String), email: 'bob@acme.example', role: 'admin' } });
     const gone = await runCli(['user', 'remove', '--workspace', workspaceId, '--email', 'bob@acme.example'], env);

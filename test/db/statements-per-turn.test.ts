@@ -40,7 +40,7 @@ function shape(text: string): string {
   return text.replace(/\/\*.*?\*\//g, '').replace(/\s+/g, ' ').trim().slice(0, 90);
 }
 
-for (const url of admin ? [admin] : []) {
+if (admin) {
   describe('statements per turn on PostgreSQL, and their plans', () => {
     let database: TestDatabase;
     let logged: Kysely<Database>;
@@ -50,8 +50,8 @@ for (const url of admin ? [admin] : []) {
 
     beforeAll(async () => {
       database = await openTestDatabase('postgres');
-      // The same schema through a pool of our own whose every statement is recorded while `recording` is set.
-      const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path="${database.schema}"` });
+      // The same database through a pool of our own whose every statement is recorded while `recording` is set.
+      const pool = new pg.Pool({ connectionString: database.url, max: 4 });
       logged = new Kysely<Database>({
         dialect: new PostgresDialect({ pool }),
         log: (event: LogEvent) => {
@@ -88,7 +88,7 @@ for (const url of admin ? [admin] : []) {
       const rows: { statement: string; count: number; tables: string[]; workspace: boolean; plan: string }[] = [];
       const distinct = new Map<string, Statement[]>();
       for (const s of statements) distinct.set(s.sql, [...(distinct.get(s.sql) ?? []), s]);
-      const client = new pg.Client({ connectionString: url, options: `-c search_path="${database.schema}"` });
+      const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       try {
         for (const [text, runs] of distinct) {

@@ -3,17 +3,15 @@
  * screen, and the next question is answered from it: in "Try a question" (with and without the integrator) and in a
  * real website-chat message through the widget API. The screen is checked with axe-core (WCAG 2.1 A and AA: no serious
  * or critical violation) wide and 375 px wide, keeps its CSP and asks no other origin; an agent reads it only.
- * Screenshots go to docs/screenshots/dashboard-knowledge-*.png.
+ * Screenshots go to docs/screenshots/dashboard-knowledge-*.png with `npm run screenshots`.
  */
-import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
+import { axeViolations, docScreenshot, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { refuseUnsigned, sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const QUESTION = 'Do you ship to Belgium?';
 const ANSWER = 'Yes. Parcels to Belgium arrive within three working days.';
@@ -30,7 +28,6 @@ describe('the knowledge editor in Chromium', () => {
   const channelMessages: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [database, integrator, browser] = await Promise.all([openTestDatabase('pglite'), startHttpsServer(), launchBrowser()]);
     service = await startTestService(database);
     ws = await seedWorkspace(service);
@@ -60,7 +57,7 @@ describe('the knowledge editor in Chromium', () => {
   }
 
   async function shot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: new URL(`dashboard-${name}.png`, SHOTS).pathname, fullPage: true });
+    await docScreenshot(page, `dashboard-${name}.png`, { fullPage: true });
   }
 
   describe('an owner', () => {
@@ -76,7 +73,7 @@ describe('the knowledge editor in Chromium', () => {
     it('sees an empty knowledge base, with no accessibility violation', async () => {
       await page.getByText('Nothing written here yet.').waitFor();
       await page.getByText('Nothing synced yet.').waitFor();
-      await page.getByLabel('Embed snippet').waitFor();
+      await page.getByLabel('Line for your website', { exact: true }).waitFor();
       expect(await axeViolations(page)).toEqual([]);
     });
 
@@ -204,10 +201,10 @@ describe('the knowledge editor in Chromium', () => {
       const before = requested.length;
       const { context, page } = await open(ws.agent);
       const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Inbox', 'Conversations', 'Team', 'Knowledge']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Inbox', 'Conversations', 'Team', 'Saved replies', 'Knowledge']);
       await page.getByText('Can I pay by invoice?', { exact: true }).waitFor();
       expect(await page.getByRole('button', { name: /^(Save|Try|Edit|Delete)/ }).count()).toBe(0);
-      expect(await page.getByLabel('Embed snippet').count()).toBe(0);
+      expect(await page.getByLabel('Line for your website', { exact: true }).count()).toBe(0);
       expect(requested.slice(before).map((u) => new URL(u).pathname).filter((p) => p.startsWith('/v1/keys') || p === '/v1/knowledge/try')).toEqual([]);
       expect(await axeViolations(page)).toEqual([]);
       await context.close();

@@ -1,18 +1,20 @@
 /**
  * The Overview in Chromium (docs/analytics.md): an owner lands on it, sees the figures and three charts drawn by uPlot
  * (served by Botlink itself), each with its table, and the questions the bot could not answer linking to their
- * conversations. Checked with axe-core (WCAG 2.1 A and AA: no serious or critical violation) wide and 375 px wide,
- * under the page's CSP, asking no other origin. Screenshot: docs/screenshots/overview.png.
+ * conversations, each named by its first words. Checked with axe-core (WCAG 2.1 A and AA: no serious or critical violation) wide and 375 px wide,
+ * under the page's CSP, asking no other origin. Screenshot (`npm run screenshots`): docs/screenshots/overview.png.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
+import { firstWords } from '../../src/text/conversation-label.ts';
+import { axeViolations, docScreenshot, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const HOSTILE = '<img src=x onerror="window.__pwned=1"> Do you repair bicycles?';
 const HOUR = 3_600_000;
 
@@ -49,7 +51,6 @@ describe('the Overview in Chromium', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [database, browser] = await Promise.all([openTestDatabase('pglite'), launchBrowser()]);
     service = await startTestService(database);
     ws = await seedWorkspace(service);
@@ -94,14 +95,16 @@ describe('the Overview in Chromium', () => {
       expect(await page.locator('figure[data-chart] .chart[role="img"][aria-label]').count()).toBe(3);
       expect(await axeViolations(page)).toEqual([]);
       await conversations.getByText('Show as a table').click();
-      await page.screenshot({ path: new URL('overview.png', SHOTS).pathname, fullPage: true });
+      await docScreenshot(page, 'overview.png', { fullPage: true });
     });
 
-    it('lists the unanswered questions as text (never as markup), linking to their conversations', async () => {
+    it('lists the unanswered questions as text (never as markup), linking to their conversations named by their first words', async () => {
       const list = page.getByRole('region', { name: 'Questions the bot could not answer' });
       await list.getByText(HOSTILE).first().waitFor();
       expect(await page.evaluate('window.__pwned')).toBeUndefined();
-      await list.getByRole('link', { name: /Open conversation 1 that asked “<img/ }).click();
+      // No customer details: each conversation is named by the start of its first message, never "Conversation 1".
+      expect(await list.getByRole('link', { name: /^Conversation \d/ }).count()).toBe(0);
+      await list.getByRole('link', { name: firstWords(HOSTILE), exact: true }).first().click();
       await page.getByRole('heading', { name: 'Conversation', level: 1 }).waitFor();
       expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/conversations\/[0-9a-f-]{36}$/);
       await page.goBack();
@@ -118,7 +121,10 @@ describe('the Overview in Chromium', () => {
       await page.getByRole('button', { name: 'Download as CSV (spreadsheet)' }).click();
       const file = await download;
       expect(file.suggestedFilename()).toMatch(/^conversations_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/);
-      const text = readFileSync((await file.path())!, 'utf8');
+      // Saved where this process can read it: the shared browser (another process) keeps no path for us.
+      const saved = join(mkdtempSync(join(tmpdir(), 'botlink-export-')), file.suggestedFilename());
+      await file.saveAs(saved);
+      const text = readFileSync(saved, 'utf8');
       expect(text.split('\r\n')[0]).toMatch(/^"conversation_id","channel",/);
       expect(text).toContain(',"webchat",');
       expect(text).not.toContain(',"phone",');

@@ -6,17 +6,15 @@
  * is checked with axe-core (WCAG 2.1 A and AA: no serious or critical violation), 375 px wide nothing is wider than the
  * screen, and an agent sees the list without the forms. On both databases; the page asks no other origin.
  */
-import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
+import { axeViolations, docScreenshot, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { describeEachDatabase } from '../helpers/db.ts';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 /** Each page waits this long, so the screen has a sync in progress to show. */
 const PAGE_DELAY_MS = 700;
 const RETURNS = 'Shoes that have been worn outside cannot be returned.';
@@ -90,7 +88,6 @@ describe('the website and files on the Knowledge screen in Chromium', () => {
   let pdf: Buffer;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [browser, site, pdf] = await Promise.all([launchBrowser(), startHttpsServer(), giftCardsPdf()]);
     site.handle(shopSite(() => site.origin));
   });
@@ -159,7 +156,7 @@ describe('the website and files on the Knowledge screen in Chromium', () => {
       // The form is ready for the next address.
       await expect(form.getByLabel('From this start page, following its links').isChecked()).resolves.toBe(true);
       await expect(form.getByLabel('Web address').inputValue()).resolves.toBe('');
-      if (get().kind === 'pglite') await sources().screenshot({ path: new URL('dashboard-knowledge-sources.png', SHOTS).pathname });
+      if (get().kind === 'pglite') await docScreenshot(sources(), 'dashboard-knowledge-sources.png');
       const stored = (await service.api('GET', '/v1/knowledge/sources', { token: ws.owner })).body.sources;
       expect(stored).toEqual([expect.objectContaining({ kind: 'sitemap', url: `${site.origin}/sitemap.xml`, status: 'done', pages: 4 })]);
       expect(await axeViolations(page)).toEqual([]);

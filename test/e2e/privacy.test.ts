@@ -3,14 +3,12 @@
  * customer's data and erases it, and reads the audit log that recorded all of it; an admin sees the audit log only.
  * axe-core (WCAG 2.1 A and AA: no serious or critical violation), wide and 375 px wide, no CSP violation.
  */
-import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
+import { axeViolations, docScreenshot, launchBrowser, openBrowserPage, signInWithToken } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const SHOP = 'https://shop.example';
 
 describe('the Privacy screen', () => {
@@ -22,7 +20,6 @@ describe('the Privacy screen', () => {
   const cspViolations: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [database, browser] = await Promise.all([openTestDatabase('pglite'), launchBrowser()]);
     service = await startTestService(database, {}, { retention: { intervalMs: 0 } });
     ws = await seedWorkspace(service, 'Privacy');
@@ -82,7 +79,7 @@ describe('the Privacy screen', () => {
       await expect(page.getByText(words).count()).resolves.toBeGreaterThan(0);
     }
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: new URL('dashboard-privacy.png', SHOTS).pathname, fullPage: true });
+    await docScreenshot(page, 'dashboard-privacy.png', { fullPage: true });
     await page.setViewportSize({ width: 375, height: 800 });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     expect(await axeViolations(page)).toEqual([]);

@@ -2,13 +2,12 @@
  * The chat widget in a real browser (docs/webchat.md, "The widget"): headless Chromium (test/helpers/browser.ts) on the
  * demo shop page of the real service, with a knowledge base filled through the sync API, the service's own origin
  * allowed, and a `new_lead` webhook delivered to a loopback HTTPS receiver that verifies it like an integrator.
- * Screenshots go to docs/screenshots/widget-*.png on every run.
+ * Screenshots go to docs/screenshots/widget-*.png with `npm run screenshots`.
  */
-import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CSP } from '../../src/http/pages/widget.ts';
-import { collectConsoleErrors, launchBrowser } from '../helpers/browser.ts';
+import { collectConsoleErrors, docScreenshot, launchBrowser } from '../helpers/browser.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { seedWorkspace, startTestService, type TestService } from '../helpers/service.ts';
@@ -25,7 +24,6 @@ declare const document: { querySelector(selector: string): PageElement | null; q
 declare const window: { localStorage: { length: number; key(i: number): string | null; getItem(key: string): string | null }; pwned?: boolean };
 declare function getComputedStyle(element: PageElement): { outlineStyle: string; backgroundColor: string; fontFamily: string };
 
-const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const SHIPPING = 'We ship every order within two working days. Shipping is free above 50 euro.';
 /** Stored as text by the sync API, so the knowledge base answers with the markup itself. */
 const MARKUP = '<img src=x onerror="window.pwned=true">';
@@ -86,7 +84,6 @@ beforeAll(async () => {
   // A second workspace that allowed no origin: its widget is refused (403) on the demo page.
   const closed = await seedWorkspace(service, 'Closed');
   closedKey = (await service.api('GET', '/v1/keys/widget', { token: closed.owner })).body.key;
-  mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -149,7 +146,7 @@ describe('the widget on the demo shop page', () => {
     const newChat = await database.db.selectFrom('webhook_events').select('payload').where('event', '=', 'new_chat').executeTakeFirstOrThrow();
     expect(newChat.payload).toMatchObject({ conversation_id: conversationId, page_url: `${service.url}/widget/demo` });
     expect(JSON.stringify(newChat.payload)).not.toContain(widgetKey);
-    await page.screenshot({ path: new URL('widget-desktop.png', SCREENSHOTS).pathname });
+    await docScreenshot(page, 'widget-desktop.png');
   });
 
   it('Escape closes the panel and gives the focus back to the launcher', async () => {
@@ -198,7 +195,7 @@ describe('the widget on the demo shop page', () => {
     await page.getByLabel('Name').fill('Jan Jansen');
     await page.getByLabel('Email').fill('jan@example.nl');
     await page.getByLabel('Phone (optional)').fill('+31 6 1234 5678');
-    await page.screenshot({ path: new URL('widget-lead.png', SCREENSHOTS).pathname });
+    await docScreenshot(page, 'widget-lead.png');
     await page.getByRole('button', { name: 'Send my details' }).click();
     await page.locator('.msg.notice', { hasText: 'The team has your details' }).waitFor();
 
@@ -224,7 +221,7 @@ describe('on a phone-sized screen', () => {
         expect(box, name).not.toBeNull();
         expect(box!.x >= 0 && box!.y >= 0 && box!.x + box!.width <= 375 && box!.y + box!.height <= 667, name).toBe(true);
       }
-      await page.screenshot({ path: new URL('widget-phone.png', SCREENSHOTS).pathname });
+      await docScreenshot(page, 'widget-phone.png');
       // The panel covers the page, so it is modal: Tab cycles through its controls and never reaches the page behind.
       expect(await page.getByRole('dialog').getAttribute('aria-modal')).toBe('true');
       await page.getByLabel('Your message').focus();
@@ -270,7 +267,7 @@ describe('errors are shown as sentences', () => {
       // The message was not sent: it is back in the box, not in the transcript.
       expect(await page.getByLabel('Your message').inputValue()).toBe('Hello?');
       expect(await page.locator('.msg.visitor').count()).toBe(0);
-      await page.screenshot({ path: new URL('widget-error.png', SCREENSHOTS).pathname });
+      await docScreenshot(page, 'widget-error.png');
     } finally {
       await context.close();
     }

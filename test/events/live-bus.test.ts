@@ -114,6 +114,13 @@ describeEachDatabase('live events reach the streams of every engine', (get) => {
   });
 });
 
+/** The database's URL with a connection name, which pg_stat_activity shows as application_name. */
+function withApplicationName(url: string, name: string): string {
+  const named = new URL(url);
+  named.searchParams.set('application_name', name);
+  return named.href;
+}
+
 // A lost LISTEN connection needs a server to lose it on: the real PostgreSQL (CI sets TEST_DATABASE_URL).
 describeEachDatabase('live events after the LISTEN connection was lost', (get) => {
   let a: TestService;
@@ -124,7 +131,7 @@ describeEachDatabase('live events after the LISTEN connection was lost', (get) =
   beforeAll(async () => {
     const options = { live: { pollMs: 500, watchesRefreshMs: 500 } };
     const database = get();
-    const tagged = database.kind === 'postgres' ? { ...database, listen: listenOverConnection(`${process.env.TEST_DATABASE_URL}?application_name=${tag}`) } : database;
+    const tagged = database.kind === 'postgres' ? { ...database, listen: listenOverConnection(withApplicationName(database.url!, tag)) } : database;
     a = await startTestService(tagged, {}, { ...options, sessions: { instanceId: 'engine-e' } });
     b = await startTestService(tagged, {}, { ...options, sessions: { instanceId: 'engine-f' } });
     ws = await seedWorkspace(a);

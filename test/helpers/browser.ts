@@ -1,30 +1,32 @@
 /**
  * A real browser for the page tests: Debian's Chromium (`apt-get install -y chromium`, done by .ci/run when it is
  * missing) driven by playwright-core, never a downloaded browser. Headless, with the flags this machine's closed
- * network needs (no background networking, no component updates); Playwright gives each launch a fresh profile.
+ * network needs (no background networking, no component updates); the suites share one Chromium for the run, each in
+ * fresh contexts of its own.
  * Also what every page suite does the same way: open a watched page, sign in with a token, run axe-core.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** Only in the `browser` project: the run's shared Chromium (test/browser.global-setup.ts). */
+    browserEndpoint?: string;
+  }
+}
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+/**
+ * A browser for one suite: a connection to the run's shared Chromium when the `browser` project provides one (closing
+ * it closes this suite's contexts, not the browser), or a Chromium of its own with `extraArgs` (flags only this suite
+ * needs, e.g. the one test that trusts a local CA's key) or outside that project.
+ */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  const endpoint = inject('browserEndpoint');
+  if (endpoint && extraArgs.length === 0) return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 export interface BrowserPageOptions {
@@ -35,12 +37,19 @@ export interface BrowserPageOptions {
   requested?: string[];
   /** Gets every Content Security Policy complaint in the page's console. */
   cspViolations?: string[];
+  /** The browser's own time zone (IANA) and language, for a suite that shows times in another zone than the browser's. */
+  timezoneId?: string;
+  locale?: string;
 }
 
 /** A fresh context (wide unless told otherwise) and a page in it. */
 export async function openBrowserPage(browser: Browser, options: BrowserPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
   const { requested, cspViolations } = options;
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1100, height: 900 } });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1100, height: 900 },
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
+  });
   if (requested) context.on('request', (r) => requested.push(r.url()));
   const page = await context.newPage();
   page.setDefaultTimeout(options.timeoutMs ?? 8_000);
@@ -97,4 +106,16 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // The rules did run (labels, contrast, names of buttons …): an empty list means they passed, not that none ran.
   expect(checked.passed).toBeGreaterThan(10);
   return checked.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes)}`);
+}
+
+/** Where the docs' screenshots live (README's tour links them). */
+const DOC_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
+
+/**
+ * A screenshot for docs/screenshots/<file>, taken only by `npm run screenshots` (SCREENSHOTS=1): `npm test` changes
+ * no tracked file (test/lint/tracked-files.test.ts). The page or element is whatever the test has just checked.
+ */
+export async function docScreenshot(target: Pick<Page, 'screenshot'> | { screenshot(options: { path: string }): Promise<unknown> }, file: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
+  await (target as Page).screenshot({ path: new URL(file, DOC_SCREENSHOTS).pathname, ...options });
 }

@@ -138,3 +138,40 @@ export function postFrom(
     req.end(payload);
   });
 }
+
+/**
+ * A user's Server-Sent Events stream (the inbox's, a session's) followed as it comes: the data of its events of one
+ * type, in order, and the stream's status once it answered. `stop` closes it.
+ */
+export function followEvents(service: TestService, token: string, path: string, type: string) {
+  const controller = new AbortController();
+  const events: Array<Record<string, unknown>> = [];
+  const answered: { status?: number } = {};
+  const reading = (async () => {
+    const res = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    answered.status = res.status;
+    if (!res.ok || !res.body) return;
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = new RegExp(`^event: ${type}\\ndata: (.*)$`, 'm').exec(block);
+        if (data) events.push(JSON.parse(data[1]!) as Record<string, unknown>);
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    events,
+    answered,
+    async stop() {
+      controller.abort();
+      await reading;
+    },
+  };
+}

@@ -76,8 +76,8 @@ describeEachDatabase('signing in', (get) => {
       expect(set.body).toEqual({
         token: expect.stringMatching(/^blt_/),
         expires_at: expect.any(String),
-        user: { id: made.body.user.id, email, role: 'admin' },
-        workspace: { id: ws.workspaceId, name: 'Acme' },
+        user: { id: made.body.user.id, email, name: null, role: 'admin' },
+        workspace: { id: ws.workspaceId, name: 'Acme', time_zone: null },
       });
       expect(set.headers.get('cache-control')).toBe('no-store');
       expect((await service.api('GET', '/v1/users', { token: set.body.token })).status).toBe(200);
@@ -221,8 +221,8 @@ describeEachDatabase('signing in', (get) => {
       expect(res.body).toEqual({
         token: expect.stringMatching(/^blt_/),
         expires_at: expect.any(String),
-        user: { id: user.id, email: user.email, role: 'agent' },
-        workspace: { id: ws.workspaceId, name: 'Acme' },
+        user: { id: user.id, email: user.email, name: null, role: 'agent' },
+        workspace: { id: ws.workspaceId, name: 'Acme', time_zone: null },
       });
       expect(new Date(res.body.expires_at).getTime() - Date.now()).toBeGreaterThan(29 * 24 * 3600_000);
       expect(res.body.token).not.toBe(user.token);
@@ -268,7 +268,7 @@ describeEachDatabase('signing in', (get) => {
       );
       const chosen = await login(service, { email, password: PASSWORD, workspace_id: other.workspaceId });
       expect(chosen.status).toBe(200);
-      expect(chosen.body.workspace).toEqual({ id: other.workspaceId, name: 'Second' });
+      expect(chosen.body.workspace).toEqual({ id: other.workspaceId, name: 'Second', time_zone: null });
       // A wrong password says no more than for one workspace.
       expect((await login(service, { email, password: 'not the password' })).body.error.message).toBe(WRONG);
     });

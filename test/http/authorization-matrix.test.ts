@@ -117,6 +117,7 @@ const expected: Record<string, Expected> = {
   'POST /v1/users': { guard: 'manager', body: () => ({ email: `${unique('user')}@acme.example`, role: 'agent' }) },
   'DELETE /v1/users/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newUser() }), ownedByA: true },
   'POST /v1/users/{id}/invite': { guard: 'manager', params: async (f) => ({ id: await f.newUser() }), ownedByA: true },
+  'PATCH /v1/users/{id}': { guard: 'manager', body: { name: 'Sam Jansen' }, params: async (f) => ({ id: await f.newUser() }), ownedByA: true },
   'POST /v1/tokens': { guard: 'member' },
   'DELETE /v1/tokens/current': { guard: 'member' },
   'GET /v1/tokens': { guard: 'member' },
@@ -124,6 +125,8 @@ const expected: Record<string, Expected> = {
   'DELETE /v1/tokens/{id}': { guard: 'member', params: () => ({ id: randomUUID() }) },
   'POST /v1/auth/login': { guard: 'password' },
   'POST /v1/auth/password': { guard: 'invite' },
+  // Forgot password: public, the same 202 for any address (limited per address and per email: 429 passes here).
+  'POST /v1/auth/reset': { guard: 'public', body: () => ({ email: `${unique('reset')}@acme.example` }) },
 
   'GET /v1/integration': { guard: 'manager' },
   'PUT /v1/integration': { guard: 'manager', body: { endpoint_url: `${DEAD_ENDPOINT}/botlink/channel` } },
@@ -147,10 +150,17 @@ const expected: Record<string, Expected> = {
   'PUT /v1/knowledge/entries/{id}': { guard: 'manager', body: { type: 'page', title: 'Returns', text: 'Thirty days.' }, params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'DELETE /v1/knowledge/entries/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'POST /v1/knowledge/try': { guard: 'manager', body: { question: 'Do you ship abroad?' } },
+  // Saved checks and the answers a knowledge change moved (docs/scenarios.md): owners and admins, as Try a question.
+  'GET /v1/knowledge/checks': { guard: 'manager' },
+  'POST /v1/knowledge/checks': { guard: 'manager', body: () => ({ question: `Do you ship to ${randomUUID()}?` }) },
+  'DELETE /v1/knowledge/checks/{id}': { guard: 'manager', params: () => ({ id: randomUUID() }) },
+  'POST /v1/knowledge/checks/{id}/accept': { guard: 'manager', params: () => ({ id: randomUUID() }) },
+  'GET /v1/knowledge/changes': { guard: 'manager' },
   // The team teaches the bot: ids in a body name nothing of any workspace here (404 for whoever is let through).
   'POST /v1/knowledge/entries/from-conversation': { guard: 'manager', body: () => ({ session_id: randomUUID(), question: 'Do you ship abroad?', answer: 'Within the EU.' }) },
   'POST /v1/knowledge/phrasings': { guard: 'manager', body: () => ({ entry_id: randomUUID(), text: 'do you send parcels abroad' }) },
   'GET /v1/knowledge/passages': { guard: 'manager' },
+  'GET /v1/knowledge/search': { guard: 'member' },
   'GET /v1/knowledge/entries/{id}/phrasings': { guard: 'member', params: async (f) => ({ id: await f.newEntry() }), ownedByA: true },
   'DELETE /v1/knowledge/phrasings/{id}': { guard: 'manager', params: async (f) => ({ id: await f.newPhrasing() }), ownedByA: true },
   'POST /v1/knowledge/sources': { guard: 'manager', body: { kind: 'website', url: `${DEAD_ENDPOINT}/`, schedule: 'manual' } },
@@ -175,6 +185,7 @@ const expected: Record<string, Expected> = {
   'GET /v1/sessions/{id}': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/sessions/{id}/events': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/sessions/{id}/summary': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  'GET /v1/sessions/{id}/history': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   // The team's side: every role works the inbox; its setting is for owners and admins.
   'GET /v1/inbox': { guard: 'member' },
   'GET /v1/inbox/events': { guard: 'member' },
@@ -186,11 +197,41 @@ const expected: Record<string, Expected> = {
   'POST /v1/sessions/{id}/messages/{message_id}/retry': { guard: 'member', params: (f) => ({ id: f.sessionId, message_id: randomUUID() }) },
   'POST /v1/sessions/{id}/handback': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'POST /v1/sessions/{id}/close': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  // The visitor's side: the holder's typing (let through and not the holder is the service's 409).
+  'POST /v1/sessions/{id}/typing': { guard: 'member', params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  // Presence and assignment: every role sets their own presence, sees the team's and assigns a waiting conversation
+  // (a session that does not wait: let through means 409).
+  'GET /v1/me/presence': { guard: 'member' },
+  'PUT /v1/me/presence': { guard: 'member', body: { status: 'away' } },
+  'GET /v1/team/presence': { guard: 'member' },
+  'POST /v1/sessions/{id}/assign': { guard: 'member', body: { user_id: randomUUID() }, params: (f) => ({ id: f.sessionId }), ownedByA: true },
   'GET /v1/team': { guard: 'member' },
   'PUT /v1/team': { guard: 'member', body: { available: true } },
   'GET /v1/notifications': { guard: 'member' },
   // A notification that does not exist: let through means 404, and no real one changes.
   'POST /v1/notifications/{id}/read': { guard: 'member', params: () => ({ id: randomUUID() }) },
+  // The team's tools: every role reads and adds saved replies and writes notes (an agent's change of another's reply is
+  // the service's 403, not the route's: a reply that does not exist is a 404 for whoever is let through).
+  'GET /v1/saved-replies': { guard: 'member' },
+  'POST /v1/saved-replies': { guard: 'member', body: () => ({ shortcut: `m${randomUUID().slice(0, 8)}`, text: 'Hello from the matrix' }) },
+  'PUT /v1/saved-replies/{id}': { guard: 'member', body: { shortcut: 'matrix', text: 'Hello' }, params: () => ({ id: randomUUID() }) },
+  'DELETE /v1/saved-replies/{id}': { guard: 'member', params: () => ({ id: randomUUID() }) },
+  'POST /v1/sessions/{id}/notes': { guard: 'member', body: { text: 'A note for the team' }, params: (f) => ({ id: f.sessionId }), ownedByA: true },
+  // Only a note's author changes it and its author or an owner deletes it: the service's 403, not the route's (a note
+  // that does not exist is a 404 for whoever is let through).
+  'PATCH /v1/sessions/{id}/notes/{note_id}': { guard: 'member', body: { text: 'A changed note' }, params: (f) => ({ id: f.sessionId, note_id: randomUUID() }), ownedByA: true },
+  'DELETE /v1/sessions/{id}/notes/{note_id}': { guard: 'member', params: (f) => ({ id: f.sessionId, note_id: randomUUID() }), ownedByA: true },
+  // Test scenarios (docs/scenarios.md): owners and admins; a scenario or run that does not exist is a 404 when let through.
+  'GET /v1/scenarios': { guard: 'manager' },
+  'POST /v1/scenarios': { guard: 'manager', body: () => ({ name: `Matrix ${randomUUID()}`, channel: 'webchat', turns: [{ customer: 'Do you ship to Belgium?' }] }) },
+  // Without a model in this service the starter suite is a 422 when let through (neither 401 nor 403).
+  'POST /v1/scenarios/starter': { guard: 'manager' },
+  'GET /v1/scenarios/{id}': { guard: 'manager', params: () => ({ id: randomUUID() }) },
+  'PUT /v1/scenarios/{id}': { guard: 'manager', body: { name: 'Matrix', channel: 'webchat', turns: [{ customer: 'Hi' }] }, params: () => ({ id: randomUUID() }) },
+  'DELETE /v1/scenarios/{id}': { guard: 'manager', params: () => ({ id: randomUUID() }) },
+  'POST /v1/scenarios/{id}/runs': { guard: 'manager', body: {}, params: () => ({ id: randomUUID() }) },
+  'GET /v1/scenarios/{id}/runs': { guard: 'manager', params: () => ({ id: randomUUID() }) },
+  'GET /v1/scenario-runs/{id}': { guard: 'manager', params: () => ({ id: randomUUID() }) },
 
   'POST /v1/webchat/conversations': { guard: 'widget', body: { visitor_message: 'Do you ship to Belgium?', page_url: `${SHOP}/shipping` } },
   // Without the visitor token a conversation's reads and writes are a 404 for the right key too (let through), and
@@ -199,6 +240,8 @@ const expected: Record<string, Expected> = {
   'GET /v1/webchat/conversations/{id}/messages': { guard: 'widget', params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'POST /v1/webchat/conversations/{id}/lead': { guard: 'widget', body: { name: 'Ann', email: 'ann@customer.example' }, params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'POST /v1/webchat/conversations/{id}/escalate': { guard: 'widget', body: {}, params: (f) => ({ id: f.conversationId }), ownedByA: true },
+  'POST /v1/webchat/conversations/{id}/typing': { guard: 'widget', body: {}, params: (f) => ({ id: f.conversationId }), ownedByA: true },
+  'POST /v1/webchat/conversations/{id}/satisfaction': { guard: 'widget', body: { score: 5 }, params: (f) => ({ id: f.conversationId }), ownedByA: true },
   'GET /v1/webchat': { guard: 'manager' },
   'PUT /v1/webchat': { guard: 'manager', body: { allowed_origins: [SHOP] } },
 
@@ -219,6 +262,7 @@ const expected: Record<string, Expected> = {
   'GET /v1/workspace': { guard: 'member' },
   // The same name every time: the workspace a owner's rename changes nothing the other cells rely on.
   'PATCH /v1/workspace': { guard: 'owner', body: { name: 'Acme' } },
+  'GET /v1/workspace/first-day': { guard: 'manager' },
   'PATCH /v1/account': { guard: 'member', body: () => ({ email: `${unique('me')}@acme.example` }) },
   'GET /v1/channels/setup': { guard: 'manager' },
   // Customers' data under control (docs/privacy.md): the audit log for owners and admins, the rest for owners.

@@ -38,6 +38,14 @@ import { seedWorkspace, startTestService, TEST_ADMIN_TOKEN, type TestService } f
 const addFormats = addFormatsModule.default;
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
+/**
+ * On PostgreSQL (the second database of a run), fewer samples per operation: the HTTP layer, the document and the
+ * generator are the same on both, and what differs (the storage) is reached by every operation's first samples. The
+ * same seed makes them the first 5 of the 20 PGlite gets, so PostgreSQL answers a subset of the very same requests; it
+ * gave the suite's slowest file (162 s) about half its time for what PGlite had already shown; with 5, the PostgreSQL
+ * pass took 17 s beside PGlite's 47 s in one run. FUZZ_RUNS sets both.
+ */
+const RUNS_ON_POSTGRES = Number(process.env.FUZZ_RUNS ?? 5);
 const SEED = Number(process.env.FUZZ_SEED ?? 1111);
 
 const PUBLIC_URL = 'https://botlink.example';
@@ -811,11 +819,12 @@ describeEachDatabase('the API as /openapi.json describes it', (get) => {
 
   it('every operation answers valid, invalid and malformed requests as documented', { timeout: 120_000 }, async () => {
     const report: Record<string, string[]> = {};
+    const runs = get().kind === 'postgres' ? RUNS_ON_POSTGRES : RUNS;
     for (const op of operations()) {
       await ensureFixtures();
       const samples = [
-        ...fc.sample(requests(op, 'valid'), { numRuns: RUNS, seed: SEED }),
-        ...fc.sample(requests(op, 'invalid'), { numRuns: RUNS, seed: SEED + 1 }),
+        ...fc.sample(requests(op, 'valid'), { numRuns: runs, seed: SEED }),
+        ...fc.sample(requests(op, 'invalid'), { numRuns: runs, seed: SEED + 1 }),
         ...(await textSweep(op)),
       ];
       const all: Sent[] = [];
@@ -835,7 +844,7 @@ describeEachDatabase('the API as /openapi.json describes it', (get) => {
           if (!seen.has(kind)) seen.set(kind, `${problem}\n      sent: ${describeSent(sent)}`);
         }
       }
-      if (op.key === 'PUT /v1/webchat') await service.api('PUT', '/v1/webchat', { token: credentials.owner, body: { allowed_origins: [SHOP] } });
+      if (op.key === 'PUT /v1/webchat') await service.api('PUT', '/v1/webchat', { token: credentials.owner, body: { allowed_origins: [SHOP], enabled: true } });
       if (seen.size) report[op.key] = [...seen.values()];
     }
     expect(report).toEqual({});

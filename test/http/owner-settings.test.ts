@@ -39,7 +39,7 @@ describeEachDatabase('an owner without a developer', (get) => {
       expect(before.status).toBe(200);
       expect(before.body.configured).toEqual({ integration: false, sync_key: false, whatsapp: false });
       // Who asks: a token sign-in learns its user's role here, without a refused request.
-      expect(before.body.user).toEqual({ id: fresh.agentId, email: expect.stringMatching(/^agent@/), role: 'agent' });
+      expect(before.body.user).toEqual({ id: fresh.agentId, email: expect.stringMatching(/^agent@/), name: null, role: 'agent' });
       expect((await service.api('GET', '/v1/integration', { token: fresh.owner })).status).toBe(404);
 
       integratorKey = '';

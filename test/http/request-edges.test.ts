@@ -80,7 +80,7 @@ describeEachDatabase('before the handler', (get) => {
 
       const one = await service.api('PUT', '/v1/users/00000000-0000-4000-8000-000000000000', { token: ws.owner });
       expect(one.status).toBe(405);
-      expect(one.headers.get('allow')).toBe('DELETE');
+      expect(one.headers.get('allow')).toBe('DELETE, PATCH');
 
       const health = await service.api('POST', '/healthz');
       expect(health.status).toBe(405);

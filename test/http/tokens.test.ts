@@ -40,7 +40,7 @@ describeEachDatabase('tokens that end', (get) => {
     it('gets the invite link and no token: no token of the new user exists until they use the link', async () => {
       const made = await service.api('POST', '/v1/users', { token: ws.admin, body: { email: uniqueEmail('copy'), role: 'agent' } });
       expect(made.status).toBe(201);
-      expect(Object.keys(made.body).sort()).toEqual(['invite_url', 'user']);
+      expect(Object.keys(made.body).sort()).toEqual(['invite_emailed', 'invite_url', 'user']);
       const tokens = await get().db.selectFrom('tokens').select('id').where('user_id', '=', made.body.user.id).execute();
       expect(tokens).toEqual([]);
       // The admin who added them is removed: nothing of the new user's was ever theirs to keep acting with.

@@ -78,6 +78,8 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
     expect(own.status).toBe(200);
     expect(own.body).toEqual({
       handled_by: 'bot',
+      typing: null,
+      survey: null,
       messages: [
         { id: expect.any(String), from: 'customer', text: 'Do you ship to Belgium?', at: expect.any(String) },
         { id: expect.any(String), from: 'bot', text: one.reply, at: expect.any(String) },
@@ -130,7 +132,7 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
     expect((await api(a, 'POST', `/v1/sessions/${chat.sessionId}/takeover`, ws.admin)).status).toBe(200);
     expect((await api(a, 'POST', `/v1/sessions/${chat.sessionId}/messages`, ws.admin, { text: 'Hello, Admin here.' })).status).toBe(201);
     const deadline = Date.now() + 5_000;
-    while (events.filter((e) => e.id === chat.sessionId).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (events.filter((e) => e.id === chat.sessionId).length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     await reading;
     const mine = events.filter((e) => e.id === chat.sessionId).map((e) => [e.reason, e.handled_by, e.last_message?.from ?? null]);
@@ -138,6 +140,8 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
       ['message', 'waiting', 'bot'],
       ['handled_by', 'waiting', null],
       ['handled_by', 'agent', null],
+      // The customer is told that a person joined (docs/webchat.md, "Typing, satisfaction and email").
+      ['message', 'agent', 'bot'],
       ['message', 'agent', 'agent'],
     ]);
   });
@@ -164,8 +168,16 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
       const res = await widget(b, 'POST', path(), { message: 'Hello? My order 1001 is late.' }, chat.token);
       expect([res.status, res.body]).toEqual([200, { reply: null }]);
       const polled = await widget(a, 'GET', `${path()}?after=${lastId}`, undefined, chat.token);
-      expect(polled.body).toEqual({ handled_by: 'agent', messages: [{ id: expect.any(String), from: 'customer', text: 'Hello? My order 1001 is late.', at: expect.any(String) }] });
-      lastId = polled.body.messages[0].id as string;
+      expect(polled.body).toEqual({
+        handled_by: 'agent',
+        typing: null,
+        survey: null,
+        messages: [
+          { id: expect.any(String), from: 'bot', text: phrase('agent_joined', 'en').replace('{name}', 'Agent'), at: expect.any(String) },
+          { id: expect.any(String), from: 'customer', text: 'Hello? My order 1001 is late.', at: expect.any(String) },
+        ],
+      });
+      lastId = polled.body.messages.at(-1).id as string;
     });
 
     it("the long poll on the same engine answers as soon as the agent's reply is stored", async () => {
@@ -213,7 +225,10 @@ describeEachDatabase('a web chat visitor reaches a person, on two engines', (get
       await a.runtime.settled();
       const session = await api(a, 'GET', `/v1/sessions/${chat.sessionId}`, ws.agent);
       expect(session.body).toMatchObject({ handled_by: 'bot', agent: null });
-      expect((session.body.messages as Array<{ from: string }>).map((m) => m.from)).toEqual(['customer', 'bot', 'customer', 'bot', 'customer', 'agent', 'agent', 'customer', 'bot']);
+      // The bot's lines: a person joined (twice), handed back (twice).
+      expect((session.body.messages as Array<{ from: string }>).map((m) => m.from)).toEqual([
+        'customer', 'bot', 'customer', 'bot', 'bot', 'customer', 'agent', 'agent', 'bot', 'bot', 'bot', 'customer', 'bot',
+      ]);
     });
 
     it('closed, it leaves the open inbox; the next visitor message opens it again and the bot answers', async () => {

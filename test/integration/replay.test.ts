@@ -131,6 +131,15 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
       expect(res.body).toMatchObject({ requested: 50, replayed: 4, summary: { same: 1, changed: 1, now_failing: 1, now_answering: 1, still_failing: 0 } });
     });
 
+    it('without a model the replay works as before, and says that the judge of changed answers needs one', () => {
+      expect(res.body.judge).toEqual({
+        status: 'needs_model',
+        message: 'the judge needs a language model, and this service has none (LLM_BASE_URL is not set)',
+        better: 0, worse: 0, equal: 0, not_judged: 0,
+      });
+      expect(res.body.items.map((i: { judge: unknown }) => i.judge)).toEqual([null, null, null, null]);
+    });
+
     it('a changed answer shows both replies', () => {
       expect(res.body.items[0]).toMatchObject({
         channel: 'whatsapp',
@@ -259,6 +268,7 @@ describeEachDatabase('replaying customer messages to a candidate endpoint', (get
         '    live:      no answer (timeout)',
         '    candidate: "Yes, we ship to Belgium."',
         `4 replayed to ${endpoint()}: 1 same, 1 changed, 1 now_failing, 1 now_answering, 0 still_failing`,
+        'changed answers not judged: the judge needs a language model, and this service has none (LLM_BASE_URL is not set)',
       ]);
     });
 

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AiError } from '../../src/ai/ai-error.ts';
 import { MAX_QUESTION_CHARS, MAX_QUESTION_LANGUAGES, MAX_QUESTIONS_PER_LANGUAGE } from '../../src/knowledge/doc2query/limits.ts';
-import { createQuestionsModel, usageTokens, type QuestionsModel } from '../../src/knowledge/doc2query/questions-model.ts';
+import { usageTokens } from '../../src/ai/model-request.ts';
+import { createQuestionsModel, type QuestionsModel } from '../../src/knowledge/doc2query/questions-model.ts';
 import { MalformedQuestions, parseQuestions, questionLanguages, writeQuestions } from '../../src/knowledge/doc2query/write-questions.ts';
 import { sendJson, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 

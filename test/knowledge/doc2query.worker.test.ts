@@ -264,8 +264,8 @@ describeEachDatabase("the AI's questions for passages", (get) => {
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(await generated('parking')).toEqual([]);
       const claim = await get().db.selectFrom('job_claims').selectAll().where('name', '=', `knowledge-ai-questions:${shop}`).executeTakeFirstOrThrow();
-      expect(claim.holder).toBeNull();
-      expect(new Date(claim.claimed_until).getTime()).toBe(0);
+      expect(claim.lease_owner).toBeNull();
+      expect(new Date(claim.lease_until).getTime()).toBe(0);
       reply = answering;
     });
   });

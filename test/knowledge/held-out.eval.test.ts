@@ -24,8 +24,8 @@ const wrong = (report: EvalReport) => report.outcomes.filter((o) => o.wrong).map
 const TARGET = { answered: 0.8, perLanguage: 0.7, factHandedOver: 0.97, share: 0.25, wrong: 0 } as const;
 /** What the search held at its last record (bench/results/knowledge-answers.json), below the targets. */
 const HELD = {
-  secondTrade: { answered: 0.59, en: 0.54, nl: 0.65, factHandedOver: 0.93, wrong: 8 },
-  german: { answered: 0.52, factHandedOver: 0.95 },
+  secondTrade: { answered: 0.61, en: 0.58, nl: 0.65, factHandedOver: 0.93, wrong: 8 },
+  german: { answered: 0.57, factHandedOver: 0.95 },
   acrossLanguages: { factHandedOver: 0.85 },
 } as const;
 

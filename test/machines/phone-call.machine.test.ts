@@ -131,7 +131,7 @@ describe('the phone call statechart', () => {
     releaseOpen();
     await settle();
     actor.send({ type: 'handoff_connected', data: { reason: 'human', session_id: 's1', requested_by: 'dtmf' } });
-    expect(actor.getSnapshot().matches({ admitted: 'handingOver' })).toBe(true);
+    expect(actor.getSnapshot().matches({ admitted: 'handingOff' })).toBe(true);
     expect(actor.getSnapshot().hasTag('takesTurns')).toBe(false);
     actor.send({ type: 'prompt', text: 'still there?', lang: null, last: true });
     clock.increment(1_000);

@@ -39,7 +39,7 @@ function machineFor(calls: { botlink: BotLinkInput[] }) {
 function start(channel: Channel = 'whatsapp') {
   const calls = { botlink: [] as BotLinkInput[] };
   const machine = machineFor(calls);
-  const actor = createActor(machine, { input: { sessionId: 's1', workspaceId: 'w1', channel } });
+  const actor = createActor(machine, { input: { conversationId: 's1', workspaceId: 'w1', channel } });
   const emitted: SessionEmitted[] = [];
   actor.on('*', (e) => emitted.push(e as SessionEmitted));
   actor.start();
@@ -113,7 +113,7 @@ describe('who handles a conversation', () => {
     // Persisted and restored (XState does not persist delays; the deadline travels in the context).
     const persisted = JSON.parse(JSON.stringify(s.actor.getPersistedSnapshot()));
     s.actor.stop();
-    const restored = createActor(s.machine, { snapshot: persisted, input: { sessionId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
+    const restored = createActor(s.machine, { snapshot: persisted, input: { conversationId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
     const changes: SessionEmitted[] = [];
     restored.on('handler_changed', (e) => changes.push(e));
     restored.start();

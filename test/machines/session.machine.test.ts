@@ -54,7 +54,7 @@ function harness(opts: {
 }
 
 function start(machine: typeof sessionMachine, channel: Channel) {
-  const actor = createActor(machine, { input: { sessionId: 's1', workspaceId: 'w1', channel, customerPhone: '+31600000000' } });
+  const actor = createActor(machine, { input: { conversationId: 's1', workspaceId: 'w1', channel, customerPhone: '+31600000000' } });
   const emitted: SessionEmitted[] = [];
   actor.on('*', (e) => emitted.push(e as SessionEmitted));
   const errors: unknown[] = [];
@@ -201,7 +201,7 @@ describe('website chat turn', () => {
 });
 
 describe('handoff', () => {
-  it('human: the hand-off runs and the customer hears the reply and the sentence', async () => {
+  it('human: the handoff runs and the customer hears the reply and the sentence', async () => {
     const { machine, calls } = harness({
       botlink: async () => answer('Let me get someone.', { handoff: 'human' }),
       handoff: async (i) => ({ kind: i.kind, connected: true, sentence: 'Connecting you now.' }),
@@ -214,7 +214,7 @@ describe('handoff', () => {
     expect(actor.getSnapshot().context.handoff?.kind).toBe('human');
   });
 
-  it('forward: the team is notified through the hand-off actor', async () => {
+  it('forward: the team is notified through the handoff actor', async () => {
     const { machine, calls } = harness({ botlink: async () => answer('We will look into it.', { handoff: 'forward' }) });
     const { say } = start(machine, 'whatsapp');
     expect((await say('complaint')).text).toBe('We will look into it. The team will follow up.');
@@ -317,7 +317,7 @@ describe('the customer asks for a person (src/text/person-request.ts), the same 
     const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
     first.actor.stop();
     expect(persisted.context.personOffered).toBe(true);
-    const restored = createActor(machine, { snapshot: persisted, input: { sessionId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
+    const restored = createActor(machine, { snapshot: persisted, input: { conversationId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
     restored.start();
     restored.send({ type: 'message', turnId: 't2', text: 'yes please', at: 2 });
     await waitFor(restored, (s) => s.matches({ conversation: 'idle' }) && calls.handoff.length === 1);
@@ -405,7 +405,7 @@ describe('failures and persistence', () => {
     const persisted = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
     first.actor.stop();
     // input is ignored when a snapshot is given; the types still ask for it.
-    const restored = createActor(machine, { snapshot: persisted, input: { sessionId: 's1', workspaceId: 'w1', channel: 'webchat' } });
+    const restored = createActor(machine, { snapshot: persisted, input: { conversationId: 's1', workspaceId: 'w1', channel: 'webchat' } });
     const replies: SessionEmitted[] = [];
     restored.on('reply', (e) => replies.push(e));
     restored.start();

@@ -262,6 +262,77 @@ describe('one deadline covers connect, headers and body', () => {
   });
 });
 
+describe('requests wait for a free connection in line, and one given up there costs no connection', () => {
+  it('a request whose deadline passes while every connection is busy is never sent, and the busy connection is kept for the next', async () => {
+    const ports = new Map<string, number>();
+    server.handle((req, res) => {
+      ports.set(req.url ?? '', req.socket.remotePort ?? 0);
+      setTimeout(() => sendJson(res, 200, { url: req.url }), req.url === '/slow' ? 300 : 0);
+    });
+    const c = client({ allow: ['127.0.0.1/32'], connectionsPerOrigin: 1 });
+    const slow = c.request(get(`${server.origin}/slow`));
+    await new Promise((r) => setTimeout(r, 50));
+    const started = performance.now();
+    const err = await expectFailure(c.request(get(`${server.origin}/queued`, { timeoutMs: 100 })), 'timeout');
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(err.neverSent).toBe(true);
+    expect(err.message).toMatch(/waited 100 ms for a free connection while all 1 connections to 127\.0\.0\.1:\d+ were busy, so it was never sent/);
+    expect((await slow).status).toBe(200);
+    expect((await c.request(get(`${server.origin}/after`))).status).toBe(200);
+    // Given up in undici's own queue, the request was aborted when the socket freed, which destroyed that socket: the
+    // next request then needed a connection (and a TLS handshake) of its own.
+    expect(server.requests.map((r) => r.url)).toEqual(['/slow', '/after']);
+    expect(ports.get('/after')).toBe(ports.get('/slow'));
+  });
+
+  it('a caller that cancels while its request waits in line ends it at once, never sent', async () => {
+    server.handle((_req, res) => void setTimeout(() => res.end(), 300));
+    const c = client({ allow: ['127.0.0.1/32'], connectionsPerOrigin: 1 });
+    const first = c.request(get(`${server.origin}/first`));
+    const controller = new AbortController();
+    const waiting = c.request(get(`${server.origin}/waiting`, { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 30);
+    const err = await expectFailure(waiting, 'aborted');
+    expect(err.neverSent).toBe(true);
+    await first;
+    expect(server.requests.map((r) => r.url)).toEqual(['/first']);
+  });
+
+  it('the next in line is sent once the request before it is done with its connection, even when that one was cancelled on the wire', async () => {
+    server.handle((req, res) => void setTimeout(() => sendJson(res, 200, { url: req.url }), req.url === '/cancelled' ? 1_000 : 10));
+    const c = client({ allow: ['127.0.0.1/32'], connectionsPerOrigin: 1 });
+    const controller = new AbortController();
+    const cancelled = c.request(get(`${server.origin}/cancelled`, { signal: controller.signal }));
+    const next = c.request(get(`${server.origin}/next`));
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    await expectFailure(cancelled, 'aborted');
+    // Its cancel destroyed the connection: the next one is sent on a new connection, not on the one being destroyed.
+    expect((await next).status).toBe(200);
+    expect(server.requests.map((r) => r.url)).toEqual(['/cancelled', '/next']);
+  });
+
+  it('serves the line first come, first served, each on the connection the one before it freed', async () => {
+    const ports = new Set<number>();
+    server.handle((req, res) => {
+      ports.add(req.socket.remotePort ?? 0);
+      setTimeout(() => sendJson(res, 200, { url: req.url }), 20);
+    });
+    const c = client({ allow: ['127.0.0.1/32'], connectionsPerOrigin: 2 });
+    const urls = Array.from({ length: 8 }, (_, i) => `/n${i}`);
+    const answers = await Promise.all(urls.map((u) => c.request(get(`${server.origin}${u}`))));
+    expect(answers.map((a) => JSON.parse(a.body.toString()).url)).toEqual(urls);
+    // Two at a time, in the order asked: n0 and n1 first, then n2 and n3, and so on.
+    const arrived = server.requests.map((r) => r.url);
+    for (let i = 0; i < urls.length; i += 2) expect(new Set(arrived.slice(i, i + 2))).toEqual(new Set(urls.slice(i, i + 2)));
+    expect(ports.size).toBe(2);
+    // Every failure that was sent says so: a timeout on the wire is the host's.
+    server.handle(() => {});
+    const onWire = await expectFailure(c.request(get(`${server.origin}/silent`, { timeoutMs: 100 })), 'timeout');
+    expect(onWire.neverSent).toBe(false);
+  });
+});
+
 describe('TLS and connection failures are told apart', () => {
   it('fails with tls when the certificate does not name the host', async () => {
     const dns = fakeDns({ 'wrong-name.example': ['127.0.0.1'] });

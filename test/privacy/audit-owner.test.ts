@@ -125,7 +125,8 @@ describeEachDatabase('the audit log out of the engine role’s reach', (get) => 
   let asEngine: AsRole;
 
   beforeAll(async () => {
-    const { db, kind, schema = 'public' } = get();
+    const { db, kind, url: ownUrl } = get();
+    const schema = 'public';
     const { rows } = await sql<{ me: string }>`select current_user as me`.execute(db);
     // The test's own login role; trust authentication on 127.0.0.1 lets it in without a password.
     await sql`create role ${sql.id(role)} ${sql.raw(kind === 'postgres' ? 'login' : 'nologin')}`.execute(db);
@@ -133,9 +134,9 @@ describeEachDatabase('the audit log out of the engine role’s reach', (get) => 
     const names = { botlink: rows[0]!.me, botlink_engine: role, schema };
     await run(db, [...docsStatements("-- The engine's role", names), ...docsStatements('-- The audit log:', names)]);
     if (kind === 'postgres') {
-      const engineUrl = new URL(url!);
+      const engineUrl = new URL(ownUrl!);
       engineUrl.username = role;
-      engine = await openDatabase({ url: engineUrl.toString(), schema, poolSize: 2 });
+      engine = await openDatabase({ url: engineUrl.toString(), poolSize: 2 });
       const opened = engine;
       asEngine = (fn) => fn(opened.db);
     } else {

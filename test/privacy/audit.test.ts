@@ -55,6 +55,7 @@ describeEachDatabase('the audit log', (get) => {
       ['user_invited', () => api('POST', '/v1/users', ws.owner, { email: 'new.agent@example.org', role: 'agent' })],
       ['workspace_changed', () => api('PATCH', '/v1/workspace', ws.owner, { name: 'Audited' })],
       ['account_email_changed', () => api('PATCH', '/v1/account', ws.admin, { email: `admin.${Date.now()}@audit.example` })],
+      ['user_renamed', () => api('PATCH', `/v1/users/${ws.agentId}`, ws.admin, { name: 'Sam Jansen' })],
       ['team_availability_changed', () => api('PUT', '/v1/team', ws.agent, { available: true })],
       ['inbox_settings_changed', () => api('PUT', '/v1/inbox/settings', ws.admin, { handback_after_minutes: null })],
       ['invite_link_made', () => api('POST', `/v1/users/${ws.agentId}/invite`, ws.owner)],
@@ -102,6 +103,10 @@ describeEachDatabase('the audit log', (get) => {
       expect(after[0]!.user_email).toMatch(/@/);
     }
     const all = await entries();
+    expect(all.find((e) => e.action === 'user_renamed')!.target).toBe(`user ${ws.agentId}: Sam Jansen`);
+    // One's own name is nobody's access: not recorded (and never as a changed email).
+    expect((await api('PATCH', '/v1/account', ws.agent, { name: 'Sam' })).status).toBe(200);
+    expect(await entries()).toHaveLength(all.length);
     expect(all.find((e) => e.action === 'conversation_taken_over')!.target).toContain(chatSession);
     expect(all.find((e) => e.action === 'integration_changed')!.target).toContain('https://127.0.0.1:9/botlink');
     expect(all.find((e) => e.action === 'customer_erased')!.target).not.toMatch(/6\s?1234\s?5678/);

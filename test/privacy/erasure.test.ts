@@ -240,14 +240,14 @@ describeEachDatabase('erasing a customer', (get) => {
     // Another engine holds the body: read, not yet processed.
     const id = crypto.randomUUID();
     const body = metaBody(PHONE_NUMBER_ID, sam, 'Sam in Beta again, about yak mittens').toString('latin1');
-    await db().insertInto('whatsapp_webhook_events').values({ id, body, claimed_by: 'another-engine', claimed_until: new Date(Date.now() + 60_000) }).execute();
+    await db().insertInto('whatsapp_webhook_events').values({ id, body, lease_owner: 'another-engine', lease_until: new Date(Date.now() + 60_000) }).execute();
     const erased = await erase({ phone: sam.phone });
     expect(erased.erased_once_processed).toEqual({ whatsapp_webhook_events: 1 });
     const kept = await db().selectFrom('whatsapp_webhook_events').select(['erase_after_processing', 'processed_at']).where('id', '=', id).executeTakeFirst();
     expect(kept).toEqual({ erase_after_processing: true, processed_at: null });
     expectUnchangedA(before, await rowsOfA());
     // The other engine's lease runs out; this engine processes the body, and with that it goes.
-    await db().updateTable('whatsapp_webhook_events').set({ claimed_by: null, claimed_until: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
+    await db().updateTable('whatsapp_webhook_events').set({ lease_owner: null, lease_until: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
     h.service.whatsapp.worker.wake();
     await until(async () => (await db().selectFrom('whatsapp_webhook_events').select('id').where('id', '=', id).executeTakeFirst()) === undefined);
     const message = await db().selectFrom('whatsapp_inbound_messages').select('event_id').where('workspace_id', '=', h.workspace.workspaceId).where('wa_id', '=', sam.digits).executeTakeFirst();

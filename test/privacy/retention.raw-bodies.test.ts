@@ -38,8 +38,8 @@ describeEachDatabase("raw WhatsApp bodies and the workspace's retention", (get) 
         outcome: input.processedAgo === null ? null : 'processed',
         workspace_id: input.workspaceId,
         // Held by another engine, so this one's worker leaves it as it is.
-        claimed_by: input.processedAgo === null ? 'another-engine' : null,
-        claimed_until: input.processedAgo === null ? new Date(Date.now() + 60_000) : null,
+        lease_owner: input.processedAgo === null ? 'another-engine' : null,
+        lease_until: input.processedAgo === null ? new Date(Date.now() + 60_000) : null,
       })
       .execute();
     return id;

@@ -317,9 +317,9 @@ async function expireLeases(db: Db): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const n = (result: { numUpdatedRows?: bigint }) => Number(result.numUpdatedRows ?? 0n);
   counts.sessions = n(await db.updateTable('sessions').set({ lease_until: ended }).where('lease_until', '>', sql<Date>`now()`).executeTakeFirst());
-  counts.whatsapp_events = n(await db.updateTable('whatsapp_webhook_events').set({ claimed_until: ended }).where('claimed_until', '>', sql<Date>`now()`).where('claimed_by', 'is not', null).executeTakeFirst());
-  counts.whatsapp_inbound = n(await db.updateTable('whatsapp_inbound_messages').set({ claimed_until: ended }).where('claimed_until', '>', sql<Date>`now()`).executeTakeFirst());
-  counts.whatsapp_outbound = n(await db.updateTable('whatsapp_outbound_messages').set({ claimed_until: ended }).where('claimed_until', '>', sql<Date>`now()`).executeTakeFirst());
+  counts.whatsapp_events = n(await db.updateTable('whatsapp_webhook_events').set({ lease_until: ended }).where('lease_until', '>', sql<Date>`now()`).where('lease_owner', 'is not', null).executeTakeFirst());
+  counts.whatsapp_inbound = n(await db.updateTable('whatsapp_inbound_messages').set({ lease_until: ended }).where('lease_until', '>', sql<Date>`now()`).executeTakeFirst());
+  counts.whatsapp_outbound = n(await db.updateTable('whatsapp_outbound_messages').set({ lease_until: ended }).where('lease_until', '>', sql<Date>`now()`).executeTakeFirst());
   counts.webhook_deliveries = n(await db.updateTable('webhook_deliveries').set({ lease_until: ended }).where('lease_until', '>', sql<Date>`now()`).executeTakeFirst());
   return counts;
 }

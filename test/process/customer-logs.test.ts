@@ -89,7 +89,9 @@ describe('the service process logs no customer data at info and above', { timeou
     const messages = service.lines.filter((l) => l.msg === 'customer message');
     expect(messages.length).toBeGreaterThanOrEqual(3);
     expect(service.lines.some((l) => l.msg === 'WhatsApp message handled')).toBe(true);
-    expect(service.lines.filter((l) => l.level >= 30).length).toBeGreaterThan(10);
+    // Lines at info and above to search (requests log at debug since the first start's log was made readable).
+    expect(service.lines.filter((l) => l.level >= 30).length).toBeGreaterThanOrEqual(5);
+    expect(service.lines.some((l) => l.level === 20 && l.msg === 'request completed')).toBe(true);
   });
 
   it('holds no message, number or email of the customer in any line at info or above', () => {

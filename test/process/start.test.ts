@@ -76,8 +76,12 @@ describe('npm start on a fresh machine', { timeout: 60_000 }, () => {
     const out = started.stdout();
     // PORT=0 here, so PUBLIC_URL's default names port 0; the paths are what matters.
     expect(out).toMatch(/^ {2}Dashboard: +http:\/\/localhost:0\/dashboard$/m);
-    const link = /^ {2}Sign in: +open (http:\/\/localhost:0\/dashboard\/invite#(bli_\S+))$/m.exec(out);
+    const link = /^Sign in: +open (http:\/\/localhost:0\/dashboard\/invite#(bli_\S+))$/m.exec(out);
     expect(link).not.toBeNull();
+    // The next steps start with knowledge (the bot knows nothing yet), and the sign-in link comes last.
+    expect(out).toMatch(/^ {2}1\. Knowledge: add your website, a file or a page/m);
+    expect(out.indexOf('Sign in:')).toBeGreaterThan(out.indexOf('Next steps'));
+    expect(out.indexOf('Sign in:')).toBeGreaterThan(out.indexOf('Token:'));
     const invite = link![2]!;
     const post = (path: string, body: object) => fetch(`${started.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post('/v1/auth/password', { invite, password: 'a newcomer password' })).status).toBe(200);

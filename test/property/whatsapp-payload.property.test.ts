@@ -38,8 +38,13 @@ const message = fc.record(
     from: fc.oneof(fc.stringMatching(/^[0-9]{8,15}$/), anyField, dirtyText),
     id: fc.oneof(fc.constant('wamid.HBgLMzE2MTIzNDU2NzgVAgASGBQzQUI'), anyField, dirtyText),
     timestamp,
-    type: fc.oneof(fc.constantFrom('text', 'image', 'reaction'), anyField),
+    type: fc.oneof(fc.constantFrom('text', 'image', 'reaction', 'interactive'), anyField),
     text: fc.oneof(fc.record({ body: fc.oneof(outsideText(), dirtyText, anyField) }), anyField),
+    // A tap on a reply button (the satisfaction question's, or another app's).
+    interactive: fc.oneof(
+      fc.record({ type: fc.oneof(fc.constant('button_reply'), anyField), button_reply: fc.oneof(fc.record({ id: fc.oneof(outsideText(), dirtyText, anyField), title: fc.oneof(outsideText(), dirtyText, anyField) }, { requiredKeys: [] }), anyField) }, { requiredKeys: [] }),
+      anyField,
+    ),
   },
   { requiredKeys: [] },
 );
@@ -97,6 +102,8 @@ function expectStorable(parsed: ParsedWebhook): void {
     expect(c.phoneNumberId).not.toBe('');
     for (const m of c.messages) {
       expect(m.id !== '' && m.waId !== '' && m.type !== '').toBe(true);
+      // A button's id is read from a tap only, and never empty.
+      if (m.replyId !== null) expect(m.type === 'interactive' && m.replyId !== '').toBe(true);
       expect(m.sentAt.getTime() >= 0 && m.sentAt.getTime() <= LATEST).toBe(true);
       if (m.profileName !== null) expect(Array.from(m.profileName).length).toBeLessThanOrEqual(MAX_NAME_CHARS);
     }
@@ -149,6 +156,7 @@ describe("Meta's webhook payload, whatever it holds", () => {
           sentAt: new Date(1750857384_000),
           type: 'text',
           text: cleanText(text),
+          replyId: null,
           profileName: cleanName === '' ? null : Array.from(cleanName).slice(0, MAX_NAME_CHARS).join(''),
         });
       }),

@@ -62,7 +62,7 @@ describe('verifyChannelRequest (protocol §5.4, §5.5)', () => {
   });
 
   it('accepts what encodeChannelRequest sends', () => {
-    const request = buildChannelRequest({ channel: 'webchat', sessionId: 't', message: 'ping', language: 'en', now: new Date(SENT_AT * 1000) });
+    const request = buildChannelRequest({ channel: 'webchat', conversationId: 't', message: 'ping', language: 'en', now: new Date(SENT_AT * 1000) });
     const { body, headers } = encodeChannelRequest(request, KEY);
     expect(verifyChannelRequest(KEY, body, headers[SIGNATURE_HEADER], at(0))).toEqual({ ok: true, sentAt: SENT_AT });
   });

@@ -15,7 +15,7 @@ function deps(teamAvailable: boolean) {
   return { d, notes };
 }
 
-const base: HandoffInput = { workspaceId: 'w', channel: 'phone', kind: 'human', requestedBy: 'integrator', language: 'nl', message: 'Ik wil iemand spreken', reply: '', sessionId: 'CA-call-1' };
+const base: HandoffInput = { workspaceId: 'w', channel: 'phone', kind: 'human', requestedBy: 'integrator', language: 'nl', message: 'Ik wil iemand spreken', reply: '', conversationId: 'CA-call-1' };
 
 describe('the handoff rule (protocol §2.2), said once in the conversation language', () => {
   it('phone, human, team available: connected, and the Dutch sentence when the reply does not say it', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * The session runtime with real parts: the database (both kinds), the Bot Link client and tools client against a
  * real HTTPS integrator that verifies our signatures, the knowledge service, and the embedded answerer.
@@ -222,7 +223,7 @@ describeEachDatabase('the session runtime', (get) => {
     const repo = sessionsRepository(db);
     // A turn that was waiting for the integrator when its process died, 10 s ago.
     const stuck = createActor(sessionMachine.provide({ actors: { callBotLink: fromPromise(() => new Promise(() => {})) } }), {
-      input: { sessionId: 'wa-restore', workspaceId, channel: 'whatsapp' },
+      input: { conversationId: 'wa-restore', workspaceId, channel: 'whatsapp' },
     });
     stuck.start();
     stuck.send({ type: 'message', turnId: 'lost-turn', text: 'Is shipping free?', at: Date.now() - 10_000, language: 'en' });
@@ -240,6 +241,24 @@ describeEachDatabase('the session runtime', (get) => {
     // Either finished as a timeout without a request, or cancelled by the new message: never a late call.
     expect(calls.map((c) => c.message)).not.toContain('Is shipping free?');
     if (lost?.status === 'completed') expect(lost.botlink).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('a session saved by an older machine (v2) is restored with its history through the runtime', async () => {
+    const { db } = get();
+    const repo = sessionsRepository(db);
+    const v2 = JSON.parse(readFileSync(new URL('../fixtures/session-snapshots/v2.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+    const snapshot = { ...v2, context: { ...v2.context, workspaceId, sessionId: 'chat-old' } };
+    const row = await repo.findOrCreate({ id: randomUUID(), workspace_id: workspaceId, channel: 'webchat', external_id: 'chat-old', language: 'en', customer_phone: null, machine_version: 2 });
+    await repo.saveSnapshot({ id: row.id, state: 'idle', status: 'active', snapshot, machineVersion: 2 });
+    const runtime = makeRuntime();
+    await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: 'chat-old', text: 'And how fast?', language: 'en' });
+    await runtime.settled();
+    const saved = (await repo.find(workspaceId, 'webchat', 'chat-old'))!;
+    expect(saved.machine_version).toBe(SESSION_MACHINE_VERSION);
+    const context = (saved.snapshot as { context: { conversationId: string; turnCount: number; history: { text: string }[] } }).context;
+    expect(context.conversationId).toBe('chat-old');
+    expect(context.turnCount).toBe(2);
+    expect(context.history.map((h) => h.text)).toContain('Is shipping free?');
   });
 
   it('phone sessions nobody continues are ended by the sweep; a live call and a recent hand-back are not', async () => {

@@ -17,7 +17,7 @@ function phoneSession(botlink: () => Promise<BotLinkSummary>) {
       loadTools: fromPromise(async (): Promise<ToolSpec[]> => []),
     },
   });
-  const actor = createActor(machine, { input: { sessionId: 'CA1', workspaceId: 'w1', channel: 'phone', customerPhone: '+31600000000' } });
+  const actor = createActor(machine, { input: { conversationId: 'CA1', workspaceId: 'w1', channel: 'phone', customerPhone: '+31600000000' } });
   const replies: SessionEmitted[] = [];
   actor.on('reply', (e) => replies.push(e));
   actor.start();
@@ -40,7 +40,7 @@ describe('the snapshot stored with a turn end', () => {
     const { machine, actor, replies } = phoneSession(async () => handled);
     actor.send({ type: 'message', turnId: 't1', text: 'Where is my order?', at: 1_000, language: 'en' });
     await waitFor(actor, (s) => s.matches({ conversation: 'idle' }) && replies.length === 1);
-    const restored = createActor(machine, { snapshot: stored(persistedSnapshot(actor)) as never, input: { sessionId: 'CA1', workspaceId: 'w1', channel: 'phone' } });
+    const restored = createActor(machine, { snapshot: stored(persistedSnapshot(actor)) as never, input: { conversationId: 'CA1', workspaceId: 'w1', channel: 'phone' } });
     restored.start();
     expect(restored.getSnapshot().matches({ conversation: 'idle' })).toBe(true);
     expect(restored.getSnapshot().context.history).toEqual([

@@ -188,7 +188,7 @@ describe('a worker killed with SIGKILL in the middle of deliveries, then restart
     try {
       const workspaceId = await seed(database.db);
       const ids = await emit(database.db, workspaceId, N);
-      const second = await crashAndRestart({ WORKER_DATABASE_URL: postgresUrl!, WORKER_SCHEMA: database.schema! }, ids);
+      const second = await crashAndRestart({ WORKER_DATABASE_URL: database.url! }, ids);
       await until(async () => (await succeeded(database.db)) === N, 10_000, 'every outcome written');
       await second.stop();
       const { lost, duplicates } = report('crash on PostgreSQL', ids);
@@ -240,8 +240,7 @@ describe('several engines on one database share the deliveries', () => {
     answerDelayMs = 0;
     const database = await openTestDatabase('postgres');
     const env = {
-      WORKER_DATABASE_URL: postgresUrl!,
-      WORKER_SCHEMA: database.schema!,
+      WORKER_DATABASE_URL: database.url!,
       // Polls far apart: the events are committed after both started, so NOTIFY is what wakes them.
       WORKER_POLL_MS: '60000',
     };

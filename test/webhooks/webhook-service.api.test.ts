@@ -36,7 +36,7 @@ describeEachDatabase('outgoing webhooks through the dashboard API', (get) => {
 
   beforeAll(async () => {
     receiver = await startHttpsServer();
-    const env: Record<string, string> = process.env.TEST_DATABASE_URL && get().kind === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {};
+    const env: Record<string, string> = get().url ? { DATABASE_URL: get().url! } : {};
     service = await startTestService(get(), env, {
       lookup: async (hostname) => (hostname === 'hooks.integrator.test' ? [{ address: integratorAddress, family: 4 }] : []),
       webhooks: { pollIntervalMs: 200 },

@@ -4,7 +4,7 @@
  * PostgreSQL) until it is killed, or stops gracefully on SIGTERM. It reports `{type:'ready'}` over IPC and answers
  * `{type:'stats'}` with the attempts it made.
  *
- * Environment: WORKER_DATABASE_URL + WORKER_SCHEMA (PostgreSQL) or WORKER_DATA_DIR (PGlite), MASTER_KEY (hex),
+ * Environment: WORKER_DATABASE_URL (PostgreSQL: the test's own database) or WORKER_DATA_DIR (PGlite), MASTER_KEY (hex),
  * WORKERS, WORKER_LEASE_MS, WORKER_TIMEOUT_MS, WORKER_POLL_MS, WORKER_CONCURRENCY.
  */
 import { openDatabase } from '../../db/database.ts';
@@ -21,7 +21,7 @@ const number = (name: string, fallback: number) => (env[name] ? Number(env[name]
 
 const url = env.WORKER_DATABASE_URL;
 const opened = url
-  ? await openDatabase({ url, schema: env.WORKER_SCHEMA!, poolSize: 6 })
+  ? await openDatabase({ url, poolSize: 6 })
   : await openDatabase({ dataDir: env.WORKER_DATA_DIR! });
 const logger = createLogger(env.WORKER_LOG_LEVEL ?? 'silent');
 const metrics = createMetrics({ defaultMetrics: false });

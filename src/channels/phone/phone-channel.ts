@@ -90,7 +90,8 @@ export function createPhoneChannel(deps: PhoneChannelDeps): PhoneChannel {
   let attachedTo: Server | null = null;
 
   if (!twilioAuthToken && !bridgeToken) {
-    log.warn('the phone channel refuses every call: set TWILIO_AUTH_TOKEN (Twilio) or BRIDGE_TOKEN (another bridge) to accept calls on /v1/phone/ws');
+    // A normal state (most shops start with the website chat), said once at info: no warning a shop owner cannot judge.
+    log.info('phone calls are off until TWILIO_AUTH_TOKEN (Twilio) or BRIDGE_TOKEN (another bridge) is set; the website chat and WhatsApp do not need them');
   }
 
   const wss = new WebSocketServer({

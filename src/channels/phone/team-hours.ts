@@ -116,3 +116,25 @@ export function withinTeamHours(hours: TeamHours, at: Date): boolean {
     return s != null && e != null && minute >= s && minute < e;
   });
 }
+
+/** When the team hours open next: the weekday and wall-clock time of the next range's start, and whether that is today. */
+export interface TeamOpening {
+  day: Weekday;
+  time: string;
+  today: boolean;
+}
+
+/** The next start of a range after `at` within a week, in the zone's wall-clock time; null when the week has no ranges. */
+export function nextOpening(hours: TeamHours, at: Date): TeamOpening | null {
+  const { day, minute } = wallClock(at, hours.time_zone);
+  const first = weekdays.indexOf(day);
+  for (let offset = 0; offset <= 7; offset++) {
+    const d = weekdays[(first + offset) % 7]!;
+    const starts = (hours.week[d] ?? [])
+      .map(([start]) => ({ start, m: minutes(start) }))
+      .filter((r): r is { start: string; m: number } => r.m != null && (offset > 0 || r.m > minute))
+      .sort((a, b) => a.m - b.m);
+    if (starts.length > 0) return { day: d, time: starts[0]!.start, today: offset === 0 };
+  }
+  return null;
+}

@@ -1,12 +1,12 @@
 /**
  * What Twilio's two webhooks answer (docs/phone.md, "Connecting Twilio"), as TwiML: the voice webhook connects a call
  * to the phone WebSocket through ConversationRelay; the <Connect> action, when the relay session ended, dials the
- * transfer number after a human handoff while the team is available, reconnects a call handed back on drain, or says
- * goodbye. The HTTP route (src/http/routes/phone.ts) checks Twilio's signature and hands the form parameters here.
+ * transfer number after a human handoff while the team is available (otherwise the team follows up: until when it is
+ * away, outside the team hours), reconnects a call handed back on drain, or says goodbye. The HTTP route (src/http/routes/phone.ts) checks Twilio's signature and hands the form parameters here.
  */
 import type { PhoneRepository } from '../../../db/repositories/phone.repository.ts';
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
-import { connectCall } from '../../sessions/handoff.ts';
+import { connectCall, type TeamAvailabilityDeps } from '../../sessions/handoff.ts';
 import type { Logger } from '../../log.ts';
 import { parseHandoffData } from './frames.ts';
 import { PHONE_DEFAULT_LANGUAGE } from './limits.ts';
@@ -22,6 +22,8 @@ export interface TwilioWebhookDeps {
   phone: Pick<PhoneRepository, 'settings' | 'workspaceForNumber'>;
   sessions: Pick<SessionsRepository, 'find' | 'addNotification'>;
   teamAvailable: TeamAvailability;
+  /** Outside the team hours, when they open next: the caller hears until when the team is away; absent: not said. */
+  teamOpensAt?: TeamAvailabilityDeps['teamOpensAt'];
   publicUrl: string;
   /** The <Connect> action's URL (PUBLIC_URL and its path). */
   actionPath: string;
@@ -80,7 +82,7 @@ export function createTwilioWebhooks(deps: TwilioWebhookDeps) {
         // The handoff rule (src/sessions/handoff.ts) decides: dial the team, or the team follows up (protocol §2.2).
         const transferNumber = settings?.transfer_number ?? null;
         const connection = await connectCall(
-          { sessions, teamAvailable: deps.teamAvailable },
+          { sessions, teamAvailable: deps.teamAvailable, ...(deps.teamOpensAt ? { teamOpensAt: deps.teamOpensAt } : {}) },
           { workspaceId, sessionRowId: session?.id ?? null, language, transferNumber },
         );
         if ('dial' in connection) {

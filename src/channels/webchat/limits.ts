@@ -72,3 +72,15 @@ export const POLL_WATCH_LINGER_MS = 30_000;
  * a message another engine wrote before it knew of the watch.
  */
 export const POLL_WATCH_SETTLE_MS = 3_000;
+
+/**
+ * Typing (docs/webchat.md, "Typing, satisfaction and email"): a "… is typing" shows this long after the last sign of
+ * it (ms); the widget and the dashboard send one at most every TYPING_THROTTLE_MS while keys are pressed.
+ */
+export const TYPING_MS = 6_000;
+/** A typing sign is written (and announced) at most this often per conversation and side (ms). */
+export const TYPING_THROTTLE_MS = 2_000;
+/** The visitor's last-seen time is written at most this often (ms); far below VISITOR_GONE_MINUTES. */
+export const SEEN_THROTTLE_MS = 20_000;
+/** A satisfaction answer's comment (docs/webchat.md): at most 500 characters. */
+export const MAX_SATISFACTION_COMMENT_CHARS = 500;

@@ -27,6 +27,8 @@ import {
 export interface LongPollsOptions {
   /** The inbox changes that wake a poll; absent: a poll reads at the end of its wait only. */
   inbox?: Pick<InboxEvents, 'subscribe'> | undefined;
+  /** Other wake-ups by session id (the agent typing, a question put; src/channels/webchat/visitor-side.ts). */
+  signals?: { subscribe(workspaceId: string, listener: (sessionId: string) => void): () => void } | undefined;
   /** Default {@link MAX_POLLS_PER_CONVERSATION}. */
   maxPerConversation?: number;
   /** Default {@link MAX_POLLS_PER_ADDRESS}. */
@@ -88,10 +90,15 @@ export function createLongPolls(options: LongPollsOptions = {}) {
       return existing;
     }
     const sessions = new Map<string, Set<() => void>>();
-    const unsubscribe =
-      options.inbox?.subscribe(workspaceId, (change) => {
-        for (const wake of sessions.get(change.sessionId) ?? []) wake();
-      }) ?? (() => {});
+    const wakeSession = (sessionId: string) => {
+      for (const wake of sessions.get(sessionId) ?? []) wake();
+    };
+    const unsubscribeInbox = options.inbox?.subscribe(workspaceId, (change) => wakeSession(change.sessionId)) ?? (() => {});
+    const unsubscribeSignals = options.signals?.subscribe(workspaceId, wakeSession) ?? (() => {});
+    const unsubscribe = () => {
+      unsubscribeInbox();
+      unsubscribeSignals();
+    };
     const made: WorkspaceWatch = { unsubscribe, since: now(), sessions, polls: 0, linger: null };
     watches.set(workspaceId, made);
     return made;

@@ -21,13 +21,12 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
 import type { Db } from '../../../db/database.ts';
 import { webchatRepository, type Lead } from '../../../db/repositories/webchat.repository.ts';
-import { phrase } from '../../ai/phrases.ts';
 import { DEFAULT_LANGUAGE } from '../../text/language.ts';
 import { detectLanguage } from '../../text/detect-language.ts';
 import { notFound } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
-import type { SessionRuntime } from '../../sessions/session-runtime.ts';
+import type { SessionRuntime, TestConversation, TurnResult } from '../../sessions/session-runtime.ts';
 import { dashboardUrl, timestamp, type EscalationType } from '../../webhooks/events.ts';
 import { recordEvent, type Executor } from '../../webhooks/outbox.ts';
 import { parseAllowedOrigins } from './origins.ts';
@@ -37,20 +36,26 @@ import { displayName } from '../../accounts/display-name.ts';
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
 import type { HandledBy } from '../../../db/schema.ts';
 import type { InboxEvents } from '../../sessions/inbox-events.ts';
+import { waitingSentence, type TeamAvailabilityDeps } from '../../sessions/handoff.ts';
 import { AppError } from '../../errors.ts';
 import { MAX_POLL_MESSAGES } from '../../inbox/limits.ts';
 import { createLongPolls, type LongPollsOptions, type PollWake } from './long-polls.ts';
+import type { PollExtras, VisitorSide } from './visitor-side.ts';
 
 export interface WebchatServiceDeps {
   db: Db;
   runtime: Pick<SessionRuntime, 'handleMessage' | 'open'>;
-  /** Whether the team can take a person now (the switch and the team hours); absent: not. */
+  /** Whether the team can take a person now (presence and the team hours); absent: not. */
   teamAvailable?: (workspaceId: string) => Promise<boolean>;
+  /** Outside the team hours, when they open next (the visitor is told until when the team is away); absent: not said. */
+  teamOpensAt?: TeamAvailabilityDeps['teamOpensAt'];
   /** The session's messages (the long poll reads them) and the inbox's changes (which wake a waiting poll). */
   sessions?: Pick<SessionsRepository, 'find' | 'messages'>;
   inbox?: Pick<InboxEvents, 'subscribe'>;
   /** The caps of open long polls (src/channels/webchat/long-polls.ts); defaults from src/channels/webchat/limits.ts. */
   polls?: Omit<LongPollsOptions, 'inbox'>;
+  /** Typing, presence and satisfaction (src/channels/webchat/visitor-side.ts); absent: the poll answers no typing. */
+  visitorSide?: VisitorSide;
   /** PUBLIC_URL: the base of `dashboard_url` in new_chat. */
   publicUrl: string;
   logger: Logger;
@@ -76,6 +81,9 @@ export interface VisitorMessage {
   agent_name?: string;
 }
 
+/** A poll without the visitor side: nobody types, no question. */
+const NO_EXTRAS: PollExtras = { typing: null, typingUntil: null, survey: null };
+
 /** The visitor's token as stored: its SHA-256, hex. */
 function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -86,7 +94,12 @@ export function createWebchatService(deps: WebchatServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const repo = webchatRepository(db);
   const log = deps.logger.child({ channel: 'webchat' });
-  const polls = createLongPolls({ ...deps.polls, inbox: deps.inbox });
+  const side = deps.visitorSide;
+  const team: TeamAvailabilityDeps = {
+    teamAvailable: deps.teamAvailable ?? (async () => false),
+    ...(deps.teamOpensAt ? { teamOpensAt: deps.teamOpensAt } : {}),
+  };
+  const polls = createLongPolls({ ...deps.polls, inbox: deps.inbox, ...(side ? { signals: side } : {}) });
   const events = deps.metrics
     ? new Counter({ name: 'webchat_events_recorded_total', help: 'Website-chat events written to the outbox, by event and escalation type.', labelNames: ['event', 'type'] as const, registers: [deps.metrics.registry] })
     : null;
@@ -106,9 +119,9 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       handoff: { kind: 'human', requestedBy: 'customer' },
     });
     if (!result.cancelled && !result.held) return result.text;
-    // Already with a person (held), or replaced by a newer message: the sentence that a colleague answers here.
-    const available = (await deps.teamAvailable?.(workspaceId)) ?? false;
-    return phrase(available ? 'handoff_waiting' : 'handoff_waiting_closed', language ?? DEFAULT_LANGUAGE);
+    // Already with a person (held), or replaced by a newer message: what the handoff says, from the same presence and
+    // team hours (src/sessions/handoff.ts).
+    return waitingSentence(team, workspaceId, language ?? DEFAULT_LANGUAGE);
   }
 
   /**
@@ -146,16 +159,22 @@ export function createWebchatService(deps: WebchatServiceDeps) {
    * `detected`, once per conversation.
    */
   async function turn(workspaceId: string, conversationId: string, text: string, language: string | null): Promise<string | null> {
-    const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: conversationId, text, ...(language ? { language } : {}) });
+    const result = await answer(workspaceId, conversationId, text, language);
+    return result.cancelled || result.held ? null : result.text;
+  }
+
+  /** The turn itself; a scenario's test conversation (`test`) never tells the team (no `escalation` webhook). */
+  async function answer(workspaceId: string, conversationId: string, text: string, language: string | null, test?: TestConversation): Promise<TurnResult> {
+    const result = await runtime.handleMessage({ workspaceId, channel: 'webchat', externalId: conversationId, text, ...(language ? { language } : {}), ...(test ? { test } : {}) });
     // Held for the person who handles the conversation: stored, and nobody answers it here.
-    if (result.cancelled || result.held) return null;
+    if (result.cancelled || result.held || test) return result;
     if (result.handoff?.requestedBy === 'customer') {
       const at = now();
       const recorded = await db.transaction().execute((trx) => escalateIn(trx, workspaceId, conversationId, 'detected', text, at));
       if (recorded) counted('escalation', 'detected');
       log.debug({ workspaceId, conversationId, recorded }, 'visitor asked for a person');
     }
-    return result.text;
+    return result;
   }
 
   return {
@@ -213,7 +232,22 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       const text = input.message.trim();
       const language = detectLanguage(text) ?? row.language ?? input.language;
       if (language && language !== row.language) await repo.setLanguage(row.id, language);
+      await side?.visitorWrote(conversationId);
       return { reply: await turn(workspaceId, row.id, text, language) };
+    },
+
+    /**
+     * A scenario's test message (docs/scenarios.md): the visitor's turn as `start` and `message` run it (the language
+     * told as they tell it), without a conversation row, a visitor token or an event: nothing of it reaches the team
+     * or a webhook. `language`: the page's, for a first message too short to tell; later ones keep the previous.
+     */
+    async testTurn(
+      workspaceId: string,
+      conversationId: string,
+      input: { message: string; language: string | null; test: TestConversation },
+    ): Promise<TurnResult> {
+      const text = input.message.trim();
+      return answer(workspaceId, conversationId, text, conversationLanguage(text, input.language), input.test);
     },
 
     /** POST /v1/webchat/conversations/{id}/lead: the contact details on the conversation, and new_lead. */
@@ -265,7 +299,7 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       workspaceId: string,
       conversationId: string,
       input: { visitorToken: string | undefined; after: string | null; waitMs: number; clientAddress: string; signal?: AbortSignal },
-    ): Promise<{ messages: VisitorMessage[]; handled_by: HandledBy }> {
+    ): Promise<{ messages: VisitorMessage[]; handled_by: HandledBy } & Pick<PollExtras, 'typing' | 'survey'>> {
       const row = await visitorConversation(workspaceId, conversationId, input.visitorToken);
       if (input.after !== null && !isUuid(input.after)) {
         throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message id' }]);
@@ -277,32 +311,64 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       // Placed (and subscribed) before the read, so that a message added after the read wakes it.
       const poll = input.waitMs > 0 ? polls.open({ workspaceId, conversationId: row.id, sessionId: session?.id ?? null, address: input.clientAddress }) : null;
       let woken: PollWake | null = null;
+      /** Typing and the survey as the poll began: a change of either answers it too. */
+      let began: PollExtras | null = null;
       try {
+        // The visitor is here while the widget polls (docs/webchat.md, "Replies by email").
+        await side?.seen(workspaceId, row.id);
         for (let first = true; ; first = false) {
           if (!first) session = await sessions.find(workspaceId, 'webchat', row.id);
           const rows = session ? await sessions.messages(session.id, input.after, MAX_POLL_MESSAGES) : [];
           if (rows === undefined) {
             throw new AppError('validation_failed', 'after must be the id of a message of this conversation.', [{ field: 'after', message: 'not a message of this conversation' }]);
           }
+          const extras = side ? await side.pollExtras(row.id, session?.id ?? null) : NO_EXTRAS;
+          began ??= extras;
+          const changed = extras.typing !== began.typing || extras.survey !== began.survey;
           const answer = () => ({
             handled_by: session?.handled_by ?? 'bot',
+            typing: extras.typing,
+            survey: extras.survey,
             messages: rows.map((m) => ({
               id: m.id,
               from: m.from,
               text: m.text,
               at: new Date(m.at).toISOString(),
-              ...(m.from === 'agent' && m.agent_email ? { agent_name: displayName(m.agent_email) } : {}),
+              ...(m.from === 'agent' && m.agent_email ? { agent_name: displayName({ email: m.agent_email, name: m.agent_name }) } : {}),
             })),
           });
-          if (!poll || rows.length > 0 || woken === 'deadline' || Date.now() >= deadline) return answer();
-          // Nothing is read while it waits. It ends when there is a reason to read, or when the client left (then
-          // nothing is read: the answer would go nowhere).
-          woken = await poll.wait(deadline, input.signal);
-          if (woken === 'aborted') return { handled_by: session?.handled_by ?? 'bot', messages: [] };
+          if (!poll || rows.length > 0 || changed || woken === 'deadline' || Date.now() >= deadline) return answer();
+          // Nothing is read while it waits. It ends when there is a reason to read (the agent's typing lapsing is
+          // one), or when the client left (then nothing is read: the answer would go nowhere).
+          const until = extras.typingUntil !== null && extras.typingUntil < deadline ? extras.typingUntil + 1 : deadline;
+          woken = await poll.wait(until, input.signal);
+          if (woken === 'deadline' && until !== deadline) woken = 'settled';
+          if (woken === 'aborted') return { handled_by: session?.handled_by ?? 'bot', messages: [], typing: extras.typing, survey: extras.survey };
         }
       } finally {
         poll?.close();
+        if (side) void side.seen(workspaceId, row.id).catch((err: unknown) => log.warn({ err, conversationId: row.id }, 'the visitor\'s last poll could not be noted'));
       }
+    },
+
+    /** POST /v1/webchat/conversations/{id}/typing: the visitor is typing; the team sees it live. */
+    async typing(workspaceId: string, conversationId: string, input: { visitorToken: string | undefined }): Promise<void> {
+      const row = await visitorConversation(workspaceId, conversationId, input.visitorToken);
+      if (!side || !deps.sessions) return;
+      const session = await deps.sessions.find(workspaceId, 'webchat', row.id);
+      await side.visitorTyping(workspaceId, row.id, session?.id ?? null);
+    },
+
+    /** POST /v1/webchat/conversations/{id}/satisfaction: the answer to the question put after a colleague closed it. */
+    async satisfaction(
+      workspaceId: string,
+      conversationId: string,
+      input: { visitorToken: string | undefined; score: number; comment?: string | undefined },
+    ): Promise<{ satisfaction: { score: number; comment: string | null; at: string } }> {
+      const row = await visitorConversation(workspaceId, conversationId, input.visitorToken);
+      const session = deps.sessions ? await deps.sessions.find(workspaceId, 'webchat', row.id) : undefined;
+      if (!side || !session) throw new AppError('conflict', 'No question was asked in this conversation: it is asked after a colleague closed it.');
+      return { satisfaction: await side.answer(session.id, { score: input.score, comment: input.comment }) };
     },
 
     /** GET /v1/webchat. */
@@ -311,10 +377,11 @@ export function createWebchatService(deps: WebchatServiceDeps) {
       return { allowed_origins: row?.allowed_origins ?? [], enabled: row?.enabled ?? true, updated_at: row ? row.updated_at.toISOString() : null };
     },
 
-    /** PUT /v1/webchat: the origins are checked and canonicalised; the list replaces the previous one. */
-    async putSettings(workspaceId: string, input: { allowed_origins: string[]; enabled?: boolean }): Promise<WebchatSettings> {
-      const row = await repo.putSettings(workspaceId, parseAllowedOrigins(input.allowed_origins), input.enabled);
-      return { allowed_origins: row.allowed_origins, enabled: row.enabled, updated_at: row.updated_at.toISOString() };
+    /** PUT /v1/webchat: the origins are checked and canonicalised (a page's address gives its site's); the list replaces the previous one. */
+    async putSettings(workspaceId: string, input: { allowed_origins: string[]; enabled?: boolean }): Promise<WebchatSettings & { notes: string[] }> {
+      const { origins, notes } = parseAllowedOrigins(input.allowed_origins);
+      const row = await repo.putSettings(workspaceId, origins, input.enabled);
+      return { allowed_origins: row.allowed_origins, enabled: row.enabled, updated_at: row.updated_at.toISOString(), notes };
     },
 
     /** The gate's view: the canonical origins whose pages may call the website-chat API (none until set) and the switch, in one read. */

@@ -9,6 +9,8 @@ import { e164 } from './payload.ts';
 import { SILENT_TYPES } from './silent-types.ts';
 import { phrase } from '../../ai/phrases.ts';
 import type { Deliver, WorkerContext } from './worker-context.ts';
+import type { SurveyTap } from './satisfaction.ts';
+import type { SessionRuntime, TestConversation, TurnResult } from '../../sessions/session-runtime.ts';
 
 export function createAnswerStage(ctx: WorkerContext, deliver: Deliver) {
   const { repository, runtime, metrics } = ctx.options;
@@ -31,6 +33,11 @@ export function createAnswerStage(ctx: WorkerContext, deliver: Deliver) {
     track(next);
   }
 
+  /** A tap on a reply button: the satisfaction answer it is (src/channels/whatsapp/satisfaction.ts), or none. */
+  async function tapped(workspaceId: string, waId: string, replyId: string): Promise<SurveyTap | null> {
+    return (await options.satisfaction?.tapped({ workspaceId, waId, replyId })) ?? null;
+  }
+
   async function answer(row: WhatsappInboundMessage, lease: Lease): Promise<void> {
     const messageLog = log.child({ workspaceId: row.workspace_id, inboundId: row.id });
     try {
@@ -42,7 +49,10 @@ export function createAnswerStage(ctx: WorkerContext, deliver: Deliver) {
         await repository.finishInbound({ id: row.id, owner, state: 'done', outcome: 'workspace_disabled', sendLeaseMs });
         return;
       }
-      const conversation = row.session_external_id ?? (await repository.touchConversation({
+      // A tap on a reply button: the satisfaction question's answer, kept for the session it was asked in, whose
+      // conversation it joins without touching the customer's current one; never a turn, never answered.
+      const tap = row.reply_id === null ? null : await tapped(row.workspace_id, row.wa_id, row.reply_id);
+      const conversation = row.session_external_id ?? tap?.sessionExternalId ?? (await repository.touchConversation({
         workspaceId: row.workspace_id,
         waId: row.wa_id,
         at: new Date(row.sent_at),
@@ -59,27 +69,21 @@ export function createAnswerStage(ctx: WorkerContext, deliver: Deliver) {
         if (row.type === 'text') {
           if (!row.text || row.text.trim() === '') outcome = 'empty';
           else {
-            // WhatsApp carries no language: the customer's words tell it (docs/whatsapp.md, "Languages"). A message too
-            // short to tell ("ok", "Hallo") sends none, and the session keeps the language it had (English at first).
-            const language = detectLanguage(row.text);
-            const result = await runtime.handleMessage({
+            const answered = await whatsappTurn(runtime, {
               workspaceId: row.workspace_id,
-              channel: 'whatsapp',
-              externalId: conversation,
+              conversation,
               text: row.text,
-              ...(language ? { language } : {}),
-              customerPhone: e164(row.wa_id),
+              waId: row.wa_id,
               // The turn is named after Meta's message id, so a retried message cannot write a second turn.
               turnId: row.message_id,
             });
-            if (result.cancelled) outcome = 'cancelled';
-            // A person handles the conversation: stored and shown in the inbox; neither the bot nor the integrator answers.
-            else if (result.held) outcome = 'held';
-            else {
-              outcome = 'reply';
-              reply = { kind: 'reply', body: cutChars(result.text, MAX_WHATSAPP_TEXT_CHARS) };
-            }
+            outcome = answered.outcome;
+            if (answered.outcome === 'reply') reply = { kind: 'reply', body: answered.body };
           }
+        } else if (row.reply_id !== null) {
+          // The answer kept, or a tap that answers nothing open (a second tap, another app's button): stored, and
+          // answered with nothing, not even the text-only notice (docs/whatsapp.md, "The satisfaction question").
+          outcome = tap?.recorded ? 'satisfaction' : 'button_reply';
         } else if (SILENT_TYPES.has(row.type)) {
           outcome = 'silent';
         } else if (await repository.claimNotice(row.workspace_id, row.wa_id, UNSUPPORTED_NOTICE_INTERVAL_MS)) {
@@ -141,6 +145,34 @@ export function createAnswerStage(ctx: WorkerContext, deliver: Deliver) {
   }
 
   return answerInOrder;
+}
+
+/**
+ * One customer text message's turn, and the reply as it is sent: the seam between the session and the Graph API. The
+ * worker queues the reply for sending; a scenario's test conversation (docs/scenarios.md) keeps it instead, so a test
+ * never reaches Meta or a customer.
+ */
+export async function whatsappTurn(
+  runtime: Pick<SessionRuntime, 'handleMessage'>,
+  input: { workspaceId: string; conversation: string; text: string; waId: string; turnId: string; test?: TestConversation },
+): Promise<{ outcome: 'cancelled' | 'held' } | { outcome: 'reply'; body: string; result: Extract<TurnResult, { cancelled: false }> }> {
+  // WhatsApp carries no language: the customer's words tell it (docs/whatsapp.md, "Languages"). A message too short to
+  // tell ("ok", "Hallo") sends none, and the session keeps the language it had (English at first).
+  const language = detectLanguage(input.text);
+  const result = await runtime.handleMessage({
+    workspaceId: input.workspaceId,
+    channel: 'whatsapp',
+    externalId: input.conversation,
+    text: input.text,
+    ...(language ? { language } : {}),
+    customerPhone: e164(input.waId),
+    turnId: input.turnId,
+    ...(input.test ? { test: input.test } : {}),
+  });
+  if (result.cancelled) return { outcome: 'cancelled' };
+  // A person handles the conversation: stored and shown in the inbox; neither the bot nor the integrator answers.
+  if (result.held) return { outcome: 'held' };
+  return { outcome: 'reply', body: cutChars(result.text, MAX_WHATSAPP_TEXT_CHARS), result };
 }
 
 function cutChars(text: string, max: number): string {

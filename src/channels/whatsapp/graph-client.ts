@@ -1,7 +1,9 @@
 /**
- * Sending a text message with Meta's Graph API: `POST {WHATSAPP_GRAPH_URL}/{phone_number_id}/messages` with
+ * Sending a message with Meta's Graph API: `POST {WHATSAPP_GRAPH_URL}/{phone_number_id}/messages` with
  * `Authorization: Bearer <the workspace's access token>` and
- * `{messaging_product:'whatsapp', to, type:'text', text:{body, preview_url:false}}`.
+ * `{messaging_product:'whatsapp', to, type:'text', text:{body, preview_url:false}}`, or, with reply buttons,
+ * `{messaging_product:'whatsapp', to, type:'interactive', interactive:{type:'button', body:{text},
+ * action:{buttons:[{type:'reply', reply:{id, title}}]}}}` (at most 3 buttons of 20 characters).
  *
  * Why not the guarded client (src/net): that one is for URLs an integrator gives us. WHATSAPP_GRAPH_URL is the
  * operator's setting, read once at start (Meta's by default; a local stand-in in tests), so this is a plain undici
@@ -18,17 +20,29 @@ import {
   GRAPH_MAX_RESPONSE_BYTES,
   GRAPH_RETRYABLE_CODES,
   GRAPH_TIMEOUT_MS,
+  MAX_INTERACTIVE_BODY_CHARS,
+  MAX_REPLY_BUTTON_ID_CHARS,
+  MAX_REPLY_BUTTON_TITLE_CHARS,
+  MAX_REPLY_BUTTONS,
 } from './limits.ts';
 import { deadlineAgent, readCapped, requestUntil, startDeadline } from '../../net/bounded-read.ts';
 import { isObject } from '../../json-value.ts';
 import type { FailureReason } from '../../errors.ts';
 
-export interface SendTextInput {
+/** A reply button of an interactive message: its id comes back in the customer's tap (`button_reply.id`). */
+export interface ReplyButton {
+  id: string;
+  title: string;
+}
+
+export interface SendInput {
   phoneNumberId: string;
   accessToken: string;
   /** The customer's wa_id. */
   to: string;
   body: string;
+  /** Reply buttons: the message is sent as `interactive` with them; absent or null: a text message. */
+  buttons?: readonly ReplyButton[] | null;
   signal?: AbortSignal;
 }
 
@@ -69,8 +83,8 @@ export class GraphClient {
     this.#agent = deadlineAgent(this.#timeoutMs, { connections: GRAPH_CONNECTIONS });
   }
 
-  async sendText(input: SendTextInput): Promise<SendOutcome> {
-    const body = JSON.stringify({ messaging_product: 'whatsapp', to: input.to, type: 'text', text: { body: input.body, preview_url: false } });
+  async send(input: SendInput): Promise<SendOutcome> {
+    const body = JSON.stringify(messageBody(input));
     const deadline = startDeadline(this.#timeoutMs, input.signal);
     const { signal } = deadline;
     const failure = (err: unknown): SendOutcome => {
@@ -122,6 +136,31 @@ export class GraphClient {
   async close(): Promise<void> {
     await this.#agent.close();
   }
+}
+
+/** The Graph API's message object: text, or interactive with reply buttons cut to what Meta allows. */
+function messageBody(input: SendInput): Record<string, unknown> {
+  if (!input.buttons || input.buttons.length === 0) {
+    return { messaging_product: 'whatsapp', to: input.to, type: 'text', text: { body: input.body, preview_url: false } };
+  }
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: input.to,
+    type: 'interactive',
+    interactive: {
+      type: 'button',
+      body: { text: cutChars(input.body, MAX_INTERACTIVE_BODY_CHARS) },
+      action: {
+        buttons: input.buttons.slice(0, MAX_REPLY_BUTTONS).map((b) => ({ type: 'reply', reply: { id: b.id.slice(0, MAX_REPLY_BUTTON_ID_CHARS), title: cutChars(b.title, MAX_REPLY_BUTTON_TITLE_CHARS) } })),
+      },
+    },
+  };
+}
+
+function cutChars(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join('');
 }
 
 function parseJson(body: Buffer): unknown {

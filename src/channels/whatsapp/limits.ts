@@ -83,6 +83,14 @@ export const SEND_MAX_RETRY_AFTER_MS = 60_000;
 /** Messages sent at once by one process. */
 export const MAX_CONCURRENT_SENDS = 16;
 // WhatsApp's own limit on a text message body is MAX_WHATSAPP_TEXT_CHARS (src/ai/limits.ts), where replies are rendered.
+/**
+ * An interactive message with reply buttons (the satisfaction question, src/channels/whatsapp/satisfaction.ts), as
+ * Meta allows it: at most 3 buttons, each title at most 20 characters, each id at most 256, the body at most 1,024.
+ */
+export const MAX_REPLY_BUTTONS = 3;
+export const MAX_REPLY_BUTTON_TITLE_CHARS = 20;
+export const MAX_REPLY_BUTTON_ID_CHARS = 256;
+export const MAX_INTERACTIVE_BODY_CHARS = 1_024;
 
 /** Graph error code: the customer's last message is older than 24 hours; a free-form reply is not allowed. */
 export const GRAPH_ERROR_OUTSIDE_WINDOW = 131047;

@@ -4,7 +4,8 @@
  *   entry[].changes[] with field 'messages' and value {
  *     metadata: { display_phone_number, phone_number_id },   ← which business number: which workspace
  *     contacts?: [{ profile: { name }, wa_id }],              ← the customer's profile name (may be absent)
- *     messages?: [{ from, id, timestamp, type, text?: { body } | image | audio | location | … }],
+ *     messages?: [{ from, id, timestamp, type, text?: { body } | interactive?: { type: 'button_reply',
+ *                   button_reply: { id, title } } | image | audio | location | …, context?: { from, id } }],
  *     statuses?: [{ id, status: sent|delivered|read|failed, timestamp, recipient_id, errors?: [{ code, title }] }],
  *   }
  *
@@ -27,8 +28,13 @@ export interface InboundMessage {
   sentAt: Date;
   /** text, image, audio, video, document, sticker, location, contacts, interactive, button, reaction, … */
   type: string;
-  /** The text of a `text` message; null for every other type. */
+  /** The text of a `text` message, the title of a tapped reply button; null for every other type. */
   text: string | null;
+  /**
+   * The id of the reply button the customer tapped (`interactive` of type `button_reply`: the satisfaction question's,
+   * src/channels/whatsapp/satisfaction.ts, or any other); null for every other message.
+   */
+  replyId: string | null;
   /** `contacts[].profile.name` of the sender, cut to protocol §8's 120 characters; null when Meta sent none. */
   profileName: string | null;
 }
@@ -143,8 +149,11 @@ export function parseWebhook(body: string, now: Date = new Date()): ParsedWebhoo
           skipped++;
           continue;
         }
-        const text = type === 'text' && isObject(m.text) && typeof m.text.body === 'string' ? m.text.body : null;
-        messages.push({ id, waId, sentAt: timestamp(m.timestamp, now), type, text, profileName: names.get(waId) ?? null });
+        const reply = type === 'interactive' && isObject(m.interactive) && m.interactive.type === 'button_reply' && isObject(m.interactive.button_reply) ? m.interactive.button_reply : null;
+        const replyId = reply ? nonEmptyString(reply.id) : null;
+        const text =
+          type === 'text' && isObject(m.text) && typeof m.text.body === 'string' ? m.text.body : replyId !== null && typeof reply?.title === 'string' ? reply.title : null;
+        messages.push({ id, waId, sentAt: timestamp(m.timestamp, now), type, text, replyId, profileName: names.get(waId) ?? null });
       }
 
       const updates: StatusUpdate[] = [];

@@ -50,6 +50,7 @@ export function createReadStage(ctx: WorkerContext) {
           wa_id: m.waId,
           type: m.type,
           text: m.text,
+          reply_id: m.replyId,
           profile_name: m.profileName,
           sent_at: m.sentAt,
         });

@@ -4,6 +4,8 @@ import type { Lease } from '../../leases/lease-keeper.ts';
 import { jitteredDelay, parseRetryAfter, retryDelay } from '../../net/retry-schedule.ts';
 import { SEND_MAX_RETRY_AFTER_MS, SEND_RETRY_DELAYS_MS, SEND_RETRY_JITTER } from './limits.ts';
 import type { WorkerContext } from './worker-context.ts';
+import type { ReplyButton } from './graph-client.ts';
+import { isObject } from '../../json-value.ts';
 
 export function createSendStage(ctx: WorkerContext) {
   const { repository, settings, graph, metrics } = ctx.options;
@@ -29,11 +31,13 @@ export function createSendStage(ctx: WorkerContext) {
         await repository.markFailed(row.id, owner, { httpStatus: null, code: null, detail: 'The workspace has no WhatsApp settings any more.' });
         return;
       }
-      const outcome = await graph.sendText({
+      const outcome = await graph.send({
         phoneNumberId: row.phone_number_id,
         accessToken: credentials.accessToken,
         to: row.wa_id,
         body: row.body,
+        // The satisfaction question's reply buttons (kind survey); none: a text message.
+        buttons: replyButtons(row.buttons),
         // Stopping, or the lease lost (another engine sends it now): this request is cancelled.
         signal: AbortSignal.any([state.stopSends.signal, lease.signal]),
       });
@@ -68,4 +72,12 @@ export function createSendStage(ctx: WorkerContext) {
   }
 
   return deliver;
+}
+
+/** The row's `buttons` column (jsonb `[{id, title}]`, migration 0038) as the Graph client takes them; null without. */
+function replyButtons(value: unknown): ReplyButton[] | null {
+  const list: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  if (!Array.isArray(list)) return null;
+  const buttons = list.filter((b): b is ReplyButton => isObject(b) && typeof b.id === 'string' && typeof b.title === 'string');
+  return buttons.length === 0 ? null : buttons;
 }

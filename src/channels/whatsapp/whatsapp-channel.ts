@@ -24,6 +24,8 @@ export interface WhatsappChannelOptions {
   runtime: Pick<SessionRuntime, 'handleMessage'>;
   /** Whether a workspace answers its messages (not disabled by the operator); absent: every workspace does. */
   serving?: WhatsappWorkerOptions['serving'];
+  /** A tap on the satisfaction question's reply buttons is its answer (src/channels/whatsapp/satisfaction.ts). */
+  satisfaction?: WhatsappWorkerOptions['satisfaction'];
   logger: Logger;
   registry?: Registry;
   /** The delivery status of an agent's message may have changed (the team's side shows it live). */
@@ -47,6 +49,7 @@ export function createWhatsappChannel(options: WhatsappChannelOptions) {
     runtime: options.runtime,
     graph,
     ...(options.serving ? { serving: options.serving } : {}),
+    ...(options.satisfaction ? { satisfaction: options.satisfaction } : {}),
     ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
     logger: options.logger,
     ...(metrics ? { metrics } : {}),

@@ -11,17 +11,20 @@ import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import type { GraphClient } from './graph-client.ts';
 import type { WhatsappMetrics } from './metrics.ts';
 import type { WhatsappSettings } from './settings.ts';
+import type { WhatsappSatisfaction } from './satisfaction.ts';
 
 export interface WhatsappWorkerOptions {
   repository: WhatsappRepository;
   settings: Pick<WhatsappSettings, 'workspaceFor' | 'credentials'>;
   runtime: Pick<SessionRuntime, 'handleMessage'>;
-  graph: Pick<GraphClient, 'sendText'>;
+  graph: Pick<GraphClient, 'send'>;
+  /** A tap on a reply button: the satisfaction question's answer (src/channels/whatsapp/satisfaction.ts); absent: none is. */
+  satisfaction?: Pick<WhatsappSatisfaction, 'tapped'>;
   /** Whether the workspace takes conversations (AccountsService.isServing); absent: every workspace does. */
   serving?: (workspaceId: string) => Promise<boolean>;
   logger: Logger;
   metrics?: WhatsappMetrics;
-  /** Names this process in `claimed_by`; default a random id. */
+  /** Names this process in `lease_owner`; default a random id. */
   owner?: string;
   /** The lease of a message being answered and of a reply being sent; default LEASE_MS (src/leases/durations.ts). */
   leaseMs?: number;
@@ -61,7 +64,7 @@ export interface WorkerState {
 export interface WorkerContext {
   options: WhatsappWorkerOptions;
   log: Logger;
-  /** This process's name in `claimed_by`. */
+  /** This process's name in `lease_owner`. */
   owner: string;
   now: () => number;
   state: WorkerState;

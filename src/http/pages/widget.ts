@@ -107,6 +107,7 @@ function demoPage(key: string, widget: Asset, css: Asset, serviceOrigin: string)
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Demo shop · Botlink website chat</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/widget/demo.css?v=${css.version}">
   <script src="/widget.js?v=${widget.version}" data-key="${escapeHtml(key)}" async></script>
 </head>

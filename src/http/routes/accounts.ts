@@ -1,7 +1,7 @@
 /** Workspaces (platform operator), users and tokens (docs/interfaces.md: Accounts and authorisation). */
 import type { Role } from '../../../db/schema.ts';
 import type { AccountsService } from '../../accounts/accounts-service.ts';
-import { MAX_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER, MIN_TOKEN_TTL_SECONDS } from '../../limits.ts';
+import { MAX_TOKEN_TTL_SECONDS, MAX_TOKENS_PER_USER, MAX_USER_NAME_CHARS, MIN_TOKEN_TTL_SECONDS } from '../../limits.ts';
 import { route, type RouteDefinition } from '../route.ts';
 
 const email = { type: 'string', format: 'email', maxLength: 254 };
@@ -11,7 +11,15 @@ const inviteUrl = {
   format: 'uri',
   description: "A one-time link to set the user's password: {PUBLIC_URL}/dashboard/invite#<token>, 7 days; shown once.",
 };
-const userSchema = { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, role: roleSchema } };
+const nameSchema = {
+  type: ['string', 'null'],
+  maxLength: MAX_USER_NAME_CHARS,
+  description: `The name colleagues and customers see ("Sam, from the team"): at most ${MAX_USER_NAME_CHARS} characters, trimmed; empty or null: none, and the email's first word is shown instead.`,
+};
+const userSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: ['string', 'null'], description: 'The display name; null: none given.' }, role: roleSchema },
+};
 
 export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
   return [
@@ -110,21 +118,46 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       },
     }),
 
-    route<{ email: string; role: Role }>({
+    route<{ email: string; role: Role; name?: string | null }>({
       method: 'post',
       path: '/v1/users',
       tag: 'users',
       summary:
         "Add a user; their invite link (to set a password, then sign in) is in this answer only. No token: nobody but the user ever holds one of theirs. Owners add anyone, admins add agents (an invite link sets the password, so admins' and owners' links are made by owners).",
       access: 'manager',
-      body: { type: 'object', required: ['email', 'role'], additionalProperties: false, properties: { email, role: roleSchema } },
+      body: { type: 'object', required: ['email', 'role'], additionalProperties: false, properties: { email, role: roleSchema, name: nameSchema } },
       responses: {
-        201: { description: 'Created.', schema: { type: 'object', required: ['user'], properties: { user: userSchema, invite_url: inviteUrl } } },
+        201: {
+          description: 'Created.',
+          schema: {
+            type: 'object',
+            required: ['user', 'invite_emailed'],
+            properties: { user: userSchema, invite_url: inviteUrl, invite_emailed: { type: 'boolean', description: 'true: the link is also on its way to the user by email (SMTP_URL is set).' } },
+          },
+        },
         403: { description: 'An admin asked to add an owner or an admin.' },
         409: { description: 'A user with that email exists.' },
       },
       async handler({ body, principal }) {
         return { status: 201, body: await accounts.createUser(principal, body) };
+      },
+    }),
+
+    route<{ name: string | null }>({
+      method: 'patch',
+      path: '/v1/users/{id}',
+      tag: 'users',
+      summary: "Change a user's display name (empty or null removes it). Owners change anyone's, admins agents' and their own.",
+      access: 'manager',
+      body: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: nameSchema } },
+      responses: {
+        200: { description: 'The user as stored.', schema: { type: 'object', required: ['user'], properties: { user: userSchema } } },
+        400: { description: 'The name is too long.' },
+        403: { description: "An admin asked to change an owner's or another admin's name." },
+        404: { description: 'No such user.' },
+      },
+      async handler({ body, params, principal }) {
+        return { status: 200, body: { user: await accounts.renameUser(principal, params.id!, body.name) } };
       },
     }),
 
@@ -137,7 +170,11 @@ export function accountRoutes(accounts: AccountsService): RouteDefinition[] {
       responses: {
         201: {
           description: 'The link, in this answer only.',
-          schema: { type: 'object', required: ['invite_url', 'expires_at'], properties: { invite_url: inviteUrl, expires_at: { type: 'string', format: 'date-time' } } },
+          schema: {
+            type: 'object',
+            required: ['invite_url', 'expires_at', 'invite_emailed'],
+            properties: { invite_url: inviteUrl, expires_at: { type: 'string', format: 'date-time' }, invite_emailed: { type: 'boolean', description: 'true: the link is also on its way to the user by email.' } },
+          },
         },
         403: { description: "An admin asked for an owner's or an admin's link." },
         404: { description: 'No such user.' },

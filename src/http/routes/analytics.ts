@@ -7,7 +7,9 @@
  * - `GET /v1/exports/conversations?format=csv|jsonl` (owners and admins: customers' details in bulk), streamed.
  */
 import type { AnalyticsRepository } from '../../../db/repositories/analytics.repository.ts';
+import type { ConversationLabelsRepository } from '../../../db/repositories/conversation-labels.repository.ts';
 import type { WorkspaceSettingsRepository } from '../../../db/repositories/workspace-settings.repository.ts';
+import type { VisitorRepository } from '../../../db/repositories/visitor.repository.ts';
 import { EXPORT_COLUMNS, EXPORT_FORMATS, streamConversations, type ExportFormat } from '../../analytics/export.ts';
 import { overview, timeseries, unanswered } from '../../analytics/overview.ts';
 import { MAX_HOURLY_DAYS, MAX_PERIOD_DAYS, readBucket, readPeriod, type AnalyticsPeriod } from '../../analytics/period.ts';
@@ -18,6 +20,10 @@ import { errorSchema, route, type JsonSchema, type RouteContext, type RouteDefin
 export interface AnalyticsRouteDeps {
   analytics: AnalyticsRepository;
   settings: Pick<WorkspaceSettingsRepository, 'find'>;
+  /** Names the unanswered questions' conversations (src/text/conversation-label.ts). */
+  labels: Pick<ConversationLabelsRepository, 'labelFacts'>;
+  /** The satisfaction answers of a period (db/repositories/visitor.repository.ts); absent: the Overview has none. */
+  satisfaction?: Pick<VisitorRepository, 'summary'>;
   now?: () => number;
 }
 
@@ -83,12 +89,20 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
                   down_periods: { type: 'array', items: { type: 'object', properties: { from: { type: 'string' }, to: { type: ['string', 'null'] } } } },
                 },
               },
+              satisfaction: {
+                type: 'object',
+                description: 'The answers to the question put after a colleague closed a conversation, given in the period: how many, and their mean score (1..5; null with none).',
+                properties: { responses: { type: 'integer' }, average: { type: ['number', 'null'] } },
+              },
             },
           },
         },
         400: badInput,
       },
-      handler: overPeriod(overview),
+      handler: overPeriod(async (analytics, workspaceId, period) => ({
+        ...(await overview(analytics, workspaceId, period)),
+        satisfaction: deps.satisfaction ? await deps.satisfaction.summary({ workspaceId, ...period }) : { responses: 0, average: null },
+      })),
     }),
 
     route({
@@ -150,7 +164,17 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: { text: { type: 'string' }, count: { type: 'integer' }, last_at: { type: 'string' }, session_ids: { type: 'array', items: { type: 'string' } } },
+                  properties: {
+                    text: { type: 'string' },
+                    count: { type: 'integer' },
+                    last_at: { type: 'string' },
+                    session_ids: { type: 'array', items: { type: 'string' }, description: 'The conversations that asked it, newest first (at most 10).' },
+                    sessions: {
+                      type: 'array',
+                      description: "The same conversations named, in the same order: the customer's name, email or number, else the first words of their first message (plain text).",
+                      items: { type: 'object', required: ['id', 'label'], properties: { id: { type: 'string', format: 'uuid' }, label: { type: 'string' } } },
+                    },
+                  },
                 },
               },
               complete: { type: 'boolean' },
@@ -159,7 +183,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
         },
         400: badInput,
       },
-      handler: overPeriod(unanswered),
+      handler: overPeriod((analytics, workspaceId, period) => unanswered(analytics, workspaceId, period, deps.labels)),
     }),
 
     route({
@@ -177,7 +201,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
         const period = periodOf(req.query);
         const format = req.query.format ?? 'csv';
         if (!(EXPORT_FORMATS as readonly unknown[]).includes(format)) {
-          throw new AppError('validation_failed', 'format must be csv or jsonl.', [{ field: 'format', message: 'unknown format' }]);
+          throw new AppError('validation_failed', 'format must be csv or jsonl.', [{ field: 'format', message: 'is not a known format' }]);
         }
         await streamConversations(deps.analytics, workspaceId, period, format as ExportFormat, res);
         // The audit log records which conversations left, and how (docs/privacy.md, "Audit log").

@@ -6,10 +6,13 @@
 import type { StreamGuard } from '../../auth/stream-guard.ts';
 import { notFound } from '../../errors.ts';
 import type { InboxService } from '../../inbox/inbox-service.ts';
+import type { PresenceChange } from '../../inbox/presence.ts';
+import type { Principal } from '../../../db/repositories/accounts.repository.ts';
 import { AGENT_MESSAGE_RATE_LIMIT, MAX_HANDBACK_AFTER_MINUTES } from '../../inbox/limits.ts';
 import { isUuid } from '../../ids.ts';
 import type { InboxEvents } from '../../sessions/inbox-events.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
+import { assignedToSchema } from './presence.ts';
 import { serveEventStream } from '../event-stream.ts';
 
 const views = ['waiting', 'mine', 'open', 'followups'] as const;
@@ -20,11 +23,12 @@ const agentSchema: JsonSchema = {
 };
 const conversationSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'channel', 'customer', 'handled_by', 'agent', 'waiting_since', 'last_message'],
+  required: ['id', 'channel', 'customer', 'handled_by', 'agent', 'waiting_since', 'last_message', 'customer_last_message'],
   properties: {
     id: { type: 'string', format: 'uuid', description: 'The session id (GET /v1/sessions/{id}).' },
     channel: { enum: ['phone', 'whatsapp', 'webchat'] },
     customer: { type: 'object' },
+    label: { type: 'string', description: "The conversation's name: the customer's name, email or number, else the first words of their first message (plain text)." },
     handled_by: { enum: ['bot', 'waiting', 'agent'] },
     agent: agentSchema,
     waiting_since: { type: ['string', 'null'], format: 'date-time' },
@@ -32,11 +36,25 @@ const conversationSchema: JsonSchema = {
       type: ['object', 'null'],
       properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
     },
+    assigned_to: assignedToSchema,
+    overdue: { type: 'boolean', description: 'Waiting longer than the first-reply target (FIRST_REPLY_TARGET_MINUTES, default 5).' },
+    customer_last_message: {
+      type: ['object', 'null'],
+      description: "The customer's own last words (last_message may be the bot's or the team's); null before the customer wrote.",
+      properties: { text: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+    },
   },
 };
 const settingsSchema: JsonSchema = {
   type: 'object',
-  properties: { handback_after_minutes: { type: ['integer', 'null'], description: 'A waiting conversation nobody took goes back to the bot after this many minutes; null: never.' } },
+  properties: {
+    handback_after_minutes: { type: ['integer', 'null'], description: 'A waiting conversation nobody took goes back to the bot after this many minutes; null: never.' },
+    first_reply_target_minutes: { type: 'integer', description: 'Read only (FIRST_REPLY_TARGET_MINUTES): a conversation waiting longer is overdue.' },
+    email: {
+      type: 'object',
+      properties: { configured: { type: 'boolean', description: 'Read only: SMTP_URL is set, so an agent\'s reply to a web chat visitor who left (and gave an email) is emailed too.' } },
+    },
+  },
 };
 const chatOnly = { 422: { description: 'A phone session: the phone keeps its transfer (code phone_session).' } };
 const agentMessageEverySeconds = AGENT_MESSAGE_RATE_LIMIT.windowMs / AGENT_MESSAGE_RATE_LIMIT.burst / 1000;
@@ -44,7 +62,18 @@ const agentPace = {
   429: { description: 'Faster than the agent\'s budget in this conversation (rate_limited); error.details.retry_after and Retry-After say when to send again (seconds).' },
 };
 
-export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvents, 'subscribe'>; streams: StreamGuard }): RouteDefinition[] {
+export function inboxRoutes(deps: {
+  inbox: InboxService;
+  events: Pick<InboxEvents, 'subscribe'>;
+  streams: StreamGuard;
+  /** A note's @mentions of the signed-in user (src/inbox/notes.ts), sent on the same stream as `mention`. */
+  mentions?: (userId: string, listener: (mention: unknown) => void) => () => void;
+  /**
+   * An open stream is an open dashboard: it keeps its user's "available" from lapsing, and it hears the presence
+   * changes of the workspace's people as `presence` (src/inbox/presence.ts).
+   */
+  presence?: { opened(principal: Principal): () => void; subscribe(workspaceId: string, listener: (change: PresenceChange) => void): () => void };
+}): RouteDefinition[] {
   const { inbox, streams } = deps;
   return [
     route({
@@ -65,7 +94,7 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
       method: 'get',
       path: '/v1/inbox/events',
       tag: 'inbox',
-      summary: 'Live changes of the inbox as Server-Sent Events: `conversation` (who handles it changed, or a message was added) with the conversation\'s id, handled_by, agent, waiting_since and last_message. Ends with an `end` event when the token is revoked or expires.',
+      summary: 'Live changes of the inbox as Server-Sent Events: `conversation` (who handles it changed, a message was added, or it was assigned: reason handled_by, message or assigned) with the conversation\'s id, handled_by, agent, waiting_since and last_message, and assigned_to on an assignment; `mention` (a colleague\'s private note named you: note_id, session_id, by, text, at); `presence` (a person of the workspace became available, away or offline, by their choice, by PUT /v1/team, or lapsed without an open dashboard: user_id, name, status). Ends with an `end` event when the token is revoked or expires.',
       access: 'member',
       responses: {
         200: { description: 'The event stream.', contentType: 'text/event-stream' },
@@ -74,7 +103,10 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
       async handler({ req, res, principal }) {
         await serveEventStream(req, res, principal, streams, (send) => {
           res.write(': inbox\n\n');
-          return deps.events.subscribe(principal.workspaceId, (change) =>
+          const stopMentions = deps.mentions?.(principal.userId, (mention) => send('mention', mention)) ?? (() => {});
+          const closeDashboard = deps.presence?.opened(principal) ?? (() => {});
+          const stopPresence = deps.presence?.subscribe(principal.workspaceId, (change) => send('presence', change)) ?? (() => {});
+          const stopChanges = deps.events.subscribe(principal.workspaceId, (change) =>
             send('conversation', {
               id: change.sessionId,
               channel: change.channel,
@@ -83,8 +115,15 @@ export function inboxRoutes(deps: { inbox: InboxService; events: Pick<InboxEvent
               agent: change.agent,
               waiting_since: change.waitingSince,
               last_message: change.lastMessage,
+              ...(change.assignedTo === undefined ? {} : { assigned_to: change.assignedTo }),
             }),
           );
+          return () => {
+            stopChanges();
+            stopMentions();
+            stopPresence();
+            closeDashboard();
+          };
         });
         return { status: 200 };
       },

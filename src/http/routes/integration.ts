@@ -1,7 +1,7 @@
 /** The Bot Link settings and the test button (docs/interfaces.md: Dashboard API; protocol §1.7, §4.6). Owners and admins only. */
 import { AppError } from '../../errors.ts';
 import type { IntegrationService } from '../../integration/integration-service.ts';
-import { REPLAY_CONCURRENCY, REPLAY_MAX_TURNS, REPLAY_VERDICTS, REPLAYS_PER_MINUTE, type ReplayService } from '../../integration/replay.ts';
+import { REPLAY_CONCURRENCY, REPLAY_LABELS, REPLAY_MAX_TURNS, REPLAY_VERDICTS, REPLAYS_PER_MINUTE, type ReplayService } from '../../integration/replay.ts';
 import { MAX_MESSAGE_CHARS } from '../../limits.ts';
 import { exchangeProperties } from '../endpoint-exchange-schema.ts';
 import { route, type RouteDefinition } from '../route.ts';
@@ -196,7 +196,7 @@ export function integrationRoutes(integration: IntegrationService, replay?: Repl
 }
 
 function replayRoute(replay: ReplayService): RouteDefinition {
-  return route<{ endpoint_url: string; key?: string; last: number }>({
+  return route<{ endpoint_url: string; key?: string; last: number; judge?: boolean }>({
     method: 'post',
     path: '/v1/integration/replay',
     tag: 'integration',
@@ -204,7 +204,9 @@ function replayRoute(replay: ReplayService): RouteDefinition {
       `Replay: the last \`last\` customer messages of phone and WhatsApp conversations (at most ${REPLAY_MAX_TURNS}) are sent, signed, to a candidate endpoint, ` +
       `and each answer is shown beside what the live endpoint answered then: same, changed, now_failing, now_answering or still_failing. ` +
       `The request keeps the stored channel, language and customer phone, with session_id "replay-<the live session id>" and sent_at now; ${REPLAY_CONCURRENCY} conversations at a time. ` +
-      `Nothing is written to the conversations. Without \`key\`, the workspace's current key signs. One replay at a time per workspace, at most ${REPLAYS_PER_MINUTE} a minute.`,
+      `Nothing is written to the conversations. Without \`key\`, the workspace's current key signs. One replay at a time per workspace, at most ${REPLAYS_PER_MINUTE} a minute. ` +
+      'With a language model (LLM_BASE_URL), each changed answer is labelled better, worse or equal by the judge, with its reason (`judge: false` leaves it out); ' +
+      'without one, the report says the judge needs a model.',
     access: 'manager',
     body: {
       type: 'object',
@@ -214,6 +216,7 @@ function replayRoute(replay: ReplayService): RouteDefinition {
         endpoint_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'The candidate endpoint: https and public, as for PUT /v1/integration.' },
         key: keySchema,
         last: { type: 'integer', minimum: 1, maximum: REPLAY_MAX_TURNS },
+        judge: { type: 'boolean', default: true, description: "Label each changed answer better, worse or equal with the workspace's model (default true; nothing is asked without a model)." },
       },
     },
     responses: {
@@ -226,6 +229,18 @@ function replayRoute(replay: ReplayService): RouteDefinition {
             requested: { type: 'integer' },
             replayed: { type: 'integer' },
             summary: { type: 'object', properties: Object.fromEntries(REPLAY_VERDICTS.map((v) => [v, { type: 'integer' }])) },
+            judge: {
+              type: 'object',
+              description: 'The judge of the changed answers: how many it labelled worse, better or equal, and how many it could not judge; or why none was judged.',
+              properties: {
+                status: { enum: ['judged', 'off', 'needs_model'], description: 'judged; off (judge: false); needs_model (the service has no LLM_BASE_URL).' },
+                message: { type: ['string', 'null'], description: 'Why nothing was judged, in words; null when judged.' },
+                better: { type: 'integer' },
+                worse: { type: 'integer' },
+                equal: { type: 'integer' },
+                not_judged: { type: 'integer', description: 'Changed answers the model could not judge (each item says why).' },
+              },
+            },
             items: {
               type: 'array',
               items: {
@@ -247,6 +262,14 @@ function replayRoute(replay: ReplayService): RouteDefinition {
                       latency_ms: { type: 'integer' },
                       problems: responseProblems,
                     },
+                  },
+                  judge: {
+                    description: "A changed answer's label (the candidate's against the live one) with the judge's reason, or why it could not judge; null for the other verdicts or without a judge.",
+                    oneOf: [
+                      { type: 'object', properties: { label: { enum: [...REPLAY_LABELS] }, reason: { type: 'string' } }, required: ['label', 'reason'] },
+                      { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] },
+                      { type: 'null' },
+                    ],
                   },
                 },
               },

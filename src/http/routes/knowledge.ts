@@ -46,7 +46,7 @@ const entryBody: JsonSchema = {
     },
   },
 };
-const tryBody: JsonSchema = {
+export const tryBody: JsonSchema = {
   type: 'object',
   required: ['question'],
   additionalProperties: false,

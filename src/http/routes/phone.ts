@@ -5,7 +5,8 @@
  *   language and greeting (owners and admins).
  * - `POST /v1/phone/twilio/voice`: Twilio's voice webhook; answers TwiML that connects the call to GET /v1/phone/ws.
  * - `POST /v1/phone/twilio/action`: Twilio's <Connect> action when the relay session ended; after a human handoff it
- *   dials the transfer number while the team is available, otherwise it says goodbye and hangs up.
+ *   dials the transfer number while the team is available, otherwise it says the team follows up (until when it is
+ *   away, outside the team hours) and hangs up.
  *
  * Twilio posts form-encoded bodies (src/http/app.ts parses them for /v1/phone/twilio only) and, when
  * TWILIO_AUTH_TOKEN is set, both Twilio routes require a valid X-Twilio-Signature.
@@ -17,7 +18,7 @@ import { PHONE_DEFAULT_LANGUAGE, PHONE_MAX_GREETING_CHARS, PHONE_MAX_NUMBERS, TW
 import { isNationalNumber, readPhoneNumber } from '../../channels/phone/phone-number.ts';
 import type { TeamAvailability } from '../../channels/phone/team-availability.ts';
 import { teamHoursProblems, teamHoursSchema, type TeamHours } from '../../channels/phone/team-hours.ts';
-import { createTwilioWebhooks } from '../../channels/phone/twilio-webhooks.ts';
+import { createTwilioWebhooks, type TwilioWebhookDeps } from '../../channels/phone/twilio-webhooks.ts';
 import { publicRequestUrl, verifyTwilioSignature, type FormParams } from '../../channels/phone/twilio-signature.ts';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
@@ -31,6 +32,8 @@ export interface PhoneRouteDeps {
   phone: PhoneRepository;
   sessions: Pick<SessionsRepository, 'find' | 'addNotification'>;
   teamAvailable: TeamAvailability;
+  /** Outside the team hours, when they open next (the action's "away until …"); absent: not said. */
+  teamOpensAt?: TwilioWebhookDeps['teamOpensAt'];
   publicUrl: string;
   twilioAuthToken: string | null;
   /** With twilioAuthToken, whether calls can connect at all (GET /v1/phone `calls`; docs/phone.md). */
@@ -230,7 +233,7 @@ export function phoneRoutes(deps: PhoneRouteDeps): RouteDefinition[] {
       path: TWILIO_ACTION_PATH,
       tag: 'phone',
       summary:
-        "Twilio's <Connect> action after the relay session ended (form-encoded, HandoffData from our end frame). Human handoff: Dial the transfer number while the team is available, otherwise a goodbye; reconnect (drain): connect the call again.",
+        "Twilio's <Connect> action after the relay session ended (form-encoded, HandoffData from our end frame). Human handoff: Dial the transfer number while the team is available, otherwise the sentence that the team follows up (outside the team hours: until when it is away) and a hang-up; reconnect (drain): connect the call again.",
       access: 'public',
       describedBody: twilioFormBody(true),
       responses: { 200: twimlAnswer, 401: { description: 'The Twilio signature is missing or wrong.' } },

@@ -96,7 +96,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): RouteDefinition[] {
         const q = req.query as Record<string, string | undefined>;
         const limit = q.limit === undefined ? AUDIT_PAGE.default : Number(q.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE.max) {
-          throw new AppError('validation_failed', `limit must be a whole number from 1 to ${AUDIT_PAGE.max}.`, [{ field: 'limit', message: 'out of range' }]);
+          throw new AppError('validation_failed', `limit must be a whole number from 1 to ${AUDIT_PAGE.max}.`, [{ field: 'limit', message: 'is out of range' }]);
         }
         if (q.before !== undefined && !/^[0-9]{1,18}$/.test(q.before)) {
           throw new AppError('validation_failed', 'before must be the next_before of a previous page.', [{ field: 'before', message: 'not a cursor' }]);

@@ -4,17 +4,24 @@
  * team switch is for owners and admins.
  */
 import type { SessionsRepository } from '../../../db/repositories/sessions.repository.ts';
+import type { Satisfaction, VisitorRepository } from '../../../db/repositories/visitor.repository.ts';
+import type { Principal } from '../../../db/repositories/accounts.repository.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { StreamGuard } from '../../auth/stream-guard.ts';
 import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import { MAX_LIST_LIMIT } from '../../limits.ts';
 import { pageQuery, readPage } from '../pagination.ts';
-import { displayName } from '../../accounts/display-name.ts';
+import { displayName, type NamedUser } from '../../accounts/display-name.ts';
+import { conversationLabel, LABEL_WORDS_CHARS } from '../../text/conversation-label.ts';
 import { messageStatus } from '../../inbox/inbox-service.ts';
+import { assignedToView } from '../../inbox/assignment.ts';
+import { assignedUserOf } from '../../../db/repositories/team-presence.repository.ts';
 import { SUMMARY_RATE_LIMIT } from '../../inbox/limits.ts';
 import type { Summaries, SummaryLine } from '../../inbox/summary.ts';
 import { serveEventStream } from '../event-stream.ts';
 import { route, type RouteDefinition } from '../route.ts';
+import type { CustomerContextService } from '../../inbox/customer-context.ts';
+import { customerContextSchema } from './customer-context.ts';
 
 
 const sessionSummary = {
@@ -34,26 +41,51 @@ const sessionSummary = {
       description: 'The user holding the conversation while handled_by is agent.',
     },
     waiting_since: { type: ['string', 'null'], format: 'date-time' },
+    assigned_to: {
+      type: ['object', 'null'],
+      properties: { user_id: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
+      description: 'Who the conversation is assigned to: its holder while a person holds it, the assignee while it waits (POST /v1/sessions/{id}/assign); null otherwise.',
+    },
     last_message: {
       type: ['object', 'null'],
       description: 'In the list: the last chat message, or the last thing the customer said (a preview, as in GET /v1/inbox).',
       properties: { from: { enum: ['customer', 'bot', 'agent'] }, text: { type: ['string', 'null'] }, at: { type: 'string', format: 'date-time' } },
     },
     turn_count: { type: 'integer' },
+    label: {
+      type: 'string',
+      description: `In the list: the conversation's name, the customer's name, email or number, else the first words of their first message (about ${LABEL_WORDS_CHARS} characters, cut at a word; plain text, the customer's own).`,
+    },
+    satisfaction: {
+      type: ['object', 'null'],
+      description: 'One session: the answer to the satisfaction question put after a colleague closed it (score 1..5, optional comment); null when none was given.',
+      properties: { score: { type: 'integer', minimum: 1, maximum: 5 }, comment: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+    },
     updated_at: { type: 'string' },
+    answered_by_team: { type: 'boolean', description: 'Whether a person of the team wrote in the conversation (then it is never "not connected", whatever the handoff said).' },
+    customer_context: { ...customerContextSchema, description: 'GET /v1/sessions/{id} only: the customer panel (page URL, language, time zone, details).' },
   },
 };
 
-const agentOf = (userId: string | null, email: string | null | undefined) => (userId && email ? { user_id: userId, email, name: displayName(email) } : null);
+const agentOf = (userId: string | null, user: NamedUser | null | undefined) =>
+  userId && user ? { user_id: userId, email: user.email, name: displayName(user) } : null;
 
 export interface SessionRoutesDeps {
   sessions: SessionsRepository;
+  /** The satisfaction answer of a conversation (db/repositories/visitor.repository.ts); absent: always null. */
+  satisfaction?: Pick<VisitorRepository, 'find'>;
   runtime: SessionRuntime;
   streams: StreamGuard;
-  /** The team switch and whether a handoff would connect now (the switch and the team hours). */
+  /** Whether someone of the team is available, and whether a handoff would connect now (within the team hours). */
   team: (workspaceId: string) => Promise<{ available: boolean; availableNow: boolean }>;
+  /** PUT /v1/team: true makes the caller available, false makes everyone of the workspace away (src/inbox/presence.ts). */
+  switchTeam: (principal: Principal, available: boolean) => Promise<void>;
   /** The take-over summaries (src/inbox/summary.ts): kept per last message, their model calls a budget per workspace. */
   summaries: Summaries;
+  /** The team's private notes on a session (src/inbox/notes.ts), shown among its messages with from "note". */
+  notes?: (sessionId: string) => Promise<{ id: string; from: 'note'; text: string; at: string }[]>;
+  /** The customer panel's facts (src/inbox/customer-context.ts). */
+  customerContext: Pick<CustomerContextService, 'of' | 'sessionFacts'>;
 }
 
 /** The dashboard's conversations, the team switch and the team's follow-ups, in the order /openapi.json lists them. */
@@ -73,6 +105,13 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
     return row;
   }
 
+  /** Who a session is assigned to (db/repositories/team-presence.repository.ts), named as colleagues see them. */
+  async function assignedTo(row: Parameters<typeof assignedUserOf>[0]) {
+    const userId = assignedUserOf(row);
+    const user = userId ? await sessions.userNamed(userId) : null;
+    return userId && user ? assignedToView({ user_id: userId, ...user }) : null;
+  }
+
   return [
     route({
       method: 'get',
@@ -89,9 +128,9 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       responses: { 200: { description: 'Sessions.', schema: { type: 'object', properties: { sessions: { type: 'array', items: sessionSummary }, next_before: { type: ['string', 'null'] } } } } },
       async handler({ req, principal }) {
         const q = req.query as Record<string, string | undefined>;
-        if (q.channel && !['phone', 'whatsapp', 'webchat'].includes(q.channel)) throw new AppError('validation_failed', 'channel must be one of phone, whatsapp, webchat.', [{ field: 'channel', message: 'unknown channel' }]);
-        if (q.status && !['active', 'ended'].includes(q.status)) throw new AppError('validation_failed', 'status must be active or ended.', [{ field: 'status', message: 'unknown status' }]);
-        if (q.handled_by && !['bot', 'waiting', 'agent'].includes(q.handled_by)) throw new AppError('validation_failed', 'handled_by must be bot, waiting or agent.', [{ field: 'handled_by', message: 'unknown value' }]);
+        if (q.channel && !['phone', 'whatsapp', 'webchat'].includes(q.channel)) throw new AppError('validation_failed', 'channel must be one of phone, whatsapp, webchat.', [{ field: 'channel', message: 'is not a known channel' }]);
+        if (q.status && !['active', 'ended'].includes(q.status)) throw new AppError('validation_failed', 'status must be active or ended.', [{ field: 'status', message: 'is not a known status' }]);
+        if (q.handled_by && !['bot', 'waiting', 'agent'].includes(q.handled_by)) throw new AppError('validation_failed', 'handled_by must be bot, waiting or agent.', [{ field: 'handled_by', message: 'is not a known value' }]);
         const { limit, before } = readPage(q);
         const rows = await sessions.list(
           principal.workspaceId,
@@ -114,12 +153,15 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
               state: r.state,
               language: r.language,
               customer: { phone: r.customer_phone, email: r.customer_email, name: r.customer_name },
+              label: conversationLabel(r),
               handoff: r.handoff,
               handled_by: r.handled_by,
-              agent: agentOf(r.agent_user_id, r.agent_email),
+              agent: agentOf(r.agent_user_id, r.agent_email ? { email: r.agent_email, name: r.agent_name } : null),
               waiting_since: r.waiting_since ? iso(r.waiting_since) : null,
+              assigned_to: assignedToView(r.assigned_to),
               last_message: lastMessage(r.last_message),
               turn_count: r.turn_count,
+              answered_by_team: Boolean(r.answered_by_team),
               created_at: iso(r.created_at),
               updated_at: iso(r.updated_at),
             })),
@@ -140,6 +182,7 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         const row = await load(principal.workspaceId, params.id);
         const turns = await sessions.turns(row.id);
         const messages = (await sessions.messages(row.id, null, 10_000)) ?? [];
+        const notes = (await deps.notes?.(row.id)) ?? [];
         return {
           status: 200,
           body: {
@@ -152,21 +195,26 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
             customer: { phone: row.customer_phone, email: row.customer_email, name: row.customer_name },
             handoff: row.handoff,
             handled_by: row.handled_by,
-            agent: agentOf(row.agent_user_id, row.agent_user_id ? await sessions.userEmail(row.agent_user_id) : null),
+            agent: agentOf(row.agent_user_id, row.agent_user_id ? await sessions.userNamed(row.agent_user_id) : null),
             waiting_since: row.waiting_since ? iso(row.waiting_since) : null,
+            assigned_to: await assignedTo(row),
             turn_count: row.turn_count,
             created_at: iso(row.created_at),
             updated_at: iso(row.updated_at),
-            // The chat channels' messages in order: the customer's, the bot's (with its source) and the team's.
-            messages: messages.map((m) => ({
+            satisfaction: satisfactionOf(await deps.satisfaction?.find(row.id)),
+            answered_by_team: messages.some((m) => m.from === 'agent'),
+            customer_context: await deps.customerContext.of(row),
+            // The chat channels' messages in order: the customer's, the bot's (with its source) and the team's; the
+            // team's private notes among them by time (from "note": never the customer's to see).
+            messages: withNotes(messages.map((m) => ({
               id: m.id,
               from: m.from,
               text: m.text,
               at: iso(m.at),
               ...(m.source ? { source: m.source } : {}),
-              ...(m.from === 'agent' ? { agent: agentOf(m.agent_user_id, m.agent_email), status: messageStatus(m.outbound_id ? m.outbound_status : null) } : {}),
+              ...(m.from === 'agent' ? { agent: agentOf(m.agent_user_id, m.agent_email ? { email: m.agent_email, name: m.agent_name } : null), status: messageStatus(m.outbound_id ? m.outbound_status : null) } : {}),
               ...(m.outbound_status === 'failed' ? { failure: { http_status: m.http_status, code: m.error_code, reason: m.error_detail } } : {}),
-            })),
+            })), notes),
             turns: turns.map((t) => ({
               id: t.id,
               // A turn is the bot's exchange: the customer's message and the bot's reply.
@@ -238,7 +286,7 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       path: '/v1/sessions/{id}/events',
       tag: 'sessions',
       summary:
-        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state, handled_by (who handles it changed), message (a chat message: the customer\'s, the bot\'s or an agent\'s), message_status (an agent\'s WhatsApp message was sent, delivered, read or failed). The stream ends with an `end` event within seconds of its token being revoked or expiring.',
+        'Live updates as Server-Sent Events: turn_started, reply_piece (a spoken sentence of a streamed phone reply), reply, turn_completed, turn_cancelled, state, handled_by (who handles it changed), message (a chat message: the customer\'s, the bot\'s or an agent\'s), message_status (an agent\'s WhatsApp message was sent, delivered, read or failed), note (a private note of the team, new or edited: the note with edited_at), note_deleted (note_id). The stream ends with an `end` event within seconds of its token being revoked or expiring.',
       access: 'member',
       responses: {
         200: { description: 'The event stream.', contentType: 'text/event-stream' },
@@ -257,15 +305,17 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
   ];
 }
 
-/** The team switch, and whether a human handoff on the phone would connect now. */
+/**
+ * The team switch, kept for API clients (the dashboard sets each person's presence instead: PUT /v1/me/presence), and
+ * whether a human handoff would reach a person now.
+ */
 function teamRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
-  const { sessions } = deps;
   const teamSchema = {
     type: 'object',
     required: ['available', 'available_now'],
     properties: {
-      available: { type: 'boolean', description: 'The manual switch.' },
-      available_now: { type: 'boolean', description: 'Whether a human handoff on the phone would connect now: the switch, within the team hours when set.' },
+      available: { type: 'boolean', description: 'Whether someone of the team is available (GET /v1/team/presence), the team hours aside.' },
+      available_now: { type: 'boolean', description: 'Whether a human handoff reaches a person now, on every channel: someone available, within the team hours when set.' },
     },
   };
 
@@ -274,7 +324,7 @@ function teamRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       method: 'get',
       path: '/v1/team',
       tag: 'team',
-      summary: 'The team switch, and whether a human handoff on the phone would connect now.',
+      summary: 'Whether someone of the team is available, and whether a human handoff reaches a person now (within the team hours).',
       access: 'member',
       responses: { 200: { description: 'The team state.', schema: teamSchema } },
       async handler({ principal }) {
@@ -288,12 +338,12 @@ function teamRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       path: '/v1/team',
       tag: 'team',
       summary:
-        'The manual team switch: while available, a human handoff on the phone connects a person. Every role: agents are the ones who start and stop taking calls.',
+        'Deprecated, kept for API clients: the team is available while someone of it is (PUT /v1/me/presence). available true makes you available; false makes everyone of the workspace who is available away (the team closes). Every role.',
       access: 'member',
       body: { type: 'object', required: ['available'], additionalProperties: false, properties: { available: { type: 'boolean' } } },
       responses: { 200: { description: 'Saved; the team state now.', schema: teamSchema } },
       async handler({ body, principal }) {
-        await sessions.setTeamAvailable(principal.workspaceId, body.available);
+        await deps.switchTeam(principal, body.available);
         const state = await deps.team(principal.workspaceId);
         return { status: 200, body: { available: state.available, available_now: state.availableNow } };
       },
@@ -309,7 +359,7 @@ function notificationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       method: 'get',
       path: '/v1/notifications',
       tag: 'team',
-      summary: 'Follow-ups for the team: forwarded questions and human handoffs that could not connect.',
+      summary: 'Follow-ups for the team: forwarded questions and human handoffs that could not connect; and yours alone: a colleague\'s private note that @mentions you (kind mention).',
       access: 'member',
       responses: {
         200: {
@@ -328,6 +378,9 @@ function notificationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
                     message: { type: 'string' },
                     created_at: { type: 'string', format: 'date-time' },
                     read_at: { type: ['string', 'null'], format: 'date-time' },
+                    channel: { enum: ['phone', 'whatsapp', 'webchat', null], description: 'The channel of its conversation; null without one.' },
+                    answered_by_team: { type: 'boolean', description: 'Whether a person of the team wrote in its conversation (a chat answered in the Inbox).' },
+                    label: { type: ['string', 'null'], description: "Its conversation's name: the customer's name, email or number, else the first words they wrote; null without a conversation." },
                   },
                 },
               },
@@ -336,7 +389,11 @@ function notificationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
         },
       },
       async handler({ principal }) {
-        const rows = await sessions.notifications(principal.workspaceId, 100);
+        const rows = await sessions.notifications(principal.workspaceId, 100, principal.userId);
+        // The channel says the words (a caller is called back; a chat is answered in the chat).
+        const ids = rows.flatMap((n) => (n.session_id ? [n.session_id] : []));
+        const about = await deps.customerContext.sessionFacts(principal.workspaceId, ids);
+        const labels = new Map((await sessions.labelFacts(principal.workspaceId, ids)).map((f) => [f.id, f]));
         return {
           status: 200,
           body: { notifications: rows.map((n) => ({
@@ -346,6 +403,9 @@ function notificationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
             message: n.message,
             created_at: iso(n.created_at),
             read_at: n.read_at ? iso(n.read_at) : null,
+            channel: n.session_id ? (about.get(n.session_id)?.channel ?? null) : null,
+            label: n.session_id && labels.has(n.session_id) ? conversationLabel(labels.get(n.session_id)!) : null,
+            answered_by_team: n.session_id ? (about.get(n.session_id)?.answered_by_team ?? false) : false,
           })) },
         };
       },
@@ -364,6 +424,24 @@ function notificationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+/** The team's notes placed among the messages by time; a note as old as a message comes after it. */
+function withNotes<M extends { at: string }>(messages: M[], notes: { at: string }[]): (M | { at: string })[] {
+  if (notes.length === 0) return messages;
+  const out: (M | { at: string })[] = [];
+  let n = 0;
+  for (const m of messages) {
+    while (n < notes.length && notes[n]!.at < m.at) out.push(notes[n++]!);
+    out.push(m);
+  }
+  return [...out, ...notes.slice(n)];
+}
+
+/** The session's `satisfaction`: the answer after a close, or null (none asked, or not answered). */
+function satisfactionOf(row: Satisfaction | undefined): { score: number; comment?: string; at: string } | null {
+  if (!row || row.score === null || row.answered_at === null) return null;
+  return { score: row.score, ...(row.comment ? { comment: row.comment } : {}), at: iso(row.answered_at) };
 }
 
 /** The list's preview, stored as JSON text by the query (db/repositories/sessions.repository.ts). */

@@ -25,7 +25,8 @@ import {
 } from '../../channels/webchat/limits.ts';
 import { AppError } from '../../errors.ts';
 import { VISITOR_TOKEN_HEADER } from '../../channels/webchat/widget-gate.ts';
-import { MAX_POLL_WAIT_SECONDS } from '../../inbox/limits.ts';
+import { MAX_POLL_WAIT_SECONDS, MAX_TIME_ZONE_CHARS, TIME_ZONE_PATTERN } from '../../inbox/limits.ts';
+import { isTimeZone } from '../../inbox/customer-time-zone.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 
 const visitorText = (what: string): JsonSchema => ({
@@ -108,9 +109,16 @@ function pageUrl(text: string): string {
   return text.split(/[?#]/, 1)[0]!;
 }
 
-export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
+/**
+ * `context`: keeps the visitor's browser time zone for the customer panel (src/inbox/customer-context.ts); without it
+ * the field is accepted and not kept.
+ */
+export function webchatRoutes(
+  webchat: WebchatService,
+  context?: { keepTimeZone(workspaceId: string, conversationId: string, timeZone: string): Promise<void> },
+): RouteDefinition[] {
   return [
-    route<{ visitor_message: string; page_url: string; language?: string }>({
+    route<{ visitor_message: string; page_url: string; language?: string; time_zone?: string }>({
       method: 'post',
       path: '/v1/webchat/conversations',
       tag: 'webchat',
@@ -124,6 +132,14 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
           visitor_message: visitorText('The visitor\'s first message'),
           page_url: { type: 'string', format: 'uri', pattern: PAGE_URL_PATTERN, maxLength: MAX_PAGE_URL_CHARS, description: 'The page the chat was opened on: an http(s) URL with a host; kept and sent on (new_chat) without its query string and fragment.' },
           language,
+          time_zone: {
+            type: 'string',
+            maxLength: MAX_TIME_ZONE_CHARS,
+            pattern: TIME_ZONE_PATTERN,
+            description:
+              'The visitor\'s browser time zone, an IANA name (`Europe/Amsterdam`; `Intl.DateTimeFormat().resolvedOptions().timeZone`): the team sees the visitor\'s local time. ' +
+              'Optional; a name written as a zone but unknown to the service is not kept (a browser may know a zone newer than ours), and the chat starts all the same.',
+          },
         },
       },
       responses: {
@@ -145,6 +161,7 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
           workspaceId,
           { visitorMessage: body.visitor_message, pageUrl: pageUrl(body.page_url), language: languageOf(req, body.language) },
         );
+        if (body.time_zone !== undefined && isTimeZone(body.time_zone)) await context?.keepTimeZone(workspaceId, started.conversation_id, body.time_zone);
         return { status: 201, body: started };
       },
     }),
@@ -198,6 +215,11 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
                 },
               },
               handled_by: { enum: ['bot', 'waiting', 'agent'] },
+              typing: { enum: ['agent', null], description: 'A colleague is typing a reply (POST /v1/sessions/{id}/typing); the poll also answers when this changes.' },
+              survey: {
+                enum: ['ask', 'answered', null],
+                description: 'ask: a colleague closed the conversation and the satisfaction question waits for POST …/satisfaction; answered; null: none was put. The poll also answers when this changes.',
+              },
             },
           },
         },
@@ -283,13 +305,18 @@ export function webchatRoutes(webchat: WebchatService): RouteDefinition[] {
       method: 'put',
       path: '/v1/webchat',
       tag: 'webchat',
-      summary: 'Replace the allowed web origins (https://shop.example: scheme, host, optional port) and switch the chat on or off. Browsers on other origins get 403.',
+      summary: "Replace the allowed web origins (https://shop.example: scheme, host, optional port; a page's address or a bare host is taken as its site's origin) and switch the chat on or off. Browsers on other origins get 403.",
       access: 'manager',
       body: originsBody(false),
       // The origin pattern is described, not validated on mount: parseAllowedOrigins checks each item and names it
       // allowed_origins[1]; test/http/openapi-fuzz.test.ts checks that the pattern admits nothing it refuses.
       describedBody: { contentType: 'application/json', schema: originsBody(true), required: true },
-      responses: { 200: { description: 'Saved, canonicalised (lowercase, default port dropped, duplicates merged).', schema: settingsSchema } },
+      responses: {
+        200: {
+          description: "Saved, canonicalised (lowercase, default port dropped, duplicates merged; a page's address or a bare host is taken as its site's origin, and notes say so).",
+          schema: { ...settingsSchema, properties: { ...(settingsSchema.properties as JsonSchema), notes: { type: 'array', items: { type: 'string' }, description: 'What was changed in the list as given, in words.' } } },
+        },
+      },
       async handler({ body, workspaceId }) {
         return { status: 200, body: await webchat.putSettings(workspaceId, body) };
       },

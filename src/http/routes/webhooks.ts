@@ -163,7 +163,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDefinition[] {
           throw new AppError('validation_failed', `event must be one of ${[...subscribableEvents, 'test'].join(', ')}.`, [{ field: 'event', message: 'unknown event' }]);
         }
         if (q.status && !(statuses as readonly string[]).includes(q.status)) {
-          throw new AppError('validation_failed', `status must be one of ${statuses.join(', ')}.`, [{ field: 'status', message: 'unknown status' }]);
+          throw new AppError('validation_failed', `status must be one of ${statuses.join(', ')}.`, [{ field: 'status', message: 'is not a known status' }]);
         }
         const { limit, before } = readPage(q);
         const result = await webhooks.deliveries(principal.workspaceId, {

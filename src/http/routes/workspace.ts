@@ -3,16 +3,18 @@
  *
  * - `GET /v1/workspace` (every role) and `PATCH /v1/workspace` `{name?, time_zone?, webchat_idle_minutes?}` (owners
  *   only) → `{id, name, time_zone, webchat_idle_minutes}`.
- * - `PATCH /v1/account` `{email}`: the signed-in user changes their own email (the first owner's placeholder
- *   `owner@example.com`, for one).
+ * - `PATCH /v1/account` `{email?, name?}`: the signed-in user changes their own email (the first owner's placeholder
+ *   `owner@example.com`, for one) or the name colleagues and customers see.
  * - `GET /v1/channels/setup` (owners and admins): what an owner pastes into Twilio and Meta, and whether each channel
  *   can work yet and, when not, why (docs/phone.md, docs/whatsapp.md).
  */
 import type { WorkspaceSettingsRepository } from '../../../db/repositories/workspace-settings.repository.ts';
+import type { AccountsService } from '../../accounts/accounts-service.ts';
 import { isTimeZone } from '../../channels/phone/team-hours.ts';
 import { TWILIO_WEBHOOK_PREFIX } from '../../channels/phone/limits.ts';
 import { WHATSAPP_WEBHOOK_PATH } from '../../channels/whatsapp/limits.ts';
 import { AppError, notFound } from '../../errors.ts';
+import { MAX_USER_NAME_CHARS } from '../../limits.ts';
 import { route, type JsonSchema, type RouteDefinition } from '../route.ts';
 
 /** docs/webchat.md, "When a chat ends": the default, and the bounds an owner may choose. */
@@ -34,13 +36,20 @@ const workspaceSchema: JsonSchema = {
     user: {
       type: 'object',
       description: 'GET only: the signed-in user (a token says nothing of its user otherwise; the dashboard\'s token sign-in reads its role here).',
-      properties: { id: { type: 'string', format: 'uuid' }, email: { type: 'string' }, role: { enum: ['owner', 'admin', 'agent'] } },
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        email: { type: 'string' },
+        name: { type: ['string', 'null'], description: 'Their display name; null: none given (the email\'s first word is shown).' },
+        role: { enum: ['owner', 'admin', 'agent'] },
+      },
     },
   },
 };
 
 export interface WorkspaceRouteDeps {
   settings: WorkspaceSettingsRepository;
+  /** Names a user (PATCH /v1/account `name`), under the same rule as PATCH /v1/users/{id}. */
+  accounts: Pick<AccountsService, 'renameUser'>;
   publicUrl: string;
   twilioAuthToken: string | null;
   bridgeToken: string | null;
@@ -78,7 +87,8 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'The workspace.', schema: workspaceSchema } },
       async handler({ workspaceId, principal }) {
         const [row, configured] = await Promise.all([current(workspaceId), settings.configured(workspaceId)]);
-        return { status: 200, body: { ...row, configured, user: { id: principal.userId, email: principal.email, role: principal.role } } };
+        const user = { id: principal.userId, email: principal.email, name: principal.name, role: principal.role };
+        return { status: 200, body: { ...row, configured, user } };
       },
     }),
 
@@ -124,28 +134,41 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps): RouteDefinition[] {
       },
     }),
 
-    route<{ email: string }>({
+    route<{ email?: string; name?: string | null }>({
       method: 'patch',
       path: '/v1/account',
       tag: 'workspace',
-      summary: "Change the signed-in user's own email (the one they sign in with).",
+      summary: "Change the signed-in user's own email (the one they sign in with), or their name (what colleagues and customers see; empty or null removes it).",
       access: 'member',
-      body: { type: 'object', required: ['email'], additionalProperties: false, properties: { email: { type: 'string', maxLength: 254 } } },
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          email: { type: 'string', maxLength: 254 },
+          name: { type: ['string', 'null'], maxLength: MAX_USER_NAME_CHARS, description: `At most ${MAX_USER_NAME_CHARS} characters, trimmed.` },
+        },
+      },
       responses: {
-        200: { description: 'Changed.', schema: { type: 'object', properties: { email: { type: 'string' } } } },
+        200: { description: 'Changed; your email and name as stored.', schema: { type: 'object', properties: { email: { type: 'string' }, name: { type: ['string', 'null'] } } } },
         409: { description: 'Another user of the workspace has this email.' },
       },
       async handler({ body, principal }) {
-        const email = body.email.trim();
-        if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-          throw new AppError('validation_failed', 'Enter an email address, like you@yourshop.example.', [{ field: 'email', message: 'Enter an email address, like you@yourshop.example.' }]);
+        let email = principal.email;
+        let name = principal.name;
+        // The name first: a name too long changes nothing, the email included.
+        if (body.name !== undefined) name = (await deps.accounts.renameUser(principal, principal.userId, body.name)).name;
+        if (body.email !== undefined) {
+          email = body.email.trim();
+          if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
+            throw new AppError('validation_failed', 'Enter an email address, like you@yourshop.example.', [{ field: 'email', message: 'Enter an email address, like you@yourshop.example.' }]);
+          }
+          const outcome = await settings.setUserEmail(principal.workspaceId, principal.userId, email);
+          if (outcome === 'taken') {
+            throw new AppError('conflict', 'Another user of this workspace already signs in with this email.', [{ field: 'email', message: 'Another user of this workspace already signs in with this email.' }]);
+          }
+          if (outcome === 'missing') throw notFound('Your user');
         }
-        const outcome = await settings.setUserEmail(principal.workspaceId, principal.userId, email);
-        if (outcome === 'taken') {
-          throw new AppError('conflict', 'Another user of this workspace already signs in with this email.', [{ field: 'email', message: 'Another user of this workspace already signs in with this email.' }]);
-        }
-        if (outcome === 'missing') throw notFound('Your user');
-        return { status: 200, body: { email } };
+        return { status: 200, body: { email, name } };
       },
     }),
 

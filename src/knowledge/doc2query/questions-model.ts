@@ -10,9 +10,9 @@ import type { Agent } from 'undici';
 import { contentText } from '../../ai/chat-completion.ts';
 import { AiError } from '../../ai/ai-error.ts';
 import { MAX_LLM_RESPONSE_BYTES } from '../../ai/limits.ts';
-import { errorExcerpt } from '../../ai/openai-adapter.ts';
+import { postModelJson, usageTokens } from '../../ai/model-request.ts';
 import { isObject } from '../../json-value.ts';
-import { deadlineAgent, readCapped, requestUntil, startDeadline } from '../../net/bounded-read.ts';
+import { deadlineAgent } from '../../net/bounded-read.ts';
 import { cleanJson } from '../../text/outside-text.ts';
 import { QUESTION_REQUESTS_PER_ENGINE, QUESTIONS_TEMPERATURE, QUESTIONS_TIMEOUT_MS } from './limits.ts';
 
@@ -38,16 +38,6 @@ export interface QuestionsModel {
   close(): Promise<void>;
 }
 
-/** The tokens of a response's `usage`: prompt + completion, else total; null when neither is a count. */
-export function usageTokens(usage: unknown): number | null {
-  if (!isObject(usage)) return null;
-  const count = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
-  const prompt = count(usage.prompt_tokens);
-  const completion = count(usage.completion_tokens);
-  if (prompt !== null || completion !== null) return (prompt ?? 0) + (completion ?? 0);
-  return count(usage.total_tokens);
-}
-
 export function createQuestionsModel(options: QuestionsModelOptions): QuestionsModel {
   const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}`);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
@@ -56,29 +46,8 @@ export function createQuestionsModel(options: QuestionsModelOptions): QuestionsM
   return {
     async complete(messages, callerSignal) {
       const body = JSON.stringify({ model: options.model, temperature: QUESTIONS_TEMPERATURE, messages });
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-      if (options.apiKey !== null) headers.authorization = `Bearer ${options.apiKey}`;
-      const deadline = startDeadline(timeoutMs, callerSignal);
-      const { signal } = deadline;
-      let status: number;
-      let raw: { body: Buffer; truncated: boolean };
-      try {
-        const response = await requestUntil(agent, { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body }, signal);
-        status = response.statusCode;
-        raw = await readCapped(response.body, MAX_LLM_RESPONSE_BYTES, signal);
-      } catch (err) {
-        if (deadline.timedOut()) throw new AiError('timeout', `The LLM did not answer within ${timeoutMs} ms.`, { cause: err });
-        if (signal.aborted) throw new AiError('aborted', 'The LLM request was cancelled.', { cause: err });
-        throw new AiError('connection', `The LLM at ${url.host} could not be reached: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      }
-      if (status < 200 || status > 299) throw new AiError('status', `The LLM answered HTTP ${status}${errorExcerpt(raw.body)}.`, { httpStatus: status });
-      if (raw.truncated) throw new AiError('too_large', `The LLM response exceeded ${MAX_LLM_RESPONSE_BYTES} bytes.`, { httpStatus: status });
-      let json: unknown;
-      try {
-        json = cleanJson(JSON.parse(raw.body.toString('utf8')) as unknown);
-      } catch (err) {
-        throw new AiError('invalid_json', 'The LLM response is not valid JSON.', { cause: err, httpStatus: status });
-      }
+      const { status, json: parsed } = await postModelJson({ agent, url, body, apiKey: options.apiKey, timeoutMs, maxBytes: MAX_LLM_RESPONSE_BYTES, signal: callerSignal, who: 'The LLM' });
+      const json = cleanJson(parsed);
       const choices = isObject(json) ? json.choices : undefined;
       const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
       if (!isObject(message)) throw new AiError('invalid_response', 'The LLM response has no choices[0].message.', { httpStatus: status });

@@ -15,9 +15,8 @@ import { Counter, type Registry } from 'prom-client';
 import type { KnowledgeRepository } from '../../../db/repositories/knowledge.repository.ts';
 import type { KnowledgePhrasingsJobsRepository, PendingPassage } from '../../../db/repositories/knowledge-phrasings-jobs.repository.ts';
 import { AiError } from '../../ai/ai-error.ts';
-import { renewEveryMs } from '../../leases/durations.ts';
 import type { Logger } from '../../log.ts';
-import { claimedRuns } from '../claimed-runs.ts';
+import { claimedWorkspaceRuns } from '../claimed-runs.ts';
 import { addPhrasings, removePhrasings, type PhrasingInput } from '../phrasings.ts';
 import {
   MAX_QUESTION_LANGUAGES,
@@ -86,7 +85,6 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
   const retryMs = deps.retryMs ?? QUESTIONS_RETRY_MS;
   const now = deps.now ?? (() => new Date());
   const counters = questionCounters(deps.registry);
-  let lastFullSweep = 0;
 
   /** Replaces the passage's generated questions with `batches`; false when the passage changed meanwhile. */
   async function store(workspaceId: string, passage: PendingPassage, batches: QuestionBatch[]): Promise<boolean> {
@@ -145,70 +143,49 @@ export function createQuestionsWorker(deps: QuestionsWorkerDeps) {
   }
 
   /** A workspace's passages, a batch at a time, QUESTION_REQUESTS_PER_ENGINE at once; stops at the model's first failure. */
-  async function runWorkspace(workspaceId: string): Promise<QuestionsRun> {
+  async function writeWorkspace(workspaceId: string, lost: () => boolean): Promise<{ run: QuestionsRun; retry: boolean }> {
     const run: QuestionsRun = { workspaceId, passages: 0, questions: 0, cleaned: 0, malformed: 0, failed: false };
-    let lost = false;
-    const heartbeat = setInterval(() => {
-      jobs.renew(workspaceId, engine, new Date(now().getTime() + leaseMs)).then(
-        (held) => (lost ||= !held),
-        (err: unknown) => logger.warn({ err, workspaceId }, "renewing the claim of the AI's questions failed; the next renewal tries again"),
-      );
-    }, renewEveryMs(leaseMs));
-    try {
-      const watermark = await jobs.latestChange(workspaceId);
-      const languages = await jobs.workspaceLanguages(workspaceId, MAX_QUESTION_LANGUAGES);
-      let after: { documentId: string; ordinal: number } | null = null;
-      for (;;) {
-        const batch = await jobs.pendingPassages(workspaceId, after, QUESTIONS_BATCH);
-        if (batch.length === 0) break;
-        const last = batch.at(-1)!;
-        after = { documentId: last.document_id, ordinal: last.ordinal };
-        let next = 0;
-        const lane = async () => {
-          while (next < batch.length && !run.failed && !runs.stopped() && !lost) {
-            const passage = batch[next++]!;
-            try {
-              await handle(run, languages, passage);
-            } catch (err) {
-              if (runs.stopped()) return;
-              if (!(err instanceof AiError)) throw err;
-              counters.failed.inc({ reason: err.reason });
-              logger.warn({ workspaceId, reason: err.reason, httpStatus: err.httpStatus, err: err.message }, "the model failed writing a passage's questions; the workspace waits and tries again");
-              run.failed = true;
-            }
+    const languages = await jobs.workspaceLanguages(workspaceId, MAX_QUESTION_LANGUAGES);
+    let after: { documentId: string; ordinal: number } | null = null;
+    for (;;) {
+      const batch = await jobs.pendingPassages(workspaceId, after, QUESTIONS_BATCH);
+      if (batch.length === 0) break;
+      const last = batch.at(-1)!;
+      after = { documentId: last.document_id, ordinal: last.ordinal };
+      let next = 0;
+      const lane = async () => {
+        while (next < batch.length && !run.failed && !runs.stopped() && !lost()) {
+          const passage = batch[next++]!;
+          try {
+            await handle(run, languages, passage);
+          } catch (err) {
+            if (runs.stopped()) return;
+            if (!(err instanceof AiError)) throw err;
+            counters.failed.inc({ reason: err.reason });
+            logger.warn({ workspaceId, reason: err.reason, httpStatus: err.httpStatus, err: err.message }, "the model failed writing a passage's questions; the workspace waits and tries again");
+            run.failed = true;
           }
-        };
-        await Promise.all(Array.from({ length: QUESTION_REQUESTS_PER_ENGINE }, lane));
-        if (run.failed || runs.stopped() || lost) break;
-      }
-      if (runs.stopped() || lost) await jobs.postpone(workspaceId, engine, null);
-      else if (run.failed || run.malformed > 0) await jobs.postpone(workspaceId, engine, new Date(now().getTime() + retryMs));
-      else await jobs.finish(workspaceId, engine, watermark);
-      return run;
-    } catch (err) {
-      await jobs.postpone(workspaceId, engine, new Date(now().getTime() + retryMs)).catch(() => {});
-      throw err;
-    } finally {
-      clearInterval(heartbeat);
+        }
+      };
+      await Promise.all(Array.from({ length: QUESTION_REQUESTS_PER_ENGINE }, lane));
+      if (run.failed || runs.stopped() || lost()) break;
     }
+    return { run, retry: run.failed || run.malformed > 0 };
   }
 
-  const runs = claimedRuns<QuestionsRun>({
+  const runs = claimedWorkspaceRuns<QuestionsRun>({
+    jobs,
+    engine,
+    leaseMs,
     intervalMs,
-    onError: (err) => logger.error({ err }, "writing the knowledge passages' questions failed; the next look tries again"),
-    /** Runs every workspace due now that no other engine holds, one after another. */
-    async pass(done) {
-      const at = now();
-      const everything = at.getTime() - lastFullSweep >= QUESTIONS_FULL_SWEEP_MS;
-      if (everything) lastFullSweep = at.getTime();
-      for (const workspaceId of await jobs.dueWorkspaces(at, everything)) {
-        if (runs.stopped()) return;
-        const claimedAt = now();
-        if (!(await jobs.claim(workspaceId, engine, claimedAt, new Date(claimedAt.getTime() + leaseMs)))) continue;
-        const run = await runWorkspace(workspaceId);
-        if (run.passages + run.cleaned + run.malformed > 0 || run.failed) logger.info({ ...run }, "knowledge passages' questions written");
-        done.push(run);
-      }
+    retryMs,
+    fullSweepMs: QUESTIONS_FULL_SWEEP_MS,
+    now,
+    logger,
+    what: "writing the knowledge passages' questions",
+    work: writeWorkspace,
+    onRun: (run) => {
+      if (run.passages + run.cleaned + run.malformed > 0 || run.failed) logger.info({ ...run }, "knowledge passages' questions written");
     },
   });
 

@@ -463,7 +463,7 @@ describeEachDatabase('phone channel (ConversationRelay)', (get) => {
       expect((await service.api('PUT', '/v1/phone', { token: other.owner, body: { numbers: ['+442079460000'] } })).status).toBe(200);
     });
 
-    it('team hours decide, with the switch, whether a human handoff connects (clock injected)', async () => {
+    it('team hours decide, with presence, whether a human handoff connects (clock injected)', async () => {
       const hours = { time_zone: 'Europe/Amsterdam', week: { mon: [['09:00', '17:30']] } };
       const put = await service.api('PUT', '/v1/phone', { token: ws.owner, body: { numbers: [NUMBER], transfer_number: '+31207654321', team_hours: hours } });
       expect(put.body.team_hours).toEqual(hours);
@@ -473,11 +473,20 @@ describeEachDatabase('phone channel (ConversationRelay)', (get) => {
         expect((await service.api('GET', '/v1/phone', { token: ws.owner })).body.available_now).toBe(true);
         clock = () => Date.parse('2026-06-01T15:45:00Z'); // Monday 17:45: closed
         expect((await service.api('GET', '/v1/phone', { token: ws.owner })).body).toMatchObject({ team_available: true, available_now: false });
-        // The session runtime's handoff uses the same rule: outside the hours a person is not connected.
+        // The session runtime's handoff uses the same rule: outside the hours a person is not connected, and the caller
+        // hears until when the team is away (the next opening, Monday 09:00 in Amsterdam).
         const caller = await open();
         caller.setup(callSid());
         caller.say('I want a person');
-        expect((await caller.answer()).token).toContain('The team is not available right now');
+        expect((await caller.answer()).token).toContain('The team is away until Monday 09:00; they will follow up with you.');
+        // Twilio's action after a relay that ended with a human handoff asks again and says the same: the hours may have
+        // ended between the promise and the dial.
+        const actionUrl = `${PUBLIC_URL}/v1/phone/twilio/action`;
+        const human = { AccountSid: 'AC1', CallSid: 'CA-hours', From: '+31612345678', To: NUMBER, HandoffData: JSON.stringify({ reason: 'human', session_id: 's' }), SessionStatus: 'ended' };
+        const action = await postTwilio(service, '/v1/phone/twilio/action', human, twilioSignature(TWILIO_TOKEN, actionUrl, human));
+        expect(action.text).toMatch(/<Say language="en-US">The team is away until Monday 09:00; they will follow up with you\.<\/Say><Hangup\/>/);
+        clock = () => Date.parse('2026-06-01T15:15:00Z'); // open again, with someone available: Dial as before
+        expect((await postTwilio(service, '/v1/phone/twilio/action', human, twilioSignature(TWILIO_TOKEN, actionUrl, human))).text).toContain('<Dial>+31207654321</Dial>');
       } finally {
         await service.api('PUT', '/v1/phone', { token: ws.owner, body: { numbers: [NUMBER], transfer_number: '+31207654321' } });
       }

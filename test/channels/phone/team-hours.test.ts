@@ -37,17 +37,21 @@ describe('team hours', () => {
     expect(teamHoursProblems({ time_zone: 'UTC', week: { wed: [['24:00', '24:00']] } })).toHaveLength(1);
   });
 
-  it('availability: the switch and, when set, the hours (switch off is never overridden)', async () => {
-    let state: { switchOn: boolean; teamHours: unknown } = { switchOn: true, teamHours: null };
+  it('availability: someone of the team available and, when set, inside the hours; outside them, when they open next', async () => {
+    let teamHours: unknown = null;
+    let anyone = true;
     let now = Date.parse('2026-03-02T08:30:00Z');
-    const available = createTeamAvailability({ phone: { teamState: async () => state }, now: () => now });
-    expect(await available('w')).toBe(true); // switch on, no hours
-    state = { switchOn: true, teamHours: hours };
-    expect(await available('w')).toBe(true); // Monday 09:30
+    const team = createTeamAvailability({ phone: { teamState: async () => ({ switchOn: false, teamHours }) }, presence: { anyAvailable: async () => anyone }, idleMinutes: 5, now: () => now });
+    expect(await team.available('w')).toBe(true); // someone available, no hours
+    teamHours = hours;
+    expect(await team.status('w')).toEqual({ available: true, opensAt: null }); // Monday 09:30
     now = Date.parse('2026-03-02T17:00:00Z');
-    expect(await available('w')).toBe(false); // Monday 18:00
-    state = { switchOn: false, teamHours: hours };
+    // Monday 18:00: closed until Saturday 10:00, however many are available.
+    expect(await team.status('w')).toEqual({ available: false, opensAt: { day: 'sat', time: '10:00', today: false } });
+    now = Date.parse('2026-03-02T07:00:00Z'); // Monday 08:00: opens today
+    expect(await team.opensAt('w')).toEqual({ day: 'mon', time: '09:00', today: true });
     now = Date.parse('2026-03-02T08:30:00Z');
-    expect(await available('w')).toBe(false);
+    anyone = false;
+    expect(await team.available('w')).toBe(false); // inside the hours, nobody available
   });
 });

@@ -1,6 +1,6 @@
 /** The website chat's pure parts: the escalation phrases, the origin rules and the token bucket. */
 import { describe, expect, it } from 'vitest';
-import { canonicalOrigin, parseAllowedOrigins } from '../../../src/channels/webchat/origins.ts';
+import { canonicalOrigin, originFromPasted, parseAllowedOrigins } from '../../../src/channels/webchat/origins.ts';
 import { AppError } from '../../../src/errors.ts';
 
 describe('web origins', () => {
@@ -17,14 +17,24 @@ describe('web origins', () => {
     },
   );
 
-  it('a list with a bad item is refused naming it; duplicates merge', () => {
-    expect(parseAllowedOrigins(['https://a.example', 'https://A.example/'])).toEqual(['https://a.example']);
+  it('takes a pasted page address or a bare host as its site, and says so; duplicates merge', () => {
+    expect(parseAllowedOrigins(['https://a.example', 'https://A.example/'])).toEqual({ origins: ['https://a.example'], notes: [] });
+    const pasted = parseAllowedOrigins(['www.trailtent.nl/shop', 'https://www.trailtent.nl/tents?page=2#top', 'http://Old.Example:8080/x']);
+    expect(pasted.origins).toEqual(['https://www.trailtent.nl', 'http://old.example:8080']);
+    expect(pasted.notes).toEqual([
+      'www.trailtent.nl/shop is saved as https://www.trailtent.nl: the chat works on every page of that site, so only its address is kept.',
+      'http://Old.Example:8080/x is saved as http://old.example:8080: the chat works on every page of that site, so only its address is kept.',
+    ]);
+    expect(originFromPasted('shop.example')).toEqual({ origin: 'https://shop.example', changed: true });
+  });
+
+  it.each(['ftp://shop.example', 'https://a:b@shop.example/x', 'not a site', 'null', '*', ''])('refuses %j as a website, naming the item in plain words', (text) => {
     try {
-      parseAllowedOrigins(['https://a.example', 'https://a.example/path']);
+      parseAllowedOrigins(['https://a.example', text]);
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(AppError);
-      expect((err as AppError).details).toEqual([{ field: 'allowed_origins[1]', message: expect.stringContaining('web origin') }]);
+      expect((err as AppError).details).toEqual([{ field: 'allowed_origins[1]', message: expect.stringContaining("is not a website's address: write it as the browser's address bar shows your shop") }]);
     }
   });
 });

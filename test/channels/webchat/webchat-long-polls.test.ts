@@ -171,8 +171,12 @@ describeEachDatabase('web chat long polls', (get) => {
         expect(await stillOpen(polls, 0)).toBe(MAX_POLLS_PER_ADDRESS);
         console.info(`[${get().kind}] statements in ${WINDOW_MS} ms: ${idle} with no open poll, ${waiting} with ${MAX_POLLS_PER_ADDRESS} open polls, ${idleAgain} again with them`);
         // Re-reading every second, as before, would add 2 statements per poll per second: 36 here.
-        expect(waiting).toBeLessThanOrEqual(Math.max(idle, idleAgain) + 3);
-        expect(idleAgain).toBeLessThanOrEqual(idle + 3);
+        // Give or take the background's own: sweeps (presence, assignment, hand-back), the email outbox and the
+        // workers each look on their own period, so one 3 s window can hold a few more of them than another (CI saw
+        // 13 and 16 with no poll's help). So the quieter of the two windows with open polls is within that noise of
+        // the idle one, and neither comes near the 36 per window that re-reading would add.
+        expect(Math.min(waiting, idleAgain)).toBeLessThanOrEqual(idle + 5);
+        expect(Math.max(waiting, idleAgain)).toBeLessThanOrEqual(idle + 12);
       } finally {
         aborts.abort();
       }

@@ -446,8 +446,15 @@ describeEachDatabase('website chat', (get) => {
       expect((await start('Hi', { origin: 'http://localhost:3000' })).status).toBe(201);
     });
 
-    it('an origin with a path, another scheme or no host is refused, naming the item', async () => {
-      for (const bad of [`${SHOP}/chat`, 'ftp://shop.example', 'shop.example', 'https://user:pw@shop.example', '*']) {
+    it("a page's address or a bare host is taken as its site and said so; another scheme, credentials or no host are refused, naming the item", async () => {
+      const pasted = await service.api('PUT', '/v1/webchat', { token: acme.owner, body: { allowed_origins: [`${SHOP}/chat?x=1`, 'www.shop.example'] } });
+      expect(pasted.status).toBe(200);
+      expect(pasted.body.allowed_origins).toEqual([SHOP, 'https://www.shop.example']);
+      expect(pasted.body.notes).toEqual([
+        `${SHOP}/chat?x=1 is saved as ${SHOP}: the chat works on every page of that site, so only its address is kept.`,
+        'www.shop.example is saved as https://www.shop.example: the chat works on every page of that site, so only its address is kept.',
+      ]);
+      for (const bad of ['ftp://shop.example', 'https://user:pw@shop.example', '*', 'no site here']) {
         const res = await service.api('PUT', '/v1/webchat', { token: acme.owner, body: { allowed_origins: [SHOP, bad] } });
         expect(res.status, bad).toBe(400);
         expect(res.body.error.details[0].field).toBe('allowed_origins[1]');

@@ -22,6 +22,7 @@ describe('parseWebhook', () => {
             sentAt: new Date(1750857384_000),
             type: 'text',
             text: 'Café open? ¿Dónde está mi pedido? 😊 https://shop.example/orders/1234',
+            replyId: null,
             profileName: 'Zoë Østergaard-Muñoz 李雷 🌻',
           },
         ],
@@ -35,6 +36,17 @@ describe('parseWebhook', () => {
       { messageId: 'wamid.ABC', status: 'delivered', at: new Date(1750857384_000), error: null },
     ]);
     expect(parseWebhook(fixture('status-failed', values).toString()).changes[0]!.statuses[0]!.error).toEqual({ code: 131047, title: 'Re-engagement message' });
+  });
+
+  it("reads a tap on a reply button: the button's id and its title", () => {
+    const tap = fixture('button-reply-message', { ...values, CONTEXT_ID: 'wamid.OUT1', REPLY_ID: 'satisfaction:0b7f3c1e-8d2a-4a51-9c6e-2f4d8b1a7e90:5', TITLE: 'Good' });
+    expect(parseWebhook(tap.toString()).changes[0]!.messages).toEqual([
+      { id: 'wamid.ABC', waId: '31612345678', sentAt: new Date(1750857384_000), type: 'interactive', text: 'Good', replyId: 'satisfaction:0b7f3c1e-8d2a-4a51-9c6e-2f4d8b1a7e90:5', profileName: 'Sheena Nelson' },
+    ]);
+    // Another interactive answer (a list's row) is no button reply; an image has no button either.
+    const list = tap.toString().replace('"type":"button_reply","button_reply"', '"type":"list_reply","list_reply"');
+    expect(parseWebhook(list).changes[0]!.messages[0]).toMatchObject({ type: 'interactive', text: null, replyId: null });
+    expect(parseWebhook(fixture('image-message', values).toString()).changes[0]!.messages[0]!.replyId).toBeNull();
   });
 
   it('skips the parts it cannot read and keeps the rest', () => {

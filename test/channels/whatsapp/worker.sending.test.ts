@@ -64,12 +64,12 @@ describeEachDatabase('WhatsApp replies', (get) => {
       const event = await h.service.database.db.selectFrom('whatsapp_webhook_events').selectAll().where('body', '=', body.toString()).executeTakeFirstOrThrow();
       // Read again shortly (our own send may not have stored the id yet), then given up after STATUS_MATCH_WINDOW_MS.
       expect(event.processed_at).toBeNull();
-      expect(event.claimed_until).not.toBeNull();
+      expect(event.lease_until).not.toBeNull();
       expect(event.attempts).toBe(0);
       // Two minutes later (moved back in time here) it is finished, the unmatched status noted.
       await h.service.database.db
         .updateTable('whatsapp_webhook_events')
-        .set({ received_at: new Date(Date.now() - 3 * 60_000), claimed_until: null })
+        .set({ received_at: new Date(Date.now() - 3 * 60_000), lease_until: null })
         .where('id', '=', event.id)
         .execute();
       h.service.whatsapp.worker.wake();

@@ -252,7 +252,7 @@ describeEachDatabase('two engines on one database', (getDb) => {
     expect(site.requests.filter((r) => r.url === '/robots.txt')).toHaveLength(1);
     expect(site.requests.filter((r) => r.url === '/returns')).toHaveLength(1);
     const after = await a.sources.get(rows[0]!.id, source.id);
-    expect(after).toMatchObject({ status: 'done', claimed_by: null, pages: 6 });
+    expect(after).toMatchObject({ status: 'done', lease_owner: null, pages: 6 });
     // Due again tomorrow, by its schedule.
     expect(new Date(after!.next_sync_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
     await Promise.all([a.http.close(), b.http.close(), a.scheduler.stop(), b.scheduler.stop()]);
@@ -264,7 +264,7 @@ describeEachDatabase('two engines on one database', (getDb) => {
     await a.sources.create({ id: crypto.randomUUID(), workspaceId: rows[0]!.id, kind: 'website', url: `${site.origin}/`, name: 'x', schedule: 'daily', language: null, status: 'queued', nextSyncAt: new Date() });
     const at = new Date();
     const claimed = await a.sources.claimDue('engine-c', at, new Date(at.getTime() + 60_000));
-    expect(claimed?.claimed_by).toBe('engine-c');
+    expect(claimed?.lease_owner).toBe('engine-c');
     expect(await a.sources.claimDue('engine-d', new Date(), new Date(Date.now() + 60_000))).toBeUndefined();
     expect((await a.sources.claimDue('engine-d', new Date(at.getTime() + 61_000), new Date(at.getTime() + 120_000)))?.id).toBe(claimed!.id);
     await a.http.close();
@@ -382,7 +382,7 @@ describeEachDatabase('the scheduler', (getDb) => {
     const html = new TextEncoder().encode('<p>After the stop.</p>');
     await expect(extraction.readPage({ bytes: html, contentType: 'text/html', url: `${site.origin}/late`, links: false })).rejects.toThrow('could not be read: the engine is stopping');
     const after = await until(() => true);
-    expect(after).toMatchObject({ status: 'queued', claimed_by: null, last_synced_at: null });
+    expect(after).toMatchObject({ status: 'queued', lease_owner: null, last_synced_at: null });
     expect(new Date(after.next_sync_at!).getTime()).toBeLessThanOrEqual(Date.now());
     await http.close();
   });
