@@ -21,7 +21,7 @@ import type {
   SessionEmitted,
   SessionEvent,
   SessionInput,
-  HandlerChangeReason,
+  AttendantChangeReason,
   HandledBy,
   ToolsInput,
   ToolsManifestInput,
@@ -59,7 +59,7 @@ export const sessionSetup = setup({
     hasHandoff: ({ context }) => context.turn != null && handoffOf(context.turn) != null,
     requestsHandoff: ({ context }) => context.turn?.requestedHandoff != null,
     isChat: ({ context }) => context.channel !== 'phone',
-    personHandles: or([stateIn({ handler: 'waiting' }), stateIn({ handler: 'agent' })]),
+    personHandles: or([stateIn({ attendant: 'waiting' }), stateIn({ attendant: 'agent' })]),
     handbackDue: ({ context, event }) => event.type === 'handback_due' && context.handbackAt !== null && context.handbackAt <= event.at,
   },
   actions: {
@@ -169,22 +169,22 @@ export const sessionSetup = setup({
       const e = event as Extract<SessionEvent, { type: 'message' }>;
       return { type: 'held' as const, turnId: e.turnId, text: e.text, at: e.at };
     }),
-    /** A turn that asked for a person on a chat channel: the handler region goes to `waiting`. */
+    /** A turn that asked for a person on a chat channel: the attendant region goes to `waiting`. */
     waitIfAsked: enqueueActions(({ enqueue }, params: { output: HandoffResult }) => {
       const waiting = params.output.waiting;
       if (waiting) enqueue.raise({ type: 'wait', since: waiting.since, handbackAt: waiting.handbackAt });
     }),
     toWaiting: assign(({ context, event }) => {
       const e = event as Extract<SessionEvent, { type: 'wait' }>;
-      return { agent: null, waitingSince: e.since, handbackAt: e.handbackAt, handlerRevision: context.handlerRevision + 1 };
+      return { agent: null, waitingSince: e.since, handbackAt: e.handbackAt, attendantRevision: context.attendantRevision + 1 };
     }),
     toAgent: assign(({ context, event }) => {
       const e = event as Extract<SessionEvent, { type: 'takeover' }>;
-      return { agent: e.agent, waitingSince: null, handbackAt: null, handlerRevision: context.handlerRevision + 1 };
+      return { agent: e.agent, waitingSince: null, handbackAt: null, attendantRevision: context.attendantRevision + 1 };
     }),
-    toBot: assign(({ context }) => ({ agent: null, waitingSince: null, handbackAt: null, handlerRevision: context.handlerRevision + 1 })),
-    emitHandler: emit(({ context }, params: { handledBy: HandledBy; reason: HandlerChangeReason }) => ({
-      type: 'handler_changed' as const,
+    toBot: assign(({ context }) => ({ agent: null, waitingSince: null, handbackAt: null, attendantRevision: context.attendantRevision + 1 })),
+    emitAttendant: emit(({ context }, params: { handledBy: HandledBy; reason: AttendantChangeReason }) => ({
+      type: 'attendant_changed' as const,
       handledBy: params.handledBy,
       agent: context.agent,
       waitingSince: context.waitingSince,

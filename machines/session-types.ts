@@ -11,11 +11,12 @@ import type { ToolInvocation, ToolOutcome, ToolSpec } from '../src/botlink/tools
 import type { KnowledgePassage } from '../src/knowledge/types.ts';
 
 /**
- * Bumped whenever a change makes older persisted snapshots unreadable. An idle snapshot of an older version is
- * upgraded when it is restored (src/sessions/snapshot-upgrade.ts: v1 had no handler region, v2 called the
- * conversation's channel id `sessionId`); any other is restarted idle.
+ * Bumped whenever a change makes older persisted snapshots unreadable. A snapshot of an older version is upgraded when
+ * it is restored (src/sessions/snapshot-upgrade.ts: v1 had no attendant region, v2 called the conversation's channel
+ * id `sessionId`, v3 called the attendant region `handler`). v1 and v2 are upgraded only when idle: caught mid-turn,
+ * the session restarts idle.
  */
-export const SESSION_MACHINE_VERSION = 3;
+export const SESSION_MACHINE_VERSION = 4;
 /** How many earlier turns the AI sees. */
 export const MAX_HISTORY_TURNS = 10;
 
@@ -74,13 +75,13 @@ export interface HandoffResult {
   requestedBy?: HandoffRequester;
   /**
    * WhatsApp and web chat: a person was asked for, so the conversation waits for a colleague in the inbox (the
-   * statechart's `handler` region goes to `waiting`); `handbackAt` (ms) is when it goes back to the bot when nobody
+   * statechart's `attendant` region goes to `waiting`); `handbackAt` (ms) is when it goes back to the bot when nobody
    * took it (the workspace's handback_after_minutes), null: never.
    */
   waiting?: { since: number; handbackAt: number | null };
 }
 
-/** Who handles the conversation: the statechart's `handler` region (docs/architecture.md, "Who handles a conversation"). */
+/** Who handles the conversation: the statechart's `attendant` region (docs/architecture.md, "Who handles a conversation"). */
 export type HandledBy = 'bot' | 'waiting' | 'agent';
 
 /** The person holding a conversation. */
@@ -135,14 +136,14 @@ export interface SessionContext {
    */
   personOffered?: boolean;
   turn: TurnState | null;
-  /** The person holding the conversation while the handler region is in `agent`; null otherwise. */
+  /** The person holding the conversation while the attendant region is in `agent`; null otherwise. */
   agent: AgentRef | null;
   /** When the conversation began waiting for a person (ms); null when nobody is waited for. */
   waitingSince: number | null;
   /** When a waiting conversation goes back to the bot (ms), a deadline kept as a timestamp; null: never. */
   handbackAt: number | null;
-  /** Bumped by every change of the handler region, so a change is written only over the one it was made from. */
-  handlerRevision: number;
+  /** Bumped by every change of the attendant region, so a change is written only over the one it was made from. */
+  attendantRevision: number;
 }
 
 export interface SessionInput {
@@ -183,10 +184,10 @@ export type SessionEmitted =
   | { type: 'turn_cancelled'; turn: TurnState; reason: 'barge_in' | 'interrupt' | 'end' }
   /** A customer message while a person handles the conversation: stored and shown, answered by nobody. */
   | { type: 'held'; turnId: string; text: string; at: number }
-  /** The handler region changed (who handles the conversation). */
-  | { type: 'handler_changed'; handledBy: HandledBy; agent: AgentRef | null; waitingSince: number | null; reason: HandlerChangeReason };
+  /** The attendant region changed (who handles the conversation). */
+  | { type: 'attendant_changed'; handledBy: HandledBy; agent: AgentRef | null; waitingSince: number | null; reason: AttendantChangeReason };
 
-export type HandlerChangeReason = 'wait' | 'takeover' | 'handback' | 'close' | 'handback_timeout' | 'reopened';
+export type AttendantChangeReason = 'wait' | 'takeover' | 'handback' | 'close' | 'handback_timeout' | 'reopened';
 
 export interface BotLinkInput {
   workspaceId: string;

@@ -3,12 +3,12 @@
  * Link, the knowledge base, the AI, the tools, the handoff) are named promise actors that the session runtime
  * provides with `machine.provide`; leaving a state aborts their signal, so a cancelled turn really stops its work.
  *
- * Two parallel regions: `conversation` (the turns, below) and `handler`, who handles the conversation
+ * Two parallel regions: `conversation` (the turns, below) and `attendant`, who handles the conversation
  * (docs/architecture.md, "Who handles a conversation"):
  *
- *   handler:  bot ──wait (a person asked for, chat channels)──▶ waiting ──takeover──▶ agent
- *             bot ──takeover──▶ agent ;  waiting|agent ──handback──▶ bot ;  bot|waiting|agent ──close──▶ closed
- *             waiting ──handback_due (deadline passed)──▶ bot ;  closed ──message──▶ bot
+ *   attendant: bot ──wait (a person asked for, chat channels)──▶ waiting ──takeover──▶ agent
+ *              bot ──takeover──▶ agent ;  waiting|agent ──handback──▶ bot ;  bot|waiting|agent ──close──▶ closed
+ *              waiting ──handback_due (deadline passed)──▶ bot ;  closed ──message──▶ bot
  *   while waiting or agent, a customer message is `held`: stored and shown, answered by nobody.
  *
  *   conversation: idle ──message──▶ turn ──▶ idle   (a message during a turn restarts it: barge-in)
@@ -44,42 +44,42 @@ export const sessionMachine = sessionSetup.createMachine({
     agent: null,
     waitingSince: null,
     handbackAt: null,
-    handlerRevision: 0,
+    attendantRevision: 0,
   }),
   type: 'parallel',
   states: {
-    handler: {
+    attendant: {
       initial: 'bot',
       on: { end: '.ended' },
       states: {
         bot: {
           on: {
-            wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitHandler', params: { handledBy: 'waiting', reason: 'wait' } }] },
-            takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
-            close: { guard: 'isChat', target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
+            wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitAttendant', params: { handledBy: 'waiting', reason: 'wait' } }] },
+            takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitAttendant', params: { handledBy: 'agent', reason: 'takeover' } }] },
+            close: { guard: 'isChat', target: 'closed', actions: ['toBot', { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'close' } }] },
           },
         },
         waiting: {
           on: {
-            takeover: { target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
-            handback: { target: 'bot', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'handback' } }] },
-            close: { target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
-            handback_due: { guard: 'handbackDue', target: 'bot', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'handback_timeout' } }] },
+            takeover: { target: 'agent', actions: ['toAgent', { type: 'emitAttendant', params: { handledBy: 'agent', reason: 'takeover' } }] },
+            handback: { target: 'bot', actions: ['toBot', { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'handback' } }] },
+            close: { target: 'closed', actions: ['toBot', { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'close' } }] },
+            handback_due: { guard: 'handbackDue', target: 'bot', actions: ['toBot', { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'handback_timeout' } }] },
           },
         },
         // One named user holds it; another's take-over finds no transition here (the runtime answers 409 taken).
         agent: {
           on: {
-            handback: { target: 'bot', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'handback' } }] },
-            close: { target: 'closed', actions: ['toBot', { type: 'emitHandler', params: { handledBy: 'bot', reason: 'close' } }] },
+            handback: { target: 'bot', actions: ['toBot', { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'handback' } }] },
+            close: { target: 'closed', actions: ['toBot', { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'close' } }] },
           },
         },
         // The team is done: the bot answers whatever the customer writes next (and the conversation is open again).
         closed: {
           on: {
-            message: { target: 'bot', actions: { type: 'emitHandler', params: { handledBy: 'bot', reason: 'reopened' } } },
-            wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitHandler', params: { handledBy: 'waiting', reason: 'wait' } }] },
-            takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitHandler', params: { handledBy: 'agent', reason: 'takeover' } }] },
+            message: { target: 'bot', actions: { type: 'emitAttendant', params: { handledBy: 'bot', reason: 'reopened' } } },
+            wait: { guard: 'isChat', target: 'waiting', actions: ['toWaiting', { type: 'emitAttendant', params: { handledBy: 'waiting', reason: 'wait' } }] },
+            takeover: { guard: 'isChat', target: 'agent', actions: ['toAgent', { type: 'emitAttendant', params: { handledBy: 'agent', reason: 'takeover' } }] },
           },
         },
         ended: { type: 'final' },

@@ -44,6 +44,7 @@ import * as m0038 from './0038-whatsapp-reply-buttons.ts';
 import * as m0039 from './0039-scenarios.ts';
 import * as m0040 from './0040-knowledge-checks.ts';
 import * as m0043 from './0043-one-lease-spelling.ts';
+import * as m0044 from './0044-attendant-revision.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '0039-scenarios': m0039, // test scenarios, their runs, and the mark on the test conversations they make
   '0040-knowledge-checks': m0040, // saved checks, the mark a knowledge write leaves, and the re-runs' answers before and after
   '0043-one-lease-spelling': m0043, // lease_owner and lease_until on every table that leases work
+  '0044-attendant-revision': m0044, // sessions.handler_revision is attendant_revision: "handler" is an HTTP route's word
 };

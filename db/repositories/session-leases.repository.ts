@@ -12,16 +12,16 @@ export function sessionLeasesRepository(db: Db) {
      * session since its copy was loaded. Returns null when another process holds it: that process is running a turn
      * of this session now.
      */
-    async acquireLease(sessionId: string, owner: string, leaseMs: number): Promise<{ turnCount: number; handlerRevision: number } | null> {
+    async acquireLease(sessionId: string, owner: string, leaseMs: number): Promise<{ turnCount: number; attendantRevision: number } | null> {
       const row = await db
         .updateTable('sessions')
         .set({ lease_owner: owner, lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` })
         .where('id', '=', sessionId)
         .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', owner), eb('lease_until', '<', sql<Date>`now()`)]))
-        .returning(['turn_count', 'handler_revision'])
+        .returning(['turn_count', 'attendant_revision'])
         .modifyEnd(prepared('session_lease'))
         .executeTakeFirst();
-      return row ? { turnCount: row.turn_count, handlerRevision: row.handler_revision } : null;
+      return row ? { turnCount: row.turn_count, attendantRevision: row.attendant_revision } : null;
     },
 
     /**

@@ -32,12 +32,12 @@ export interface SaveTurnInput {
      * (this one lost it, docs/reliability.md "Leases"), so a turn taken over never commits a second answer.
      */
     owner: string;
-    /** The handler region's projection (migration 0019); ISO times. Absent: the row keeps its own. */
+    /** The attendant region's projection (migration 0019); ISO times. Absent: the row keeps its own. */
     handledBy?: HandledBy;
     agentUserId?: string | null;
     waitingSince?: string | null;
     handbackAt?: string | null;
-    handlerRevision?: number;
+    attendantRevision?: number;
   };
   /** The chat channels' messages of this turn (customer message, bot reply), in order; none on the phone. */
   messages?: MessageRecord[];
@@ -73,7 +73,7 @@ export function sessionTurnsRepository(db: Db) {
         agent_user_id: s.agentUserId ?? null,
         waiting_since: s.waitingSince ?? null,
         handback_at: s.handbackAt ?? null,
-        handler_revision: s.handlerRevision ?? null,
+        attendant_revision: s.attendantRevision ?? null,
       }));
       const messages = inputs.flatMap((i) => i.messages ?? []);
       await sql`${prepared('save_turns')}
@@ -81,7 +81,7 @@ export function sessionTurnsRepository(db: Db) {
           select * from jsonb_to_recordset(${json(sessions)}::jsonb) as v(id uuid, state text, status text, language text,
             customer_phone text, customer_email text, customer_name text, handoff jsonb, turn_count integer, snapshot jsonb,
             machine_version integer, release_lease boolean, handled_by text, agent_user_id uuid, waiting_since timestamptz,
-            handback_at timestamptz, handler_revision integer, owner text)
+            handback_at timestamptz, attendant_revision integer, owner text)
         ), locked as (
           -- LOCK_IN_ID_ORDER: every statement that updates several sessions locks them in id order first; the lease
           -- renewal and this save used to lock the same rows in different orders and deadlock (docs/reliability.md).
@@ -120,7 +120,7 @@ export function sessionTurnsRepository(db: Db) {
           agent_user_id = case when v.handled_by is null then s.agent_user_id else v.agent_user_id end,
           waiting_since = case when v.handled_by is null then s.waiting_since else v.waiting_since end,
           handback_at = case when v.handled_by is null then s.handback_at else v.handback_at end,
-          handler_revision = coalesce(v.handler_revision, s.handler_revision),
+          attendant_revision = coalesce(v.attendant_revision, s.attendant_revision),
           lease_owner = case when v.release_lease then null else s.lease_owner end,
           lease_until = case when v.release_lease then null else s.lease_until end
         from v

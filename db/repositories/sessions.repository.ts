@@ -3,25 +3,25 @@ import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 import { assignedToSql } from './team-presence.repository.ts';
 import { conversationLabelsRepository, firstCustomerWordsSql } from './conversation-labels.repository.ts';
-import { sessionHandlerRepository } from './session-handler.repository.ts';
+import { sessionAttendantRepository } from './session-attendant.repository.ts';
 import { sessionLeasesRepository } from './session-leases.repository.ts';
 import { sessionMessagesRepository } from './session-messages.repository.ts';
 import { sessionNotificationsRepository } from './session-notifications.repository.ts';
 import { sessionTurnsRepository } from './session-turns.repository.ts';
 
-export type { HandlerWrite } from './session-handler.repository.ts';
+export type { AttendantWrite } from './session-attendant.repository.ts';
 export type { MessageRecord } from './session-messages.repository.ts';
 export type { SaveTurnInput, TurnRecord } from './session-turns.repository.ts';
 
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsRepository>['find']>>;
 
-/** The session rows themselves here; leases, turns, messages, the handler region and notifications by concern. */
+/** The session rows themselves here; leases, turns, messages, the attendant region and notifications by concern. */
 export function sessionsRepository(db: Db) {
   return {
     ...sessionLeasesRepository(db),
     ...sessionTurnsRepository(db),
     ...sessionMessagesRepository(db),
-    ...sessionHandlerRepository(db),
+    ...sessionAttendantRepository(db),
     ...sessionNotificationsRepository(db),
     ...conversationLabelsRepository(db),
 

@@ -24,13 +24,13 @@ export interface SessionsTable {
   lease_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
-  /** The statechart's `handler` region (migration 0019): bot, waiting for a person, or held by `agent_user_id`. */
+  /** The statechart's `attendant` region (migration 0019): bot, waiting for a person, or held by `agent_user_id`. */
   handled_by: Generated<HandledBy>;
   agent_user_id: string | null;
   waiting_since: Timestamp | null;
   /** When a waiting conversation goes back to the bot (handback_after_minutes); null: never. */
   handback_at: Timestamp | null;
-  handler_revision: Generated<number>;
+  attendant_revision: Generated<number>;
   /** The colleague a waiting conversation is assigned to (migration 0030), for the wait of `assigned_waiting_since`. */
   assigned_user_id: ColumnType<string | null, string | null | undefined, string | null>;
   assigned_waiting_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;

@@ -19,7 +19,7 @@ import { assignedToView } from './assignment.ts';
 import { phrase, type PhraseKey } from '../ai/phrases.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { agentView, type ConversationMessage, type HandlerEvent, type HandlerOutcome, type SessionRuntime } from '../sessions/session-runtime.ts';
+import { agentView, type AttendantEvent, type AttendantOutcome, type ConversationMessage, type SessionRuntime } from '../sessions/session-runtime.ts';
 import type { InboxEvents } from '../sessions/inbox-events.ts';
 import { MAX_AGENT_WEBCHAT_CHARS, MAX_AGENT_WHATSAPP_CHARS, MAX_INBOX_CONVERSATIONS, WHATSAPP_WINDOW_MS } from './limits.ts';
 
@@ -104,7 +104,7 @@ export function createInboxService(deps: InboxServiceDeps) {
     return { userId: principal.userId, email: principal.email, name: displayName(principal) };
   }
 
-  function control(row: SessionRow, event: HandlerEvent): Promise<HandlerOutcome> {
+  function control(row: SessionRow, event: AttendantEvent): Promise<AttendantOutcome> {
     return runtime.control({ workspaceId: row.workspace_id, channel: row.channel, externalId: row.external_id }, event);
   }
 
@@ -176,7 +176,7 @@ export function createInboxService(deps: InboxServiceDeps) {
    * sees"): stored and sent as the bot's (on WhatsApp inside the 24-hour window only). A failure is logged: the change
    * itself was made.
    */
-  async function announce(row: SessionRow, outcome: HandlerOutcome, key: PhraseKey, name: string | null): Promise<void> {
+  async function announce(row: SessionRow, outcome: AttendantOutcome, key: PhraseKey, name: string | null): Promise<void> {
     const text = phrase(key, outcome.language).replace('{name}', name ?? 'A colleague');
     try {
       await deliver({ ...row, handled_by: outcome.handledBy }, 'bot', text, null);

@@ -1,12 +1,12 @@
 /**
  * The shapes the session runtime (session-runtime.ts) answers and streams, and the live session its stages share
- * (session-events.ts, handler-control.ts).
+ * (session-events.ts, attendant-control.ts).
  */
 import type { Actor } from 'xstate';
 import type {
   AgentRef,
+  AttendantChangeReason,
   BotLinkSummary,
-  HandlerChangeReason,
   HandoffRequest,
   HandoffResult,
   ReplySource,
@@ -105,8 +105,8 @@ export interface ConversationMessage {
   status?: string;
 }
 
-/** What a change of the handler region did (`control`). */
-export interface HandlerOutcome {
+/** What a change of the attendant region did (`control`). */
+export interface AttendantOutcome {
   sessionId: string;
   /** The event changed who handles the conversation (and it was written). */
   applied: boolean;
@@ -116,11 +116,11 @@ export interface HandlerOutcome {
   waitingSince: number | null;
   language: string;
   /** Why it changed, when it did. */
-  reason: HandlerChangeReason | null;
+  reason: AttendantChangeReason | null;
 }
 
-/** The events of the handler region a user or the sweep sends (machines/session-types.ts). */
-export type HandlerEvent = Extract<SessionEvent, { type: 'takeover' | 'handback' | 'close' | 'handback_due' }>;
+/** The events of the attendant region a user or the sweep sends (machines/session-types.ts). */
+export type AttendantEvent = Extract<SessionEvent, { type: 'takeover' | 'handback' | 'close' | 'handback_due' }>;
 
 export type SessionStreamEvent =
   | { type: 'turn_started'; sessionId: string; turnId: string; message: string; at: string }
@@ -131,7 +131,7 @@ export type SessionStreamEvent =
   | { type: 'turn_cancelled'; sessionId: string; turnId: string; reason: string }
   | { type: 'state'; sessionId: string; state: string; status: 'active' | 'ended' }
   /** Who handles the conversation changed (docs/architecture.md, "Who handles a conversation"). */
-  | { type: 'handled_by'; sessionId: string; handled_by: HandledBy; agent: ConversationMessage['agent']; waiting_since: string | null; reason: HandlerChangeReason }
+  | { type: 'handled_by'; sessionId: string; handled_by: HandledBy; agent: ConversationMessage['agent']; waiting_since: string | null; reason: AttendantChangeReason }
   /** A message of a chat conversation: the customer's, the bot's or an agent's. */
   | { type: 'message'; sessionId: string; message: ConversationMessage }
   /** An agent's WhatsApp message changed its delivery status (Meta's status webhooks, or the send's answer). */
@@ -167,7 +167,7 @@ export interface Live extends LeasedSession {
   test: TestConversation | null;
 }
 
-/** The runtime's state in one place, shared by its stages (the registry, the actor's events, the handler changes). */
+/** The runtime's state in one place, shared by its stages (the registry, the actor's events, the attendant changes). */
 export interface RuntimeCore {
   readonly deps: SessionRuntimeDeps;
   readonly now: () => number;

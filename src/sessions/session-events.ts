@@ -10,7 +10,7 @@ import type { MessageRecord } from '../../db/repositories/sessions.repository.ts
 import type { MessageFrom } from '../../db/schema.ts';
 import { phrase } from '../ai/phrases.ts';
 import { agentView, type Live, type RuntimeCore } from './runtime-types.ts';
-import { handlerOf, sessionRecord, turnRecord } from './turn-record.ts';
+import { attendantOf, sessionRecord, turnRecord } from './turn-record.ts';
 import { endTurnSpan, inSpan } from '../tracing.ts';
 
 /** The chat messages of a turn end (the customer's and the bot's reply); none on the phone. */
@@ -41,7 +41,7 @@ function announceMessages(core: RuntimeCore, entry: Live, messages: readonly Mes
 export function inboxChange(core: RuntimeCore, entry: Live, reason: 'handled_by' | 'message', lastMessage: { from: MessageFrom; text: string; at: string } | null): void {
   // A scenario's test conversation never reaches the team's inbox (nor, through it, the assignment).
   if (entry.test) return;
-  const h = handlerOf(entry.actor.getSnapshot());
+  const h = attendantOf(entry.actor.getSnapshot());
   core.deps.inbox?.publish({
     workspaceId: entry.workspaceId,
     sessionId: entry.id,
@@ -127,7 +127,7 @@ export function attachSession(core: RuntimeCore, entry: Live): void {
       });
   });
   actor.on('held', (e) => onHeld(core, entry, e));
-  actor.on('handler_changed', (e) => {
+  actor.on('attendant_changed', (e) => {
     core.publish(entry.id, {
       type: 'handled_by',
       sessionId: entry.id,

@@ -31,8 +31,8 @@ export interface LeasedSession {
   lease: Lease | null;
   /** The number of turns this process's copy of the session has seen. */
   turnCount(): number;
-  /** The revision of the handler region (who handles it) this copy has seen. */
-  handlerRevision(): number;
+  /** The revision of the attendant region (who handles it) this copy has seen. */
+  attendantRevision(): number;
 }
 
 export interface SessionLeaseDeps<S extends LeasedSession> {
@@ -74,15 +74,15 @@ export function createSessionLeases<S extends LeasedSession>(deps: SessionLeaseD
     // session's turn at once and saved two turns with one ordinal).
     await entry.writes;
     const deadline = now() + leaseWaitMs;
-    let acquired: { turnCount: number; handlerRevision: number } | null;
+    let acquired: { turnCount: number; attendantRevision: number } | null;
     while ((acquired = await deps.sessions.acquireLease(entry.id, owner, leaseMs)) === null) {
       if (now() > deadline) break; // the conversation must not break: run the turn (its end is fenced by the lease)
       await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
     }
     let current = entry;
-    if (acquired === null || acquired.turnCount !== entry.turnCount() || acquired.handlerRevision !== entry.handlerRevision()) {
+    if (acquired === null || acquired.turnCount !== entry.turnCount() || acquired.attendantRevision !== entry.attendantRevision()) {
       const row = await deps.sessions.findById(entry.workspaceId, entry.id);
-      if (row && (row.turn_count !== entry.turnCount() || row.handler_revision !== entry.handlerRevision())) current = deps.reload(entry, row);
+      if (row && (row.turn_count !== entry.turnCount() || row.attendant_revision !== entry.attendantRevision())) current = deps.reload(entry, row);
     }
     if (acquired !== null) keep(current);
     return current;

@@ -5,7 +5,7 @@
  *
  * It renders replies for their channel and streams what happens to listeners (the dashboard's SSE, the channels). Its
  * stages share one state (RuntimeCore, runtime-types.ts): the registry here, what the actor's events do in
- * session-events.ts, the changes of who handles a conversation in handler-control.ts. The machine's I/O actors are in
+ * session-events.ts, the changes of who handles a conversation in attendant-control.ts. The machine's I/O actors are in
  * session-actors.ts, the lease rounds in session-leases.ts, the handoff rule in handoff.ts, and a phone turn's spoken
  * reply in spoken-turn.ts.
  */
@@ -16,10 +16,10 @@ import { upgradeSessionSnapshot } from './snapshot-upgrade.ts';
 import { groupCommit } from '../../db/group-commit.ts';
 import type { SaveTurnInput } from '../../db/repositories/sessions.repository.ts';
 import type { Channel } from '../channels-and-handoffs.ts';
-import { controlSession } from './handler-control.ts';
+import { controlSession } from './attendant-control.ts';
 import type {
-  HandlerEvent,
-  HandlerOutcome,
+  AttendantEvent,
+  AttendantOutcome,
   InboundMessage,
   Live,
   RuntimeCore,
@@ -38,9 +38,9 @@ export type { Credentials } from './session-actors.ts';
 export { SESSION_LEASE_WAIT_MS } from './session-leases.ts';
 export { agentView } from './runtime-types.ts';
 export type {
+  AttendantEvent,
+  AttendantOutcome,
   ConversationMessage,
-  HandlerEvent,
-  HandlerOutcome,
   InboundMessage,
   SessionRuntimeDeps,
   SessionStreamEvent,
@@ -146,7 +146,7 @@ function createRuntimeCore(deps: SessionRuntimeDeps) {
       replies: new Map(),
       test,
       turnCount: () => actor.getSnapshot().context.turnCount,
-      handlerRevision: () => actor.getSnapshot().context.handlerRevision ?? 0,
+      attendantRevision: () => actor.getSnapshot().context.attendantRevision ?? 0,
     };
     attachSession(core, entry);
     actor.start();
@@ -303,8 +303,8 @@ export function createSessionRuntime(deps: SessionRuntimeDeps) {
       live.delete(entry.key);
     },
 
-    /** A change of who handles the conversation (handler-control.ts). */
-    control(target: { workspaceId: string; channel: Channel; externalId: string }, event: HandlerEvent): Promise<HandlerOutcome> {
+    /** A change of who handles the conversation (attendant-control.ts). */
+    control(target: { workspaceId: string; channel: Channel; externalId: string }, event: AttendantEvent): Promise<AttendantOutcome> {
       if (stopping) throw new Error('The session runtime is stopping.');
       return controlSession(core, target, event);
     },

@@ -18,11 +18,11 @@ export function conversationState(snapshot: Pick<Snapshot, 'value'>): string {
 }
 
 /**
- * Who handles the conversation (the handler region) as stored and shown: `bot`, `waiting` or `agent`; a closed
+ * Who handles the conversation (the attendant region) as stored and shown: `bot`, `waiting` or `agent`; a closed
  * conversation is the bot's again. `closed`: the team closed it (the session's status is `ended` until the customer
  * writes again).
  */
-export function handlerOf(snapshot: Pick<Snapshot, 'value' | 'context'>): {
+export function attendantOf(snapshot: Pick<Snapshot, 'value' | 'context'>): {
   handledBy: HandledBy;
   closed: boolean;
   agent: SessionContext['agent'];
@@ -30,21 +30,21 @@ export function handlerOf(snapshot: Pick<Snapshot, 'value' | 'context'>): {
   handbackAt: number | null;
   revision: number;
 } {
-  const region = (snapshot.value as { handler?: unknown }).handler;
+  const region = (snapshot.value as { attendant?: unknown }).attendant;
   const { context } = snapshot;
   const handledBy: HandledBy = region === 'waiting' ? 'waiting' : region === 'agent' ? 'agent' : 'bot';
-  return { handledBy, closed: region === 'closed', agent: context.agent ?? null, waitingSince: context.waitingSince ?? null, handbackAt: context.handbackAt ?? null, revision: context.handlerRevision ?? 0 };
+  return { handledBy, closed: region === 'closed', agent: context.agent ?? null, waitingSince: context.waitingSince ?? null, handbackAt: context.handbackAt ?? null, revision: context.attendantRevision ?? 0 };
 }
 
-/** The session row's handler columns (migration 0019) for this snapshot. */
-export function handlerColumns(snapshot: Pick<Snapshot, 'value' | 'context'>) {
-  const h = handlerOf(snapshot);
+/** The session row's attendant columns (migration 0019) for this snapshot. */
+export function attendantColumns(snapshot: Pick<Snapshot, 'value' | 'context'>) {
+  const h = attendantOf(snapshot);
   return {
     handledBy: h.handledBy,
     agentUserId: h.agent?.userId ?? null,
     waitingSince: h.waitingSince === null ? null : new Date(h.waitingSince).toISOString(),
     handbackAt: h.handbackAt === null ? null : new Date(h.handbackAt).toISOString(),
-    handlerRevision: h.revision,
+    attendantRevision: h.revision,
   };
 }
 
@@ -87,7 +87,7 @@ export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachin
   return {
     id,
     state: conversationState(snapshot),
-    status: snapshot.status === 'done' || handlerOf(snapshot).closed ? ('ended' as const) : ('active' as const),
+    status: snapshot.status === 'done' || attendantOf(snapshot).closed ? ('ended' as const) : ('active' as const),
     language: context.language,
     customer: context.customer,
     handoff: context.handoff,
@@ -95,7 +95,7 @@ export function sessionRecord(id: string, actor: Pick<Actor<typeof sessionMachin
     snapshot: persistedSnapshot(actor),
     machineVersion: SESSION_MACHINE_VERSION,
     releaseLease,
-    ...handlerColumns(snapshot),
+    ...attendantColumns(snapshot),
   };
 }
 

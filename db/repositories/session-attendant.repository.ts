@@ -1,11 +1,11 @@
-/** The handler region of a session (migration 0019): who handles it, the hand-back deadline, the agents. */
+/** The attendant region of a session (migration 0019): who handles it, the hand-back deadline, the agents. */
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 import { jsonb as json } from '../json.ts';
 import type { HandledBy } from '../schema.ts';
 
-/** The handler columns a change of the handler region writes (migration 0019). */
-export interface HandlerWrite {
+/** The attendant columns a change of the attendant region writes (migration 0019). */
+export interface AttendantWrite {
   id: string;
   state: string;
   status: 'active' | 'ended';
@@ -15,19 +15,19 @@ export interface HandlerWrite {
   agentUserId: string | null;
   waitingSince: string | null;
   handbackAt: string | null;
-  handlerRevision: number;
+  attendantRevision: number;
 }
 
-/** Handler changes, the hand-backs due, the workspace's hand-back delay and the users who may hold a conversation. */
-export function sessionHandlerRepository(db: Db) {
+/** Attendant changes, the hand-backs due, the workspace's hand-back delay and the users who may hold a conversation. */
+export function sessionAttendantRepository(db: Db) {
   return {
     /**
-     * A change of the handler region (take-over, hand-back, close, the hand-back deadline): the snapshot and its
+     * A change of the attendant region (take-over, hand-back, close, the hand-back deadline): the snapshot and its
      * projection, written only over the revision it was made from (`expectedRevision`), and the lease given back. False
      * when another process changed who handles the session meanwhile: then nothing was written. One conditional
      * UPDATE, so two take-overs at once on two processes cannot both win.
      */
-    async saveHandler(write: HandlerWrite, expectedRevision: number, owner: string): Promise<boolean> {
+    async saveAttendant(write: AttendantWrite, expectedRevision: number, owner: string): Promise<boolean> {
       const result = await db
         .updateTable('sessions')
         .set({
@@ -39,13 +39,13 @@ export function sessionHandlerRepository(db: Db) {
           agent_user_id: write.agentUserId,
           waiting_since: write.waitingSince,
           handback_at: write.handbackAt,
-          handler_revision: write.handlerRevision,
+          attendant_revision: write.attendantRevision,
           updated_at: sql<Date>`now()`,
           lease_owner: sql`case when lease_owner = ${owner} then null else lease_owner end`,
           lease_until: sql`case when lease_owner = ${owner} then null else lease_until end`,
         })
         .where('id', '=', write.id)
-        .where('handler_revision', '=', expectedRevision)
+        .where('attendant_revision', '=', expectedRevision)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },

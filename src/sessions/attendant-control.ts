@@ -1,23 +1,23 @@
 /**
  * A change of who handles the conversation (take-over, hand-back, close, the hand-back deadline; docs/architecture.md,
  * "Who handles a conversation"): applied to the session's actor under its lease, after this process's running turn
- * of it ended, and written only over the revision it was made from (sessions.handler_revision), so two processes
+ * of it ended, and written only over the revision it was made from (sessions.attendant_revision), so two processes
  * cannot both take one conversation.
  */
-import { SESSION_MACHINE_VERSION, type HandlerChangeReason } from '../../machines/session-types.ts';
+import { SESSION_MACHINE_VERSION, type AttendantChangeReason } from '../../machines/session-types.ts';
 import type { Channel } from '../channels-and-handoffs.ts';
-import type { HandlerEvent, HandlerOutcome, RuntimeCore } from './runtime-types.ts';
+import type { AttendantEvent, AttendantOutcome, RuntimeCore } from './runtime-types.ts';
 import { inboxChange } from './session-events.ts';
-import { conversationState, handlerColumns, handlerOf } from './turn-record.ts';
+import { attendantColumns, attendantOf, conversationState } from './turn-record.ts';
 
-/** How long a change of the handler region waits for this process's running turn of the session to end. */
+/** How long a change of the attendant region waits for this process's running turn of the session to end. */
 const CONTROL_WAIT_MS = 30_000;
 
 export async function controlSession(
   core: RuntimeCore,
   target: { workspaceId: string; channel: Channel; externalId: string },
-  event: HandlerEvent,
-): Promise<HandlerOutcome> {
+  event: AttendantEvent,
+): Promise<AttendantOutcome> {
   const { deps, now, owner } = core;
   let entry = await core.load(target.workspaceId, target.channel, target.externalId, null);
   const waitUntil = now() + CONTROL_WAIT_MS;
@@ -27,14 +27,14 @@ export async function controlSession(
   }
   if (!entry.held) entry = await core.leases.lease(entry);
   entry.lastActivity = now();
-  const before = handlerOf(entry.actor.getSnapshot());
-  let reason: HandlerChangeReason | null = null;
-  const sub = entry.actor.on('handler_changed', (e) => (reason = e.reason));
+  const before = attendantOf(entry.actor.getSnapshot());
+  let reason: AttendantChangeReason | null = null;
+  const sub = entry.actor.on('attendant_changed', (e) => (reason = e.reason));
   entry.actor.send(event);
   sub.unsubscribe();
   const snapshot = entry.actor.getSnapshot();
-  const after = handlerOf(snapshot);
-  const outcome = (applied: boolean): HandlerOutcome => ({
+  const after = attendantOf(snapshot);
+  const outcome = (applied: boolean): AttendantOutcome => ({
     sessionId: entry.id,
     applied,
     handledBy: after.handledBy,
@@ -57,19 +57,19 @@ export async function controlSession(
   let written = false;
   const current = entry;
   await core.enqueue(current, async () => {
-    written = await deps.sessions.saveHandler(
+    written = await deps.sessions.saveAttendant(
       {
         id: current.id,
         state: conversationState(snapshot),
         status: after.closed ? 'ended' : 'active',
         snapshot: current.actor.getPersistedSnapshot(),
         machineVersion: SESSION_MACHINE_VERSION,
-        ...handlerColumns(snapshot),
+        ...attendantColumns(snapshot),
       },
       before.revision,
       owner,
     );
-    // saveHandler gives this engine's lease back (a held conversation's too: the next turn takes it again).
+    // saveAttendant gives this engine's lease back (a held conversation's too: the next turn takes it again).
     core.leases.released(current);
     current.held = false;
   });
@@ -81,7 +81,7 @@ export async function controlSession(
     core.leases.released(current);
     const row = await deps.sessions.findById(current.workspaceId, current.id);
     const fresh = await core.load(target.workspaceId, target.channel, target.externalId, null);
-    const h = handlerOf(fresh.actor.getSnapshot());
+    const h = attendantOf(fresh.actor.getSnapshot());
     return { sessionId: current.id, applied: false, handledBy: h.handledBy, closed: h.closed, agent: h.agent, waitingSince: h.waitingSince, language: row?.language ?? 'en', reason: null };
   }
   inboxChange(core, current, 'handled_by', null);

@@ -1,5 +1,5 @@
 /**
- * The session statechart's handler region (docs/architecture.md, "Who handles a conversation"): bot → waiting → agent
+ * The session statechart's attendant region (docs/architecture.md, "Who handles a conversation"): bot → waiting → agent
  * → bot, close, the hand-back deadline kept as a timestamp in the context (and honoured after a restore), the
  * customer's messages held while a person handles the conversation, and the phone left out.
  */
@@ -43,35 +43,35 @@ function start(channel: Channel = 'whatsapp') {
   const emitted: SessionEmitted[] = [];
   actor.on('*', (e) => emitted.push(e as SessionEmitted));
   actor.start();
-  const handler = () => (actor.getSnapshot().value as { handler: string }).handler;
+  const attendant = () => (actor.getSnapshot().value as { attendant: string }).attendant;
   const of = <T extends SessionEmitted['type']>(type: T) => emitted.filter((e): e is Extract<SessionEmitted, { type: T }> => e.type === type);
   async function say(text: string, at = 5_000) {
     const before = of('reply').length + of('held').length;
     actor.send({ type: 'message', turnId: `t${emitted.length}`, text, at, language: 'en' });
     await waitFor(actor, (s) => s.matches({ conversation: 'idle' }) && of('reply').length + of('held').length > before, { timeout: 2_000 });
   }
-  return { actor, calls, machine, emitted, handler, of, say };
+  return { actor, calls, machine, emitted, attendant, of, say };
 }
 
 describe('who handles a conversation', () => {
   it('bot → waiting (a person asked for) → agent → bot, each change emitted and counted', async () => {
     const s = start();
-    expect(s.handler()).toBe('bot');
+    expect(s.attendant()).toBe('bot');
     await s.say('My parcel arrived damaged');
     expect(s.of('reply').at(-1)!.text).toBe('Sorry to hear that. A colleague will reply to you here.');
-    expect(s.handler()).toBe('waiting');
-    expect(s.actor.getSnapshot().context).toMatchObject({ waitingSince: 5_000, handbackAt: 5_000 + HANDBACK_MS, agent: null, handlerRevision: 1 });
+    expect(s.attendant()).toBe('waiting');
+    expect(s.actor.getSnapshot().context).toMatchObject({ waitingSince: 5_000, handbackAt: 5_000 + HANDBACK_MS, agent: null, attendantRevision: 1 });
 
     s.actor.send({ type: 'takeover', agent: ann, at: 6_000 });
-    expect(s.handler()).toBe('agent');
-    expect(s.actor.getSnapshot().context).toMatchObject({ agent: ann, waitingSince: null, handbackAt: null, handlerRevision: 2 });
+    expect(s.attendant()).toBe('agent');
+    expect(s.actor.getSnapshot().context).toMatchObject({ agent: ann, waitingSince: null, handbackAt: null, attendantRevision: 2 });
     // Another user's take-over finds no transition: Ann keeps it.
     s.actor.send({ type: 'takeover', agent: bob, at: 6_500 });
     expect(s.actor.getSnapshot().context.agent).toEqual(ann);
 
     s.actor.send({ type: 'handback', at: 7_000 });
-    expect(s.handler()).toBe('bot');
-    expect(s.of('handler_changed').map((e) => [e.handledBy, e.reason])).toEqual([
+    expect(s.attendant()).toBe('bot');
+    expect(s.of('attendant_changed').map((e) => [e.handledBy, e.reason])).toEqual([
       ['waiting', 'wait'],
       ['agent', 'takeover'],
       ['bot', 'handback'],
@@ -97,30 +97,30 @@ describe('who handles a conversation', () => {
     const s = start('webchat');
     s.actor.send({ type: 'takeover', agent: ann, at: 1_000 });
     s.actor.send({ type: 'close', at: 2_000 });
-    expect(s.handler()).toBe('closed');
+    expect(s.attendant()).toBe('closed');
     await s.say('One more thing');
-    expect(s.handler()).toBe('bot');
+    expect(s.attendant()).toBe('bot');
     expect(s.of('reply').at(-1)!.text).toBe('From the AI.');
-    expect(s.of('handler_changed').map((e) => e.reason)).toEqual(['takeover', 'close', 'reopened']);
+    expect(s.of('attendant_changed').map((e) => e.reason)).toEqual(['takeover', 'close', 'reopened']);
   });
 
   it('the hand-back deadline is a timestamp in the context: not before it, once after it, also after a restore', async () => {
     const s = start();
     await s.say('My parcel arrived damaged');
     s.actor.send({ type: 'handback_due', at: 5_000 + HANDBACK_MS - 1 });
-    expect(s.handler()).toBe('waiting');
+    expect(s.attendant()).toBe('waiting');
 
     // Persisted and restored (XState does not persist delays; the deadline travels in the context).
     const persisted = JSON.parse(JSON.stringify(s.actor.getPersistedSnapshot()));
     s.actor.stop();
     const restored = createActor(s.machine, { snapshot: persisted, input: { conversationId: 's1', workspaceId: 'w1', channel: 'whatsapp' } });
     const changes: SessionEmitted[] = [];
-    restored.on('handler_changed', (e) => changes.push(e));
+    restored.on('attendant_changed', (e) => changes.push(e));
     restored.start();
-    expect((restored.getSnapshot().value as { handler: string }).handler).toBe('waiting');
+    expect((restored.getSnapshot().value as { attendant: string }).attendant).toBe('waiting');
     restored.send({ type: 'handback_due', at: 5_000 + HANDBACK_MS });
-    expect((restored.getSnapshot().value as { handler: string }).handler).toBe('bot');
-    expect(changes).toEqual([{ type: 'handler_changed', handledBy: 'bot', agent: null, waitingSince: null, reason: 'handback_timeout' }]);
+    expect((restored.getSnapshot().value as { attendant: string }).attendant).toBe('bot');
+    expect(changes).toEqual([{ type: 'attendant_changed', handledBy: 'bot', agent: null, waitingSince: null, reason: 'handback_timeout' }]);
     expect(restored.getSnapshot().context.handbackAt).toBeNull();
   });
 
@@ -129,16 +129,16 @@ describe('who handles a conversation', () => {
     await s.say('My parcel arrived damaged');
     s.actor.send({ type: 'takeover', agent: ann, at: 6_000 });
     s.actor.send({ type: 'handback_due', at: 5_000 + 10 * HANDBACK_MS });
-    expect(s.handler()).toBe('agent');
+    expect(s.attendant()).toBe('agent');
   });
 
   it('the phone keeps its transfer: no waiting, no take-over', async () => {
     const s = start('phone');
     await s.say('My parcel arrived damaged');
-    expect(s.handler()).toBe('bot');
+    expect(s.attendant()).toBe('bot');
     s.actor.send({ type: 'takeover', agent: ann, at: 6_000 });
-    expect(s.handler()).toBe('bot');
-    expect(s.actor.getSnapshot().context.handlerRevision).toBe(0);
+    expect(s.attendant()).toBe('bot');
+    expect(s.actor.getSnapshot().context.attendantRevision).toBe(0);
   });
 
   it('the call ends: both regions are final and the actor is done', () => {
