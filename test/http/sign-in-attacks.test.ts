@@ -193,6 +193,6 @@ describeEachDatabase('sign-in under attack, two engines on one database', (get) 
       expect(counts.find((c) => c.key === accountKeyOfUser(copy.id))!.failures).toBeLessThan(LOGIN_FAILURES_PER_ACCOUNT);
       // The victim, from their own address: signed in.
       expect((await login(a, '127.0.0.18', { email, password: PASSWORD, workspace_id: ws.workspaceId })).status).toBe(200);
-    });
+    }, 60_000); // fifteen sign-ins, each a real scrypt hash: on a loaded machine more than the default 20 s
   });
 });

@@ -265,7 +265,7 @@ describe('several engines on one database share the deliveries', () => {
       await Promise.all(children.map((c) => c.stop()));
       await database.close();
     }
-  });
+  }, 60_000); // its own waits allow 30 s for the events: more than the default test timeout
 
   it('two workers in one process on PGlite: 1,000 events, none lost, no duplicates', async () => {
     resetReceipts();
@@ -289,5 +289,5 @@ describe('several engines on one database share the deliveries', () => {
       await http.close();
       await database.close();
     }
-  });
+  }, 60_000); // its own waits allow 30 s for the events: more than the default test timeout
 });
