@@ -96,7 +96,7 @@ const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
  */
 interface OriginLine {
   active: number;
-  waiting: (() => boolean)[];
+  waiting: (() => void)[];
   head: number;
 }
 /** Most URL verdicts a client keeps (see GuardedClient's #inspected). */
@@ -298,8 +298,8 @@ export class GuardedClient {
       line = { active: 0, waiting: [], head: 0 };
       this.#lines.set(url.origin, line);
     }
-    const start = (): boolean => {
-      if (handler.settled) return false; // gave up while it waited: it never takes a connection
+    const start = (): void => {
+      if (handler.settled) return; // gave up while it waited: it never takes a connection
       line.active++;
       handler.phase = 'before the status line';
       handler.onDone = () => {
@@ -315,7 +315,6 @@ export class GuardedClient {
       } catch (err) {
         handler.onResponseError(null, err as Error);
       }
-      return true;
     };
     if (line.active < this.#connections && line.head === line.waiting.length) {
       start();
@@ -329,7 +328,7 @@ export class GuardedClient {
   #next(origin: string, line: OriginLine): void {
     while (line.active < this.#connections && line.head < line.waiting.length) {
       const start = line.waiting[line.head]!;
-      line.waiting[line.head++] = noWaiter;
+      line.waiting[line.head++] = taken;
       start();
     }
     if (line.head === line.waiting.length) {
@@ -383,7 +382,8 @@ type GaveUp = 'deadline' | 'caller' | null;
 /** Where a request was when it failed, as its error says. */
 type Phase = 'waiting for a free connection' | 'before the status line' | 'while reading the body';
 
-const noWaiter = (): boolean => false;
+/** What a taken waiter's place in the line holds, so the line keeps no request alive. */
+const taken = (): void => {};
 
 /** The body was longer than the cap: the rest is not downloaded (the connection is closed). */
 class BodyCutOff extends Error {}
