@@ -8,32 +8,32 @@
  * and the stop order (service-stop.ts).
  */
 import type { Server } from 'node:http';
-import type { OpenedDatabase } from '../db/database.ts';
-import type { AccountsService } from './accounts/accounts-service.ts';
-import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
-import type { RouteDefinition } from './http/route.ts';
-import type { InboxService } from './inbox/inbox-service.ts';
-import type { KnowledgeService } from './knowledge/knowledge-service.ts';
-import type { Privacy } from './privacy-setup.ts';
-import { warnIfEngineCanChangeAuditLog } from './privacy/audit-owner.ts';
-import { createBase } from './service-base.ts';
-import { createChannels, createPhone } from './service-channels.ts';
-import { startConversations } from './service-conversations.ts';
-import { createHttpServer, listen } from './service-http.ts';
-import { DEFAULT_DRAIN_MS, type ServiceOptions } from './service-options.ts';
-import { coreRoutes, settingsRoutes, type ServiceState } from './service-routes.ts';
-import { createScenarioSide } from './service-scenarios.ts';
-import { drainService } from './service-stop.ts';
-import { openSecrets, openStorage } from './service-storage.ts';
-import { startTeamSide } from './service-team.ts';
-import { createOutgoing, startWorkers } from './service-workers.ts';
-import type { KnowledgeRechecks } from './scenarios/knowledge-rechecks.ts';
-import type { ScenarioWorker } from './scenarios/scenario-worker.ts';
-import type { SessionRuntime } from './sessions/session-runtime.ts';
-import type { DeliveryWorker } from './webhooks/delivery-worker.ts';
-import type { WebhookService } from './webhooks/webhook-service.ts';
+import type { OpenedDatabase } from '../../db/database.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
+import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { InboxService } from '../inbox/inbox-service.ts';
+import type { KnowledgeService } from '../knowledge/knowledge-service.ts';
+import type { Privacy } from './privacy.ts';
+import { warnIfEngineCanChangeAuditLog } from '../privacy/audit-owner.ts';
+import { createBase } from './knowledge.ts';
+import { createChannels, createPhone } from './channels.ts';
+import { startConversations } from './conversations.ts';
+import { createHttpServer, listen } from './http.ts';
+import { DEFAULT_DRAIN_MS, type ServiceOptions } from './options.ts';
+import { coreRoutes, settingsRoutes, type ServiceState } from './routes.ts';
+import { createScenarioSide } from './scenarios.ts';
+import { drainService } from './stop.ts';
+import { openSecrets, openStorage } from './storage.ts';
+import { startTeamSide } from './team.ts';
+import { createOutgoing, startWorkers } from './workers.ts';
+import type { KnowledgeRechecks } from '../scenarios/knowledge-rechecks.ts';
+import type { ScenarioWorker } from '../scenarios/scenario-worker.ts';
+import type { SessionRuntime } from '../sessions/session-runtime.ts';
+import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import type { WebhookService } from '../webhooks/webhook-service.ts';
 
-export { DEFAULT_DRAIN_MS, VERSION, type ServiceOptions } from './service-options.ts';
+export { DEFAULT_DRAIN_MS, VERSION, type ServiceOptions } from './options.ts';
 
 export interface RunningService {
   /** http://host:port actually bound. */

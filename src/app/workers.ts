@@ -3,21 +3,21 @@
  * per endpoint), the retention purge and the roll-ups' compaction, built before listen; the WhatsApp worker, the endpoints' health and the
  * delivery worker, started after it.
  */
-import type { OpenedDatabase } from '../db/database.ts';
-import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
-import { webhooksRepository } from '../db/repositories/webhooks.repository.ts';
-import { createCompaction } from './analytics/compaction.ts';
-import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
-import type { RouteDefinition } from './http/route.ts';
-import { webhookRoutes } from './http/routes/webhooks.ts';
-import { createPrivacy } from './privacy-setup.ts';
-import type { SecretBox } from './secrets/secret-box.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { Conversations } from './service-conversations.ts';
-import type { ServiceOptions } from './service-options.ts';
-import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker.ts';
-import { listenForDeliveries, type OutboxListener } from './webhooks/outbox-listener.ts';
-import { createWebhookService } from './webhooks/webhook-service.ts';
+import type { OpenedDatabase } from '../../db/database.ts';
+import { analyticsRepository } from '../../db/repositories/analytics.repository.ts';
+import { webhooksRepository } from '../../db/repositories/webhooks.repository.ts';
+import { createCompaction } from '../analytics/compaction.ts';
+import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import { webhookRoutes } from '../http/routes/webhooks.ts';
+import { createPrivacy } from './privacy.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { Conversations } from './conversations.ts';
+import type { ServiceOptions } from './options.ts';
+import { createDeliveryWorker, type DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import { listenForDeliveries, type OutboxListener } from '../webhooks/outbox-listener.ts';
+import { createWebhookService } from '../webhooks/webhook-service.ts';
 
 export type Outgoing = ReturnType<typeof createOutgoing>;
 

@@ -6,14 +6,14 @@
  */
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { PhoneChannel } from './channels/phone/phone-channel.ts';
-import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { Conversations } from './service-conversations.ts';
-import type { ServiceOptions } from './service-options.ts';
-import type { ServiceStorage } from './service-storage.ts';
-import type { Outgoing } from './service-workers.ts';
-import type { OutboxListener } from './webhooks/outbox-listener.ts';
+import type { PhoneChannel } from '../channels/phone/phone-channel.ts';
+import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { Conversations } from './conversations.ts';
+import type { ServiceOptions } from './options.ts';
+import type { ServiceStorage } from './storage.ts';
+import type { Outgoing } from './workers.ts';
+import type { OutboxListener } from '../webhooks/outbox-listener.ts';
 
 export interface StoppingParts {
   options: ServiceOptions;

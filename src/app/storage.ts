@@ -2,13 +2,13 @@
  * The composition root's first stage (src/service.ts): the database, opened and migrated under the data-dir lock, and
  * the one box that seals every stored secret.
  */
-import { autovacuumOff, migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
-import type { Config } from './config.ts';
-import { acquireDataDirLock } from './data-dir-lock.ts';
-import type { Logger } from './log.ts';
-import { loadOrCreateMasterKey } from './secrets/master-key.ts';
-import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
-import type { ServiceOptions } from './service-options.ts';
+import { autovacuumOff, migrate, openDatabase, type OpenedDatabase } from '../../db/database.ts';
+import type { Config } from '../config.ts';
+import { acquireDataDirLock } from '../data-dir-lock.ts';
+import type { Logger } from '../log.ts';
+import { loadOrCreateMasterKey } from '../secrets/master-key.ts';
+import { createSecretBox, type SecretBox } from '../secrets/secret-box.ts';
+import type { ServiceOptions } from './options.ts';
 
 export interface ServiceStorage {
   database: OpenedDatabase;

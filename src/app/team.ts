@@ -3,27 +3,27 @@
  * hand-back, close, agents' messages), its routes, and the sweep that hands overdue waiting conversations back; the
  * team's presence and the assignment of waiting conversations, with their sweeps.
  */
-import type { OpenedDatabase } from '../db/database.ts';
-import { createRateLimiter } from './rate-limiter.ts';
-import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
-import type { RouteDefinition } from './http/route.ts';
-import { inboxRoutes } from './http/routes/inbox.ts';
-import { presenceRoutes } from './http/routes/presence.ts';
-import { createAssignment } from './inbox/assignment.ts';
-import { createPresence } from './inbox/presence.ts';
-import { PRESENCE_SWEEP_MS, PRESENCE_TOUCH_MS } from './inbox/limits.ts';
-import { teamToolRoutes } from './http/routes/team-tools.ts';
-import { savedRepliesRepository } from '../db/repositories/saved-replies.repository.ts';
-import { sessionNotesRepository } from '../db/repositories/session-notes.repository.ts';
-import { knowledgeInsertRepository } from '../db/repositories/knowledge-insert.repository.ts';
-import { createNotes } from './inbox/notes.ts';
-import { createSavedReplies } from './inbox/saved-replies.ts';
-import { detectLanguage } from './text/detect-language.ts';
-import { createInboxService, type VisitorHooks } from './inbox/inbox-service.ts';
-import { AGENT_MESSAGE_RATE_LIMIT, HANDBACK_SWEEP_MS } from './inbox/limits.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { Conversations } from './service-conversations.ts';
-import type { ServiceOptions } from './service-options.ts';
+import type { OpenedDatabase } from '../../db/database.ts';
+import { createRateLimiter } from '../rate-limiter.ts';
+import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import { inboxRoutes } from '../http/routes/inbox.ts';
+import { presenceRoutes } from '../http/routes/presence.ts';
+import { createAssignment } from '../inbox/assignment.ts';
+import { createPresence } from '../inbox/presence.ts';
+import { PRESENCE_SWEEP_MS, PRESENCE_TOUCH_MS } from '../inbox/limits.ts';
+import { teamToolRoutes } from '../http/routes/team-tools.ts';
+import { savedRepliesRepository } from '../../db/repositories/saved-replies.repository.ts';
+import { sessionNotesRepository } from '../../db/repositories/session-notes.repository.ts';
+import { knowledgeInsertRepository } from '../../db/repositories/knowledge-insert.repository.ts';
+import { createNotes } from '../inbox/notes.ts';
+import { createSavedReplies } from '../inbox/saved-replies.ts';
+import { detectLanguage } from '../text/detect-language.ts';
+import { createInboxService, type VisitorHooks } from '../inbox/inbox-service.ts';
+import { AGENT_MESSAGE_RATE_LIMIT, HANDBACK_SWEEP_MS } from '../inbox/limits.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { Conversations } from './conversations.ts';
+import type { ServiceOptions } from './options.ts';
 
 export type TeamSide = ReturnType<typeof startTeamSide>;
 

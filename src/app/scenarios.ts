@@ -4,24 +4,24 @@
  * clients of the judge, the simulated customer and the starter suite (the service's LLM, each with a deadline and a
  * temperature of its own, closed once the worker stopped).
  */
-import type { OpenedDatabase } from '../db/database.ts';
-import { analyticsRepository } from '../db/repositories/analytics.repository.ts';
-import { knowledgeEmbeddingsRepository } from '../db/repositories/knowledge-embeddings.repository.ts';
-import { knowledgeChecksRepository } from '../db/repositories/knowledge-checks.repository.ts';
-import { scenariosRepository } from '../db/repositories/scenarios.repository.ts';
-import { channelRenderers } from './channels/renderers.ts';
-import { knowledgeCheckRoutes } from './http/routes/knowledge-checks.ts';
-import { TRY_QUESTION_RATE_LIMIT } from './knowledge/limits.ts';
-import { createKnowledgeAnswer } from './knowledge/try-question.ts';
-import { createRateLimiter } from './rate-limiter.ts';
-import { createKnowledgeChecks } from './scenarios/knowledge-checks.ts';
-import { createKnowledgeRechecks } from './scenarios/knowledge-rechecks.ts';
-import { detectLanguage } from './text/detect-language.ts';
-import { OpenAiAdapter } from './ai/openai-adapter.ts';
-import { unanswered } from './analytics/overview.ts';
-import { AppError } from './errors.ts';
-import { scenarioRoutes } from './http/routes/scenarios.ts';
-import { checkEndpointUrl } from './integration/integration-service.ts';
+import type { OpenedDatabase } from '../../db/database.ts';
+import { analyticsRepository } from '../../db/repositories/analytics.repository.ts';
+import { knowledgeEmbeddingsRepository } from '../../db/repositories/knowledge-embeddings.repository.ts';
+import { knowledgeChecksRepository } from '../../db/repositories/knowledge-checks.repository.ts';
+import { scenariosRepository } from '../../db/repositories/scenarios.repository.ts';
+import { channelRenderers } from '../channels/renderers.ts';
+import { knowledgeCheckRoutes } from '../http/routes/knowledge-checks.ts';
+import { TRY_QUESTION_RATE_LIMIT } from '../knowledge/limits.ts';
+import { createKnowledgeAnswer } from '../knowledge/try-question.ts';
+import { createRateLimiter } from '../rate-limiter.ts';
+import { createKnowledgeChecks } from '../scenarios/knowledge-checks.ts';
+import { createKnowledgeRechecks } from '../scenarios/knowledge-rechecks.ts';
+import { detectLanguage } from '../text/detect-language.ts';
+import { OpenAiAdapter } from '../ai/openai-adapter.ts';
+import { unanswered } from '../analytics/overview.ts';
+import { AppError } from '../errors.ts';
+import { scenarioRoutes } from '../http/routes/scenarios.ts';
+import { checkEndpointUrl } from '../integration/integration-service.ts';
 import {
   JUDGE_TEMPERATURE,
   JUDGE_TIMEOUT_MS,
@@ -33,16 +33,16 @@ import {
   STARTER_QUESTIONS,
   STARTER_TEMPERATURE,
   STARTER_TIMEOUT_MS,
-} from './scenarios/limits.ts';
-import type { PassageLookup } from './scenarios/judge.ts';
-import { createReplayJudge } from './scenarios/replay-judge.ts';
-import { createScenarioRunner } from './scenarios/scenario-runner.ts';
-import { createScenarioWorker } from './scenarios/scenario-worker.ts';
-import { createScenariosService } from './scenarios/scenarios-service.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { Channels } from './service-channels.ts';
-import type { Conversations } from './service-conversations.ts';
-import type { ServiceOptions } from './service-options.ts';
+} from '../scenarios/limits.ts';
+import type { PassageLookup } from '../scenarios/judge.ts';
+import { createReplayJudge } from '../scenarios/replay-judge.ts';
+import { createScenarioRunner } from '../scenarios/scenario-runner.ts';
+import { createScenarioWorker } from '../scenarios/scenario-worker.ts';
+import { createScenariosService } from '../scenarios/scenarios-service.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { Channels } from './channels.ts';
+import type { Conversations } from './conversations.ts';
+import type { ServiceOptions } from './options.ts';
 
 export type ScenarioSide = ReturnType<typeof createScenarioSide>;
 

@@ -3,30 +3,30 @@
  * first, processed by a worker that starts after listen), and the phone's WebSocket on the HTTP server.
  */
 import type { Server } from 'node:http';
-import type { OpenedDatabase } from '../db/database.ts';
-import { whatsappRepository } from '../db/repositories/whatsapp.repository.ts';
-import { createRateLimiter } from './rate-limiter.ts';
-import { createPhoneChannel, type PhoneChannel } from './channels/phone/phone-channel.ts';
-import { createPhoneMetrics } from './channels/phone/phone-metrics.ts';
-import { MAX_RATE_BUCKETS, WEBCHAT_RATE_BURST, WEBCHAT_RATE_WINDOW_MS } from './channels/webchat/limits.ts';
-import { createWebchatService } from './channels/webchat/webchat-service.ts';
-import { createVisitorSide } from './channels/webchat/visitor-side.ts';
-import { emailOutboxRepository } from '../db/repositories/email-outbox.repository.ts';
-import { createEmailOutbox } from './email/outbox.ts';
-import { visitorSideRoutes } from './http/routes/visitor-side.ts';
-import { createWidgetGate, WEBCHAT_PATH } from './channels/webchat/widget-gate.ts';
-import { createWhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
-import { createWhatsappSatisfaction } from './channels/whatsapp/satisfaction.ts';
-import { visitorRepository } from '../db/repositories/visitor.repository.ts';
-import type { RouteDefinition } from './http/route.ts';
-import { webchatRoutes } from './http/routes/webchat.ts';
-import { whatsappRoutes } from './http/routes/whatsapp.ts';
-import type { InboxService } from './inbox/inbox-service.ts';
-import { createCustomerContext } from './inbox/customer-context.ts';
-import type { SecretBox } from './secrets/secret-box.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { Conversations } from './service-conversations.ts';
-import type { ServiceOptions } from './service-options.ts';
+import type { OpenedDatabase } from '../../db/database.ts';
+import { whatsappRepository } from '../../db/repositories/whatsapp.repository.ts';
+import { createRateLimiter } from '../rate-limiter.ts';
+import { createPhoneChannel, type PhoneChannel } from '../channels/phone/phone-channel.ts';
+import { createPhoneMetrics } from '../channels/phone/phone-metrics.ts';
+import { MAX_RATE_BUCKETS, WEBCHAT_RATE_BURST, WEBCHAT_RATE_WINDOW_MS } from '../channels/webchat/limits.ts';
+import { createWebchatService } from '../channels/webchat/webchat-service.ts';
+import { createVisitorSide } from '../channels/webchat/visitor-side.ts';
+import { emailOutboxRepository } from '../../db/repositories/email-outbox.repository.ts';
+import { createEmailOutbox } from '../email/outbox.ts';
+import { visitorSideRoutes } from '../http/routes/visitor-side.ts';
+import { createWidgetGate, WEBCHAT_PATH } from '../channels/webchat/widget-gate.ts';
+import { createWhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
+import { createWhatsappSatisfaction } from '../channels/whatsapp/satisfaction.ts';
+import { visitorRepository } from '../../db/repositories/visitor.repository.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import { webchatRoutes } from '../http/routes/webchat.ts';
+import { whatsappRoutes } from '../http/routes/whatsapp.ts';
+import type { InboxService } from '../inbox/inbox-service.ts';
+import { createCustomerContext } from '../inbox/customer-context.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { Conversations } from './conversations.ts';
+import type { ServiceOptions } from './options.ts';
 
 export type Channels = ReturnType<typeof createChannels>;
 

@@ -5,14 +5,14 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.ts';
-import { createApp, type WidgetAccess } from './http/app.ts';
-import { dashboardPages } from './http/pages/dashboard.ts';
-import { widgetPages } from './http/pages/widget.ts';
-import type { RouteDefinition } from './http/route.ts';
-import type { Audit } from './privacy/audit.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { ServiceOptions } from './service-options.ts';
+import type { Config } from '../config.ts';
+import { createApp, type WidgetAccess } from '../http/app.ts';
+import { dashboardPages } from '../http/pages/dashboard.ts';
+import { widgetPages } from '../http/pages/widget.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { Audit } from '../privacy/audit.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { ServiceOptions } from './options.ts';
 
 export function createHttpServer(deps: {
   options: ServiceOptions;

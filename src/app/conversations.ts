@@ -4,18 +4,18 @@
  * chats, idle sessions, abandoned calls).
  */
 import { randomUUID } from 'node:crypto';
-import { liveEventsRepository } from '../db/repositories/live-events.repository.ts';
-import { workspaceSettingsRepository } from '../db/repositories/workspace-settings.repository.ts';
-import { startAdmissionMonitor } from './admission/admission-monitor.ts';
-import { countTurns } from './admission/count-turns.ts';
-import { EMBEDDED_TURN_WRITE_LINGER_MS } from './admission/limits.ts';
-import { channelRenderers } from './channels/renderers.ts';
-import { createLiveBus } from './events/live-bus.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { ServiceOptions } from './service-options.ts';
-import type { ServiceStorage } from './service-storage.ts';
-import { createInboxEvents } from './sessions/inbox-events.ts';
-import { createSessionRuntime } from './sessions/session-runtime.ts';
+import { liveEventsRepository } from '../../db/repositories/live-events.repository.ts';
+import { workspaceSettingsRepository } from '../../db/repositories/workspace-settings.repository.ts';
+import { startAdmissionMonitor } from '../admission/admission-monitor.ts';
+import { countTurns } from '../admission/count-turns.ts';
+import { EMBEDDED_TURN_WRITE_LINGER_MS } from '../admission/limits.ts';
+import { channelRenderers } from '../channels/renderers.ts';
+import { createLiveBus } from '../events/live-bus.ts';
+import type { ServiceBase } from './knowledge.ts';
+import type { ServiceOptions } from './options.ts';
+import type { ServiceStorage } from './storage.ts';
+import { createInboxEvents } from '../sessions/inbox-events.ts';
+import { createSessionRuntime } from '../sessions/session-runtime.ts';
 
 export type Conversations = Awaited<ReturnType<typeof startConversations>>;
 
