@@ -1,38 +1,16 @@
 /**
- * The composition root's second stage (src/service.ts): what the conversations stand on. The outbound clients (the
- * guarded HTTP client, the Bot Link, the tools, the AI), the endpoints' health, sign-in and accounts, the integration's
- * settings, the knowledge base, API keys, and the conversations' and phone's repositories.
+ * The composition root's knowledge base (src/app/service.ts; docs/knowledge.md): its search and writes, the pages and
+ * Q&A pairs written in the dashboard, the websites and files synced on a schedule, and the optional background work
+ * (the questions the AI writes for passages, the embeddings). Their workers start after listen and stop on drain
+ * before the outbound client closes.
  */
 import { randomUUID } from 'node:crypto';
 import type { OpenedDatabase } from '../../db/database.ts';
-import { accountsRepository } from '../../db/repositories/accounts.repository.ts';
-import { apiKeysRepository } from '../../db/repositories/api-keys.repository.ts';
-import { integrationsRepository } from '../../db/repositories/integrations.repository.ts';
 import { knowledgeRepository } from '../../db/repositories/knowledge.repository.ts';
 import { knowledgeSourcesRepository } from '../../db/repositories/knowledge-sources.repository.ts';
 import { knowledgePhrasingsJobsRepository } from '../../db/repositories/knowledge-phrasings-jobs.repository.ts';
 import { knowledgeChecksRepository } from '../../db/repositories/knowledge-checks.repository.ts';
 import { knowledgeEmbeddingsRepository } from '../../db/repositories/knowledge-embeddings.repository.ts';
-import { phoneRepository } from '../../db/repositories/phone.repository.ts';
-import { sessionsRepository } from '../../db/repositories/sessions.repository.ts';
-import { signInRepository } from '../../db/repositories/sign-in.repository.ts';
-import { workspaceSettingsRepository } from '../../db/repositories/workspace-settings.repository.ts';
-import { signInThrottleRepository } from '../../db/repositories/sign-in-throttle.repository.ts';
-import { teamPresenceRepository } from '../../db/repositories/team-presence.repository.ts';
-import { createAccountsService } from '../accounts/accounts-service.ts';
-import { createSignInService } from '../accounts/sign-in-service.ts';
-import { inviteEmail } from '../accounts/auth-emails.ts';
-import { createMailer } from '../email/mailer.ts';
-import { createAi } from '../ai/index.ts';
-import { createApiKeysService } from '../auth/api-keys.ts';
-import { createLoginThrottle } from '../auth/login-throttle.ts';
-import { createStreamGuard } from '../auth/stream-guard.ts';
-import { createBotLinkClient } from '../botlink/client.ts';
-import { createEndpointHealthTracker } from '../botlink/endpoint-health-tracker.ts';
-import { createToolsClient } from '../botlink/tools-client.ts';
-import { createTeamAvailability } from '../channels/phone/team-availability.ts';
-import { probeEndpoint, recordHealthTransition } from '../integration/endpoint-health-events.ts';
-import { createIntegrationService } from '../integration/integration-service.ts';
 import { createQuestionsModel } from '../knowledge/doc2query/questions-model.ts';
 import { createQuestionsWorker } from '../knowledge/doc2query/questions-worker.ts';
 import { createKnowledgeEmbeddings } from '../knowledge/embeddings/knowledge-embeddings.ts';
@@ -42,66 +20,26 @@ import { ExtractionPool } from '../knowledge/sources/extraction-pool.ts';
 import { createKnowledgeSources } from '../knowledge/sources/knowledge-sources.ts';
 import { createSourceScheduler } from '../knowledge/sources/source-scheduler.ts';
 import { createWebsiteSync } from '../knowledge/sources/website-sync.ts';
-import { createMetrics } from '../metrics.ts';
-import { GuardedClient } from '../net/guarded-client.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import type { Metrics } from '../metrics.ts';
+import type { OutboundClients } from './clients.ts';
 import { VERSION, type ServiceOptions } from './options.ts';
 
-export type ServiceBase = ReturnType<typeof createBase>;
+export interface KnowledgeBaseInput {
+  options: Pick<ServiceOptions, 'config' | 'logger' | 'sessions' | 'knowledgeEmbeddings' | 'knowledgeSources' | 'knowledgeQuestions'>;
+  database: OpenedDatabase;
+  metrics: Metrics;
+  /** Websites and files are fetched through the guarded client. */
+  clients: Pick<OutboundClients, 'http'>;
+}
 
-export function createBase(options: ServiceOptions, database: OpenedDatabase, secrets: SecretBox) {
+export type KnowledgeBase = ReturnType<typeof createKnowledgeBase>;
+
+export function createKnowledgeBase(input: KnowledgeBaseInput) {
+  const { options, database, metrics } = input;
+  const { http } = input.clients;
   const { config, logger } = options;
-  const metrics = createMetrics();
   // This engine's name on the knowledge sources' claims.
   const sourcesEngine = options.sessions?.instanceId ?? `engine-${randomUUID()}`;
-  const http = new GuardedClient({ allow: config.outboundAllow, ...(options.lookup ? { lookup: options.lookup } : {}) });
-  const botlink = createBotLinkClient({ http, metrics });
-  const tools = createToolsClient({ http });
-  // The endpoints' health, shared through the database (src/botlink/endpoint-health.ts): a down endpoint is not waited
-  // for; going down and recovering notify the owner (a notification, an optional webhook).
-  const health = createEndpointHealthTracker({
-    db: database.db,
-    logger,
-    metrics,
-    onTransition: (trx, workspaceId, transition, endpoint) =>
-      recordHealthTransition(trx, { workspaceId, transition, health: endpoint, publicUrl: config.publicUrl }),
-    probe: (workspaceId, endpointUrl) => probeEndpoint({ botlink, health, credentials: (id) => integration.credentials(id) }, workspaceId, endpointUrl),
-    ...options.health,
-  });
-  // Sign-in for people: passwords, invite links, failed attempts slowed down per email and per address.
-  const throttle = createLoginThrottle({
-    repository: signInThrottleRepository(database.db),
-    ...options.signIn,
-    onSweepError: (err) => logger.warn({ err }, 'forgetting old sign-in failures failed; the next sweep tries again'),
-  });
-  // The one mailer (SMTP_URL): invites and password resets here, replies to web chat visitors who left (service-channels).
-  const mailer = createMailer(config.smtp);
-  const signIn = createSignInService({ repository: signInRepository(database.db), throttle, publicUrl: config.publicUrl, mailer, logger });
-  const workspaceNames = workspaceSettingsRepository(database.db);
-  const accounts = createAccountsService({
-    accounts: accountsRepository(database.db),
-    invites: signIn,
-    emailInvite: ({ to, workspaceId, invite }) => {
-      if (!mailer.configured) return false;
-      void workspaceNames
-        .find(workspaceId)
-        .then((workspace) => mailer.send(inviteEmail({ to, workspace: workspace?.name ?? 'your workspace', link: invite.invite_url, expiresAt: invite.expires_at })))
-        // Never the link in a log line: it sets the password.
-        .catch((err: unknown) => logger.warn({ workspaceId, reason: err instanceof Error ? err.message : String(err) }, 'an invite email could not be sent; the link was shown to whoever made it'));
-      return true;
-    },
-  });
-  const streams = createStreamGuard({ liveTokenIds: (ids) => accounts.liveTokenIds(ids), logger, ...options.streams });
-  const integration = createIntegrationService({
-    integrations: integrationsRepository(database.db),
-    secrets,
-    http,
-    botlink,
-    tools,
-    health,
-    // protocol §4.3: the manifest cache belongs to the endpoint and key it was fetched with.
-    onChange: (workspaceId) => tools.invalidate(workspaceId),
-  });
   // Optional embeddings ranked with the knowledge search (docs/knowledge.md, "Embeddings"): only with
   // LLM_EMBEDDING_MODEL; without it nothing of them is made, asked or run. Their worker starts after listen.
   const knowledgeEmbeddings = config.llm?.embeddingModel
@@ -172,33 +110,7 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     })
     : null;
   const knowledgeSources = createKnowledgeSources({ sources: sourcesRepo, http, writing, extraction, wake: () => knowledgeScheduler.wake() });
-  const apiKeys = createApiKeysService({ apiKeys: apiKeysRepository(database.db) });
-
-  // Conversations: one actor per session (machines/session.machine.ts).
-  const ai = createAi(config.llm, { logger });
-  const sessions = sessionsRepository(database.db);
-  // The team is available while someone of it is (presence per person) and now is inside the team hours when set, on
-  // every channel (docs/architecture.md, "Presence and assignment").
-  const phoneRepo = phoneRepository(database.db);
-  const presenceRepo = teamPresenceRepository(database.db);
-  const teamStatus = createTeamAvailability({
-    phone: phoneRepo,
-    presence: presenceRepo,
-    idleMinutes: config.team.presenceIdleMinutes,
-    ...(options.phone?.now ? { now: options.phone.now } : {}),
-  });
-  const teamAvailable = teamStatus.available;
   return {
-    metrics,
-    http,
-    botlink,
-    tools,
-    health,
-    signIn,
-    mailer,
-    accounts,
-    streams,
-    integration,
     knowledge,
     knowledgeRepo,
     knowledgeEntries,
@@ -207,12 +119,5 @@ export function createBase(options: ServiceOptions, database: OpenedDatabase, se
     knowledgeQuestionsJobs,
     knowledgeQuestions,
     knowledgeEmbeddings,
-    apiKeys,
-    ai,
-    sessions,
-    phoneRepo,
-    presenceRepo,
-    teamStatus,
-    teamAvailable,
   };
 }

@@ -1,6 +1,7 @@
 /**
- * What `startService` (src/service.ts) takes: the configuration, and the timings and bounds tests and benchmarks set
- * shorter. Apart from src/service.ts so the composition root's stages (src/service-*.ts) read it without a circle.
+ * What `startService` (src/app/service.ts) takes: the configuration, and the timings and bounds tests and benchmarks set
+ * shorter. Apart from src/app/service.ts so the composition root's stages (src/app/*.ts) read it without a circle; each
+ * stage's input picks the members it reads.
  */
 import type { OpenedDatabase } from '../../db/database.ts';
 import type { AdmissionLimits } from '../admission/admission.ts';

@@ -1,6 +1,6 @@
 /**
- * Customers' data under control (docs/privacy.md), built once by the composition root: the audit log, retention and
- * its purge, and one customer's export and erasure, with their routes.
+ * Customers' data under control (docs/privacy.md), built once by the composition root (src/app/service.ts): the audit
+ * log, retention and its purge, and one customer's export and erasure, with their routes.
  */
 import type { Registry } from 'prom-client';
 import type { Db } from '../../db/database.ts';

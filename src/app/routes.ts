@@ -1,5 +1,5 @@
 /**
- * The composition root's route groups that need no channel (src/service.ts): operations, accounts, sign-in, the
+ * The composition root's route groups that need no channel (src/app/service.ts): operations, accounts, sign-in, the
  * integration, sync and the knowledge base, keys and conversations first; the phone's, the workspace's and the
  * Overview's settings after the team's side. The order of the table is the order the app mounts and /openapi.json lists.
  */
@@ -38,32 +38,45 @@ import { TRY_QUESTION_RATE_LIMIT } from '../knowledge/limits.ts';
 import { createKnowledgeTeaching } from '../knowledge/phrasings-service.ts';
 import { createTryQuestion } from '../knowledge/try-question.ts';
 import { NEEDS_MODEL } from '../scenarios/judge.ts';
-import type { ServiceBase } from './knowledge.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Accounts } from './accounts.ts';
+import type { OutboundClients } from './clients.ts';
 import type { Conversations } from './conversations.ts';
+import type { KnowledgeBase } from './knowledge.ts';
 import { VERSION, type ServiceOptions } from './options.ts';
 import { detectLanguage } from '../text/detect-language.ts';
 
 /** Where the service is: readiness answers not ready until it listens, and again once it drains. */
 export type ServiceState = 'starting' | 'ready' | 'draining';
 
-export function coreRoutes(deps: {
-  options: ServiceOptions;
+export interface CoreRoutesInput {
+  options: Pick<ServiceOptions, 'config' | 'logger' | 'rateLimits'>;
   database: OpenedDatabase;
-  base: ServiceBase;
-  conversations: Conversations;
-  /** The whole table, complete by the time /openapi.json is asked for. */
+  metrics: Metrics;
+  clients: Pick<OutboundClients, 'integration' | 'http' | 'ai'>;
+  accounts: Pick<Accounts, 'accounts' | 'signIn' | 'apiKeys' | 'streams'>;
+  knowledge: Pick<
+    KnowledgeBase,
+    'knowledge' | 'knowledgeEntries' | 'knowledgeRepo' | 'knowledgeSources' | 'knowledgeQuestions' | 'knowledgeQuestionsJobs' | 'knowledgeEmbeddings'
+  >;
+  conversations: Pick<Conversations, 'runtime' | 'sessions' | 'teamStatus' | 'presenceRepo'>;
+  /** The team's presence (src/inbox/presence.ts): PUT /v1/team sets it. */
+  presence: Pick<PresenceService, 'set' | 'closeTeam'>;
+  /** The judge of replay's changed answers (src/app/scenarios.ts, the scenarios' models); null without a model. */
+  replayJudge: ReplayJudge | null;
+  /** The whole table, filled before the service listens: /openapi.json describes it (these routes among it). */
   routes: readonly RouteDefinition[];
-  /** The team's presence (src/inbox/presence.ts), built with the team's side after these routes; asked for per request. */
-  presence: () => Pick<PresenceService, 'set' | 'closeTeam'>;
+  /** Where the service is, asked by readiness per request. */
   state: () => ServiceState;
-  /** The judge of replay's changed answers (the scenarios' side, built after these routes); null without a model. */
-  replayJudge: () => ReplayJudge | null;
-}): RouteDefinition[] {
-  const { options, database, routes } = deps;
+}
+
+export function coreRoutes(input: CoreRoutesInput): RouteDefinition[] {
+  const { options, database, metrics, presence, replayJudge, routes } = input;
   const { config, logger } = options;
-  const { metrics, accounts, signIn, integration, http, sessions, knowledge, knowledgeEntries, knowledgeRepo, ai, apiKeys, streams } = deps.base;
-  const { teamAvailable, presenceRepo } = deps.base;
-  const { runtime } = deps.conversations;
+  const { integration, http, ai } = input.clients;
+  const { accounts, signIn, apiKeys, streams } = input.accounts;
+  const { knowledge, knowledgeEntries, knowledgeRepo } = input.knowledge;
+  const { runtime, sessions, teamStatus, presenceRepo } = input.conversations;
   const customerContext = createCustomerContext({ db: database.db, sessions });
   const openApiDocument = () => buildOpenApi(routes, { version: VERSION, serverUrl: config.publicUrl });
   return [
@@ -72,7 +85,7 @@ export function coreRoutes(deps: {
       openApi: openApiDocument,
       readiness: {
         async notReadyReason() {
-          const state = deps.state();
+          const state = input.state();
           if (state !== 'ready') return state;
           try {
             await database.db.selectFrom('workspaces').select('id').limit(1).execute();
@@ -87,7 +100,7 @@ export function coreRoutes(deps: {
     ...authRoutes(signIn),
     ...integrationRoutes(
       integration,
-      createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http, judge: deps.replayJudge, needsModel: NEEDS_MODEL }),
+      createReplayService({ turns: sessions, credentials: (id) => integration.credentials(id), http, judge: replayJudge, needsModel: NEEDS_MODEL }),
     ),
     ...syncRoutes(knowledge),
     ...knowledgeRoutes(
@@ -109,12 +122,12 @@ export function coreRoutes(deps: {
       createKnowledgeTeaching({ knowledge: knowledgeRepo, service: knowledge, entries: knowledgeEntries, conversations: sessions }),
     ),
     // Websites, sitemaps and files as knowledge (docs/knowledge.md, "Websites and files").
-    ...knowledgeSourceRoutes(deps.base.knowledgeSources),
+    ...knowledgeSourceRoutes(input.knowledge.knowledgeSources),
     // The questions the AI writes for each passage: how many, and their tokens (docs/knowledge.md).
     ...knowledgeAiQuestionRoutes({
-      enabled: deps.base.knowledgeQuestions !== null,
-      summary: (workspaceId) => deps.base.knowledgeQuestionsJobs.summary(workspaceId),
-      embeddings: deps.base.knowledgeEmbeddings?.summary ?? null,
+      enabled: input.knowledge.knowledgeQuestions !== null,
+      summary: (workspaceId) => input.knowledge.knowledgeQuestionsJobs.summary(workspaceId),
+      embeddings: input.knowledge.knowledgeEmbeddings?.summary ?? null,
     }),
     ...keyRoutes(apiKeys),
     ...sessionRoutes({
@@ -124,14 +137,14 @@ export function coreRoutes(deps: {
       streams,
       team: async (workspaceId) => ({
         available: await presenceRepo.anyAvailable(workspaceId, config.team.presenceIdleMinutes),
-        availableNow: await teamAvailable(workspaceId),
+        availableNow: await teamStatus.available(workspaceId),
       }),
       // PUT /v1/team, kept for API clients: the stored switch follows it (GET /v1/phone), and it sets presence (told to
       // the workspace's open dashboards like any change of it).
       async switchTeam(principal, available) {
         await sessions.setTeamAvailable(principal.workspaceId, available);
-        if (available) await deps.presence().set(principal, 'available');
-        else await deps.presence().closeTeam(principal.workspaceId);
+        if (available) await presence.set(principal, 'available');
+        else await presence.closeTeam(principal.workspaceId);
       },
       // The take-over summaries, kept per last message (src/inbox/summary.ts).
       summaries: createSummaries({ complete: ai.complete, logger, limiter: createRateLimiter(SUMMARY_RATE_LIMIT, options.rateLimits?.summaries) }),
@@ -145,18 +158,25 @@ export function coreRoutes(deps: {
 }
 
 /** The phone's, the workspace's and the Overview's settings and figures, after the team's side. */
-export function settingsRoutes(options: ServiceOptions, database: OpenedDatabase, base: ServiceBase, conversations: Conversations): RouteDefinition[] {
+export interface SettingsRoutesInput {
+  options: Pick<ServiceOptions, 'config' | 'logger' | 'phone'>;
+  database: OpenedDatabase;
+  accounts: Pick<Accounts, 'accounts'>;
+  conversations: Pick<Conversations, 'phoneRepo' | 'sessions' | 'teamStatus' | 'workspaceSettings'>;
+}
+
+export function settingsRoutes(input: SettingsRoutesInput): RouteDefinition[] {
+  const { options, database } = input;
   const { config, logger } = options;
-  const { phoneRepo, sessions, teamAvailable } = base;
-  const { workspaceSettings } = conversations;
+  const { phoneRepo, sessions, teamStatus, workspaceSettings } = input.conversations;
   return [
     // Phone (docs/interfaces.md: Channels → Phone): settings, Twilio's TwiML webhooks; the WebSocket is attached in
-    // src/service-channels.ts (createPhone).
+    // src/app/channels.ts (attachPhone).
     ...phoneRoutes({
       phone: phoneRepo,
       sessions,
-      teamAvailable,
-      teamOpensAt: base.teamStatus.opensAt,
+      teamAvailable: teamStatus.available,
+      teamOpensAt: teamStatus.opensAt,
       publicUrl: config.publicUrl,
       twilioAuthToken: config.twilioAuthToken,
       bridgeToken: config.bridgeToken,
@@ -166,7 +186,7 @@ export function settingsRoutes(options: ServiceOptions, database: OpenedDatabase
     // The workspace's own settings, the user's email, and what to paste into Twilio and Meta (src/http/routes/workspace.ts).
     ...workspaceRoutes({
       settings: workspaceSettings,
-      accounts: base.accounts,
+      accounts: input.accounts.accounts,
       publicUrl: config.publicUrl,
       twilioAuthToken: config.twilioAuthToken,
       bridgeToken: config.bridgeToken,

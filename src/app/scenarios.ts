@@ -1,8 +1,10 @@
 /**
- * The composition root's test scenarios (src/service.ts; docs/scenarios.md): their API, the worker that plays the
- * runs on every engine (started after listen, stopped on drain before the conversations it uses), and the model
- * clients of the judge, the simulated customer and the starter suite (the service's LLM, each with a deadline and a
- * temperature of its own, closed once the worker stopped).
+ * The composition root's test scenarios (src/app/service.ts; docs/scenarios.md), in two stages. First the model clients
+ * of the judge, the simulated customer and the starter suite (the service's LLM, each with a deadline and a
+ * temperature of its own), and replay's judge, which the integration's routes use. Then, once the website chat exists,
+ * their API, the worker that plays the runs on every engine (started after listen, stopped on drain before the
+ * conversations it uses), and the saved checks run again after knowledge changes; the models close once the worker
+ * stopped.
  */
 import type { OpenedDatabase } from '../../db/database.ts';
 import { analyticsRepository } from '../../db/repositories/analytics.repository.ts';
@@ -39,32 +41,71 @@ import { createReplayJudge } from '../scenarios/replay-judge.ts';
 import { createScenarioRunner } from '../scenarios/scenario-runner.ts';
 import { createScenarioWorker } from '../scenarios/scenario-worker.ts';
 import { createScenariosService } from '../scenarios/scenarios-service.ts';
-import type { ServiceBase } from './knowledge.ts';
 import type { Channels } from './channels.ts';
+import type { OutboundClients } from './clients.ts';
 import type { Conversations } from './conversations.ts';
+import type { KnowledgeBase } from './knowledge.ts';
 import type { ServiceOptions } from './options.ts';
 
-export type ScenarioSide = ReturnType<typeof createScenarioSide>;
+export interface ScenarioModelsInput {
+  options: Pick<ServiceOptions, 'config' | 'scenarios'>;
+  database: OpenedDatabase;
+}
 
-export function createScenarioSide(options: ServiceOptions, database: OpenedDatabase, base: ServiceBase, conversations: Conversations, channels: Pick<Channels, 'webchat'>) {
-  const { config, logger } = options;
-  const { http, integration, sessions } = base;
-  const repository = scenariosRepository(database.db);
+export type ScenarioModels = ReturnType<typeof createScenarioModels>;
+
+export function createScenarioModels(input: ScenarioModelsInput) {
+  const { options, database } = input;
+  const llm = options.config.llm;
   const chunks = knowledgeEmbeddingsRepository(database.db);
-  const llm = config.llm;
   // The service's model, each use with its own deadline and temperature (and connections, closed on stop).
   const model = (timeoutMs: number, temperature: number) =>
     llm ? new OpenAiAdapter({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, model: llm.model, timeoutMs, temperature }) : null;
   const judgeModel = model(options.scenarios?.judgeTimeoutMs ?? JUDGE_TIMEOUT_MS, JUDGE_TEMPERATURE);
   const customerModel = model(options.scenarios?.personaTimeoutMs ?? PERSONA_TIMEOUT_MS, PERSONA_TEMPERATURE);
   const starterModel = model(options.scenarios?.starterTimeoutMs ?? STARTER_TIMEOUT_MS, STARTER_TEMPERATURE);
-  const analytics = analyticsRepository(database.db);
   // The knowledge a judge reads: the passages of the chunks a turn's search gave the bot, as far as they still exist.
   const passages: PassageLookup = async (workspaceId, chunkIds) =>
     (await chunks.hits(workspaceId, chunkIds)).map((hit) => ({ id: hit.id, title: hit.title, url: hit.url, text: hit.text }));
+  return {
+    judgeModel,
+    customerModel,
+    starterModel,
+    passages,
+    /** Replay's changed answers labelled better, worse or equal by the same model (docs/integrators.md, "Judged replay"). */
+    replayJudge: judgeModel && createReplayJudge({ complete: (messages, signal) => judgeModel.complete(messages, signal), passages }),
+    /** Closes the models' connections (once the worker that uses them stopped). */
+    async close(): Promise<void> {
+      await Promise.all([judgeModel?.close(), customerModel?.close(), starterModel?.close()]);
+    },
+  };
+}
+
+export interface TestScenariosInput {
+  options: Pick<ServiceOptions, 'config' | 'logger' | 'scenarios' | 'rateLimits' | 'knowledgeRechecks'>;
+  database: OpenedDatabase;
+  clients: Pick<OutboundClients, 'http' | 'integration' | 'ai'>;
+  knowledge: Pick<KnowledgeBase, 'knowledge' | 'knowledgeRepo'>;
+  conversations: Pick<Conversations, 'sessions' | 'runtimeCountingTurns' | 'engine'>;
+  /** Runs play the website chat as a visitor does. */
+  webchat: Channels['webchat'];
+  models: ScenarioModels;
+}
+
+export type TestScenarios = ReturnType<typeof createTestScenarios>;
+
+export function createTestScenarios(input: TestScenariosInput) {
+  const { options, database, webchat, models } = input;
+  const { config, logger } = options;
+  const { http, integration, ai } = input.clients;
+  const { knowledge, knowledgeRepo } = input.knowledge;
+  const { sessions, runtimeCountingTurns, engine } = input.conversations;
+  const { judgeModel, customerModel, starterModel, passages } = models;
+  const repository = scenariosRepository(database.db);
+  const analytics = analyticsRepository(database.db);
   const runner = createScenarioRunner({
-    webchat: channels.webchat,
-    runtime: conversations.channelRuntime,
+    webchat,
+    runtime: runtimeCountingTurns,
     sessions,
     // A candidate endpoint, as replay sends to one (docs/integrators.md, "Try a new version"): checked against the
     // outbound rules when the run starts, signed with the workspace's key.
@@ -83,7 +124,7 @@ export function createScenarioSide(options: ServiceOptions, database: OpenedData
     repository,
     runner,
     logger,
-    owner: `${conversations.engine}-scenarios`,
+    owner: `${engine}-scenarios`,
     leaseMs: config.leaseMs,
     ...(options.scenarios?.pollMs === undefined ? {} : { pollMs: options.scenarios.pollMs }),
     ...(options.scenarios?.concurrency === undefined ? {} : { concurrency: options.scenarios.concurrency }),
@@ -110,8 +151,8 @@ export function createScenarioSide(options: ServiceOptions, database: OpenedData
   // engine per workspace, after a knowledge write's quiet spell.
   const checksRepository = knowledgeChecksRepository(database.db);
   const answer = createKnowledgeAnswer({
-    search: (workspaceId, query, language, opts) => base.knowledge.search(workspaceId, query, language, opts),
-    ai: base.ai,
+    search: (workspaceId, query, language, opts) => knowledge.search(workspaceId, query, language, opts),
+    ai,
     render: (text, source, language) => channelRenderers.webchat({ text, source, language }),
     detectLanguage,
   });
@@ -123,25 +164,23 @@ export function createScenarioSide(options: ServiceOptions, database: OpenedData
   const rechecks = createKnowledgeRechecks({
     repository: checksRepository,
     scenarios: repository,
-    version: (workspaceId) => base.knowledgeRepo.version(workspaceId),
+    version: (workspaceId) => knowledgeRepo.version(workspaceId),
     answer,
     wakeScenarios: () => worker.wake(),
     logger,
-    engine: `${conversations.engine}-rechecks`,
+    engine: `${engine}-rechecks`,
     leaseMs: config.leaseMs,
     ...options.knowledgeRechecks,
   });
   return {
     routes: [...scenarioRoutes(service), ...knowledgeCheckRoutes(knowledgeChecks)],
-    /** Replay's changed answers labelled better, worse or equal by the same model (docs/integrators.md, "Judged replay"). */
-    replayJudge: judgeModel && createReplayJudge({ complete: (messages, signal) => judgeModel.complete(messages, signal), passages }),
     worker,
     rechecks,
     /** Re-runs stop; runs being played stop between turns and are given back; then the judge's connections close. */
     async stop(): Promise<void> {
       await rechecks.stop();
       await worker.stop();
-      await Promise.all([judgeModel?.close(), customerModel?.close(), starterModel?.close()]);
+      await models.close();
     },
   };
 }

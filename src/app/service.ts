@@ -1,11 +1,13 @@
 /**
- * The composition root: opens the database (migrated under a lock), builds every service with its dependencies,
- * and serves HTTP. `main.ts` and the tests both start the service through here, so tests run the real wiring.
- * The wiring runs in named stages, each in a file of its own beside this one: the database and secrets
- * (service-storage.ts), what the conversations stand on (service-base.ts), the conversations (service-conversations.ts),
- * the route groups without a channel (service-routes.ts), the channels (service-channels.ts), the team's side
- * (service-team.ts), outgoing webhooks, retention and the workers (service-workers.ts), the HTTP app (service-http.ts)
- * and the stop order (service-stop.ts).
+ * The composition root: opens the database (migrated under a lock), builds every part of the service with what it
+ * needs, and serves HTTP. `main.ts` and the tests both start the service through here, so tests run the real wiring.
+ * The wiring runs in named stages, one file each beside this one (docs/architecture.md, "Where the service is put
+ * together"), in an order where every value exists before it is passed: the database and secrets (storage.ts), the
+ * outbound clients (clients.ts), people and sign-in (accounts.ts), the knowledge base (knowledge.ts), the conversations
+ * (conversations.ts), the team's presence (team.ts), the scenarios' models (scenarios.ts), the routes without a
+ * channel (routes.ts), the channels (channels.ts), the team's inbox (team.ts), the test scenarios (scenarios.ts),
+ * outgoing webhooks and housekeeping (workers.ts, privacy.ts), the HTTP app (http.ts), the workers started after
+ * listen (workers.ts) and the stop order (stop.ts). Each stage takes one object of exactly what it uses.
  */
 import type { Server } from 'node:http';
 import type { OpenedDatabase } from '../../db/database.ts';
@@ -14,24 +16,27 @@ import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
 import type { RouteDefinition } from '../http/route.ts';
 import type { InboxService } from '../inbox/inbox-service.ts';
 import type { KnowledgeService } from '../knowledge/knowledge-service.ts';
-import type { Privacy } from './privacy.ts';
+import { createMetrics } from '../metrics.ts';
 import { warnIfEngineCanChangeAuditLog } from '../privacy/audit-owner.ts';
-import { createBase } from './knowledge.ts';
-import { createChannels, createPhone } from './channels.ts';
-import { startConversations } from './conversations.ts';
-import { createHttpServer, listen } from './http.ts';
-import { DEFAULT_DRAIN_MS, type ServiceOptions } from './options.ts';
-import { coreRoutes, settingsRoutes, type ServiceState } from './routes.ts';
-import { createScenarioSide } from './scenarios.ts';
-import { drainService } from './stop.ts';
-import { openSecrets, openStorage } from './storage.ts';
-import { startTeamSide } from './team.ts';
-import { createOutgoing, startWorkers } from './workers.ts';
 import type { KnowledgeRechecks } from '../scenarios/knowledge-rechecks.ts';
 import type { ScenarioWorker } from '../scenarios/scenario-worker.ts';
 import type { SessionRuntime } from '../sessions/session-runtime.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import type { WebhookService } from '../webhooks/webhook-service.ts';
+import { createAccounts } from './accounts.ts';
+import { attachPhone, createChannels } from './channels.ts';
+import { createOutboundClients } from './clients.ts';
+import { startConversations } from './conversations.ts';
+import { createHttpServer, listen } from './http.ts';
+import { createKnowledgeBase } from './knowledge.ts';
+import { DEFAULT_DRAIN_MS, type ServiceOptions } from './options.ts';
+import { createPrivacy, type Privacy } from './privacy.ts';
+import { coreRoutes, settingsRoutes, type ServiceState } from './routes.ts';
+import { createScenarioModels, createTestScenarios } from './scenarios.ts';
+import { drainService } from './stop.ts';
+import { openSecrets, openStorage } from './storage.ts';
+import { startInbox, startPresenceAndAssignment } from './team.ts';
+import { createWebhookDelivery, startHousekeeping, startWorkers } from './workers.ts';
 
 export { DEFAULT_DRAIN_MS, VERSION, type ServiceOptions } from './options.ts';
 
@@ -72,42 +77,63 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { database } = storage;
   // Once at start: an engine whose role could rewrite the audit log says so (docs/operations.md, "The audit log's owner").
   await warnIfEngineCanChangeAuditLog(database, logger).catch((err: unknown) => logger.error({ err }, 'could not read who may change the audit log'));
-  const secrets = openSecrets(config, logger);
+  const secrets = openSecrets({ config, logger });
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-  const base = createBase(options, database, secrets);
-  const conversations = await startConversations(options, storage, base);
+  const metrics = createMetrics();
+  const clients = createOutboundClients({ options, database, secrets, metrics });
+  const accounts = createAccounts({ options, database });
+  const knowledge = createKnowledgeBase({ options, database, metrics, clients });
+  const conversations = await startConversations({ options, storage, metrics, clients, knowledge: knowledge.knowledge });
   const { runtime, endIdleWebchats } = conversations;
+  const team = startPresenceAndAssignment({ options, conversations });
+  // The models of the test scenarios (docs/scenarios.md) before the routes: replay's judge is one of them.
+  const scenarioModels = createScenarioModels({ options, database });
 
+  // The route table, in the order the app mounts it and /openapi.json lists it; complete before the service listens.
   const routes: RouteDefinition[] = [];
   routes.push(
     ...coreRoutes({
-      options, database, base, conversations, routes, state: () => state, presence: () => team.presence, replayJudge: () => scenarios.replayJudge,
+      options, database, metrics, clients, accounts, knowledge, conversations,
+      presence: team.presence, replayJudge: scenarioModels.replayJudge, routes, state: () => state,
     }),
   );
-  // WhatsApp's delivery changes go to the inbox, built just below; its worker starts after listen.
-  const channels = createChannels({ options, database, secrets, base, conversations, inbox: () => team.inbox });
+  const channels = createChannels({ options, database, secrets, metrics, accounts, conversations });
   routes.push(...channels.routes);
   const { whatsapp } = channels;
-  const team = startTeamSide(options, database, base, conversations, whatsapp, channels.visitorSide);
-  routes.push(...team.routes);
-  routes.push(...settingsRoutes(options, database, base, conversations));
+  const inbox = startInbox({
+    options, database, accounts, knowledge: knowledge.knowledge, conversations, team,
+    sendQueuedWhatsapp: channels.sendQueuedWhatsapp, visitor: channels.visitorSide,
+  });
+  routes.push(...inbox.routes);
+  routes.push(...settingsRoutes({ options, database, accounts, conversations }));
   // Test scenarios through the real engine (docs/scenarios.md); their worker starts after listen.
-  const scenarios = createScenarioSide(options, database, base, conversations, channels);
+  const scenarios = createTestScenarios({ options, database, clients, knowledge, conversations, webchat: channels.webchat, models: scenarioModels });
   routes.push(...scenarios.routes);
-  const outgoing = createOutgoing(options, database, secrets, base, conversations);
-  routes.push(...outgoing.routes);
-  const { privacy, webhooks, webhookWorker } = outgoing;
+  const webhooks = createWebhookDelivery({ options, database, secrets, metrics, clients });
+  routes.push(...webhooks.routes);
+  const { webhookWorker } = webhooks;
+  // Customers' data under control (docs/privacy.md): one engine at a time purges past the retention periods.
+  const privacy = createPrivacy({
+    db: database.db,
+    logger,
+    registry: metrics.registry,
+    engine: conversations.engine,
+    endConversation: (s) => runtime.end(s.workspaceId, s.channel, s.externalId),
+    ...options.retention,
+  });
+  routes.push(...privacy.routes);
+  const stopHousekeeping = startHousekeeping({ logger, database, privacy });
 
-  const server = createHttpServer({ options, routes, base, widget: channels.widget, audit: privacy.audit });
-  const phone = createPhone(options, base, conversations, server);
-  const { address, url } = await listen(server, config);
+  const server = createHttpServer({ options, routes, metrics, accounts, widget: channels.widget, audit: privacy.audit });
+  const phone = attachPhone({ options, metrics, clients, conversations, server });
+  const { address, url } = await listen({ server, config });
   state = 'ready';
-  const webhookListener = await startWorkers(options, database, { whatsapp, health: base.health, webhookWorker });
+  const webhookListener = await startWorkers({ options, database, whatsapp, health: clients.health, webhookWorker });
   // Emails waiting in the outbox (src/email/outbox.ts), when SMTP_URL is set.
   channels.email.start();
-  base.knowledgeScheduler.start();
-  base.knowledgeQuestions?.start();
-  base.knowledgeEmbeddings?.worker.start();
+  knowledge.knowledgeScheduler.start();
+  knowledge.knowledgeQuestions?.start();
+  knowledge.knowledgeEmbeddings?.worker.start();
   scenarios.worker.start();
   scenarios.rechecks.start();
   logger.info({ port: address.port, database: database.kind }, 'botlink is ready');
@@ -117,12 +143,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     url,
     server,
     database,
-    accounts: base.accounts,
-    knowledge: base.knowledge,
+    accounts: accounts.accounts,
+    knowledge: knowledge.knowledge,
     runtime,
     whatsapp,
-    inbox: team.inbox,
-    webhooks: { service: webhooks, worker: webhookWorker },
+    inbox: inbox.inbox,
+    webhooks: { service: webhooks.webhooks, worker: webhookWorker },
     endIdleWebchats,
     privacy,
     scenarios: scenarios.worker,
@@ -133,11 +159,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         state = 'draining';
         // Emails not sent yet stay in the outbox for the next start (or another engine).
         await channels.email.stop();
-        const { handbackSweep } = team;
         team.stopSweeps();
         // Runs being played stop between turns and wait for the next claim, before the conversations stop.
         await scenarios.stop();
-        await drainService({ options, drainMs, storage, base, conversations, server, handbackSweep, whatsapp, phone, outgoing, webhookListener });
+        await drainService({
+          options, drainMs, storage, accounts, clients, knowledge, conversations, server, handbackSweep: inbox.handbackSweep,
+          whatsapp, phone, stopHousekeeping, webhookWorker, webhookListener,
+        });
       })();
       return stopping;
     },

@@ -1,58 +1,80 @@
 /**
- * The composition root's background work (src/service.ts): outgoing webhooks (events → outbox → one delivery actor
- * per endpoint), the retention purge and the roll-ups' compaction, built before listen; the WhatsApp worker, the endpoints' health and the
- * delivery worker, started after it.
+ * The composition root's background work (src/app/service.ts): outgoing webhooks (events → outbox → one delivery actor
+ * per endpoint) built before listen, the retention purge and the roll-ups' compaction started before it; the WhatsApp
+ * worker, the endpoints' health and the delivery worker started after it.
  */
 import type { OpenedDatabase } from '../../db/database.ts';
 import { analyticsRepository } from '../../db/repositories/analytics.repository.ts';
 import { webhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import { createCompaction } from '../analytics/compaction.ts';
 import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
-import type { RouteDefinition } from '../http/route.ts';
 import { webhookRoutes } from '../http/routes/webhooks.ts';
-import { createPrivacy } from './privacy.ts';
+import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import type { ServiceBase } from './knowledge.ts';
-import type { Conversations } from './conversations.ts';
-import type { ServiceOptions } from './options.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import { listenForDeliveries, type OutboxListener } from '../webhooks/outbox-listener.ts';
 import { createWebhookService } from '../webhooks/webhook-service.ts';
+import type { OutboundClients } from './clients.ts';
+import type { ServiceOptions } from './options.ts';
+import type { Privacy } from './privacy.ts';
 
-export type Outgoing = ReturnType<typeof createOutgoing>;
+export interface WebhookDeliveryInput {
+  options: Pick<ServiceOptions, 'config' | 'logger' | 'webhooks'>;
+  database: OpenedDatabase;
+  secrets: SecretBox;
+  metrics: Metrics;
+  clients: Pick<OutboundClients, 'http'>;
+}
 
-export function createOutgoing(options: ServiceOptions, database: OpenedDatabase, secrets: SecretBox, base: ServiceBase, conversations: Conversations) {
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
+
+/**
+ * Outgoing webhooks (protocol §6): events → outbox → one delivery actor per endpoint, their settings and log. The worker
+ * starts after listen and stops on drain before the outbound client closes.
+ */
+export function createWebhookDelivery(input: WebhookDeliveryInput) {
+  const { options, database, secrets, metrics } = input;
   const { config, logger } = options;
-  const { http, metrics } = base;
-  const { runtime, engine } = conversations;
-  // Outgoing webhooks (protocol §6): events → outbox → one delivery actor per endpoint. The worker starts after
-  // listen and stops on drain before the outbound client closes.
+  const { http } = input.clients;
   const webhookRepository = webhooksRepository(database.db);
   const webhookWorker = createDeliveryWorker({ repository: webhookRepository, secrets, http, logger, metrics, leaseMs: config.leaseMs, ...options.webhooks });
   const webhooks = createWebhookService({ db: database.db, repository: webhookRepository, secrets, http, worker: webhookWorker });
-  const routes: RouteDefinition[] = [...webhookRoutes(webhooks)];
-  // Customers' data under control (docs/privacy.md): one engine at a time purges past the retention periods.
-  const endConversation = (s: { workspaceId: string; channel: 'phone' | 'whatsapp' | 'webchat'; externalId: string }) => runtime.end(s.workspaceId, s.channel, s.externalId);
-  const privacy = createPrivacy({ db: database.db, logger, registry: metrics.registry, engine, endConversation, ...options.retention });
-  routes.push(...privacy.routes);
+  return { webhooks, webhookWorker, routes: webhookRoutes(webhooks) };
+}
+
+export interface HousekeepingInput {
+  logger: Logger;
+  database: OpenedDatabase;
+  privacy: Pick<Privacy, 'start'>;
+}
+
+/**
+ * Before listen: the retention purge (one engine at a time, docs/privacy.md) and the Overview's roll-ups folded, past
+ * hours' slots into one row each (docs/analytics.md, "How the figures are kept"). The answer stops both.
+ */
+export function startHousekeeping(input: HousekeepingInput): () => void {
+  const { logger, database, privacy } = input;
   const stopPurge = privacy.start();
-  // The Overview's roll-ups: past hours' slots folded into one row each (docs/analytics.md, "How the figures are kept").
   const stopCompaction = createCompaction({ analytics: analyticsRepository(database.db), logger }).start();
-  const stopHousekeeping = () => {
+  return () => {
     stopPurge();
     stopCompaction();
   };
-  return { webhooks, webhookWorker, privacy, stopHousekeeping, routes };
+}
+
+export interface WorkersInput {
+  options: Pick<ServiceOptions, 'config' | 'logger'>;
+  database: OpenedDatabase;
+  whatsapp: Pick<WhatsappChannel, 'start'>;
+  health: Pick<OutboundClients['health'], 'start'>;
+  webhookWorker: Pick<DeliveryWorker, 'start' | 'wake'>;
 }
 
 /** After listen: WhatsApp's worker, the endpoints' health, and the delivery worker with its LISTEN on PostgreSQL. */
-export async function startWorkers(
-  options: ServiceOptions,
-  database: OpenedDatabase,
-  work: { whatsapp: WhatsappChannel; health: ServiceBase['health']; webhookWorker: DeliveryWorker },
-): Promise<OutboxListener | undefined> {
+export async function startWorkers(input: WorkersInput): Promise<OutboxListener | undefined> {
+  const { options, database, whatsapp, health, webhookWorker } = input;
   const { config, logger } = options;
-  const { whatsapp, health, webhookWorker } = work;
   let webhookListener: OutboxListener | undefined;
   whatsapp.start();
   health.start();
