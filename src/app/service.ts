@@ -82,10 +82,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics();
   const clients = createOutboundClients({ options, database, secrets, metrics });
   const accounts = createAccounts({ options, database });
-  const knowledge = createKnowledgeBase({ options, database, metrics, clients });
-  const conversations = await startConversations({ options, storage, metrics, clients, knowledge: knowledge.knowledge });
+  const knowledgeBase = createKnowledgeBase({ options, database, metrics, clients });
+  const conversations = await startConversations({ options, storage, metrics, clients, knowledge: knowledgeBase.knowledge });
   const { runtime, endIdleWebchats } = conversations;
-  const team = startPresenceAndAssignment({ options, conversations });
+  const teamPresence = startPresenceAndAssignment({ options, conversations });
   // The models of the test scenarios (docs/scenarios.md) before the routes: replay's judge is one of them.
   const scenarioModels = createScenarioModels({ options, database });
 
@@ -93,21 +93,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const routes: RouteDefinition[] = [];
   routes.push(
     ...coreRoutes({
-      options, database, metrics, clients, accounts, knowledge, conversations,
-      presence: team.presence, replayJudge: scenarioModels.replayJudge, routes, state: () => state,
+      options, database, metrics, clients, accounts, knowledge: knowledgeBase, conversations,
+      presence: teamPresence.presence, replayJudge: scenarioModels.replayJudge, routes, state: () => state,
     }),
   );
   const channels = createChannels({ options, database, secrets, metrics, accounts, conversations });
   routes.push(...channels.routes);
   const { whatsapp } = channels;
-  const inbox = startInbox({
-    options, database, accounts, knowledge: knowledge.knowledge, conversations, team,
+  const teamInbox = startInbox({
+    options, database, accounts, knowledge: knowledgeBase.knowledge, conversations, team: teamPresence,
     sendQueuedWhatsapp: channels.sendQueuedWhatsapp, visitor: channels.visitorSide,
   });
-  routes.push(...inbox.routes);
+  routes.push(...teamInbox.routes);
   routes.push(...settingsRoutes({ options, database, accounts, conversations }));
   // Test scenarios through the real engine (docs/scenarios.md); their worker starts after listen.
-  const scenarios = createTestScenarios({ options, database, clients, knowledge, conversations, webchat: channels.webchat, models: scenarioModels });
+  const scenarios = createTestScenarios({
+    options, database, clients, knowledge: knowledgeBase, conversations, webchat: channels.webchat, models: scenarioModels,
+  });
   routes.push(...scenarios.routes);
   const webhooks = createWebhookDelivery({ options, database, secrets, metrics, clients });
   routes.push(...webhooks.routes);
@@ -131,9 +133,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const webhookListener = await startWorkers({ options, database, whatsapp, health: clients.health, webhookWorker });
   // Emails waiting in the outbox (src/email/outbox.ts), when SMTP_URL is set.
   channels.email.start();
-  knowledge.knowledgeScheduler.start();
-  knowledge.knowledgeQuestions?.start();
-  knowledge.knowledgeEmbeddings?.worker.start();
+  knowledgeBase.knowledgeScheduler.start();
+  knowledgeBase.knowledgeQuestions?.start();
+  knowledgeBase.knowledgeEmbeddings?.worker.start();
   scenarios.worker.start();
   scenarios.rechecks.start();
   logger.info({ port: address.port, database: database.kind }, 'botlink is ready');
@@ -144,10 +146,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     server,
     database,
     accounts: accounts.accounts,
-    knowledge: knowledge.knowledge,
+    knowledge: knowledgeBase.knowledge,
     runtime,
     whatsapp,
-    inbox: inbox.inbox,
+    inbox: teamInbox.inbox,
     webhooks: { service: webhooks.webhooks, worker: webhookWorker },
     endIdleWebchats,
     privacy,
@@ -159,11 +161,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         state = 'draining';
         // Emails not sent yet stay in the outbox for the next start (or another engine).
         await channels.email.stop();
-        team.stopSweeps();
+        teamPresence.stopSweeps();
         // Runs being played stop between turns and wait for the next claim, before the conversations stop.
         await scenarios.stop();
         await drainService({
-          options, drainMs, storage, accounts, clients, knowledge, conversations, server, handbackSweep: inbox.handbackSweep,
+          options, drainMs, storage, accounts, clients, knowledge: knowledgeBase, conversations, server, handbackSweep: teamInbox.handbackSweep,
           whatsapp, phone, stopHousekeeping, webhookWorker, webhookListener,
         });
       })();
