@@ -24,8 +24,9 @@ const FLOORS = [
   ['src/channels/', 'src/privacy/'],
   // HTTP, and the test scenarios: they play the channels as customers do, and are checked as the API checks a body
   ['src/http/', 'src/scenarios/'],
-  // putting it together: the service and its stages (src/service-*.ts), the entry points, the operator's command line
-  ['src/(service|service-(options|storage|base|conversations|routes|channels|team|workers|http|stop|scenarios)|main|bootstrap|cli|tracing-setup|privacy-setup)\\.ts$', 'src/cli/'],
+  // putting it together: the composition root (src/app/: the service and its stages), the entry points, the operator's
+  // command line
+  ['src/app/', 'src/(main|bootstrap|cli)\\.ts$', 'src/cli/'],
 ];
 const floorPath = (floor) => `^(${floor.join('|')})`;
 const arrowsUp = FLOORS.slice(0, -1).map((floor, i) => ({
@@ -65,7 +66,7 @@ module.exports = {
       severity: 'error',
       comment: 'A statechart imports no runtime that runs it (and no I/O): the runtime passes its policy and actors in.',
       from: { path: '^machines/' },
-      to: { path: '^(db/|src/(sessions|webhooks|channels|http|net|integration|accounts|auth)/|src/(service|main|cli)\\.ts)' },
+      to: { path: '^(db/|src/(sessions|webhooks|channels|http|net|integration|accounts|auth|app)/|src/(main|cli)\\.ts)' },
     },
     {
       name: 'src-not-into-tests-or-bench',

@@ -22,7 +22,7 @@ import { migrate, openDatabase } from '../db/database.ts';
 import { signWebhookBody } from '../src/channels/whatsapp/signature.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { startService } from '../src/service.ts';
+import { startService } from '../src/app/service.ts';
 import type { Metric, RunResult } from './lib/benchmark.ts';
 import { envNumber, progress as benchProgress } from './lib/benchmark.ts';
 import { LatencyRecorder, median, round, summarize } from './lib/stats.ts';

@@ -3,8 +3,8 @@ import { createFirstWorkspace, signInLine, startMessage } from './bootstrap.ts';
 import { loadConfig, type Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { createLogger, terminalDestination } from './log.ts';
-import { startService } from './service.ts';
-import { startTracing } from './tracing-setup.ts';
+import { startService } from './app/service.ts';
+import { startTracing } from './app/tracing.ts';
 
 let config: Config;
 try {

@@ -3,7 +3,7 @@
  * child span per hop (the Bot Link request, the knowledge search, the model, each tool call, the turn's database
  * write), and the W3C `traceparent` header on every request to the integrator, so their traces join ours.
  *
- * Only OpenTelemetry's API is used here. Until src/tracing-setup.ts registers the SDK (OTEL_EXPORTER_OTLP_ENDPOINT
+ * Only OpenTelemetry's API is used here. Until src/app/tracing.ts registers the SDK (OTEL_EXPORTER_OTLP_ENDPOINT
  * set), the API's tracer is a no-op: no span is recorded, no header is added, and nothing is kept per turn.
  */
 import { context, INVALID_SPAN_CONTEXT, propagation, trace, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api';
@@ -14,7 +14,7 @@ const tracer = () => trace.getTracer('botlink');
 let enabled = false;
 const NOT_RECORDED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
-/** Called by src/tracing-setup.ts after it registered the SDK (and by tests that register one in memory). */
+/** Called by src/app/tracing.ts after it registered the SDK (and by tests that register one in memory). */
 export function enableTracing(): void {
   enabled = true;
 }

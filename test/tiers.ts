@@ -6,7 +6,7 @@
  * - browser: Chromium (`playwright-core`, test/helpers/browser.ts);
  * - process: child processes (`node:child_process`, `node:worker_threads`; the CLI runner, harness/service-process.ts
  *   and pgbouncer reach it through that import);
- * - service: the whole engine started in-process (test/helpers/service.ts, src/service.ts, src/main.ts);
+ * - service: the whole engine started in-process (test/helpers/service.ts, src/app/service.ts, src/main.ts);
  * - db: a database (test/helpers/db.ts, db/database.ts, PGlite, pg);
  * - unit: none of these.
  *
@@ -26,7 +26,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const MARKERS: Record<Exclude<Tier, 'unit'>, readonly string[]> = {
   browser: ['playwright-core', 'test/helpers/browser.ts'],
   process: ['node:child_process', 'child_process', 'node:worker_threads', 'worker_threads'],
-  service: ['test/helpers/service.ts', 'src/service.ts', 'src/main.ts'],
+  service: ['test/helpers/service.ts', 'src/app/service.ts', 'src/main.ts'],
   db: ['test/helpers/db.ts', 'db/database.ts', '@electric-sql/pglite', 'pg'],
 };
 

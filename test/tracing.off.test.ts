@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addTraceHeaders, endTurnSpan, inSpan, startTurnSpan } from '../src/tracing.ts';
-import { startTracing } from '../src/tracing-setup.ts';
+import { startTracing } from '../src/app/tracing.ts';
 
 describe('tracing while it is off', () => {
   it('adds no header to a request to the integrator', () => {

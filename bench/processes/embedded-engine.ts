@@ -16,7 +16,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { UNBOUNDED } from '../../src/admission/admission.ts';
-import { startService } from '../../src/service.ts';
+import { startService } from '../../src/app/service.ts';
 
 export interface EngineConfig {
   integratorOrigin: string;

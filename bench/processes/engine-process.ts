@@ -22,7 +22,7 @@ import { migrate, openDatabase } from '../../db/database.ts';
 import { PreparingClient } from '../../db/prepared.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startService } from '../../src/service.ts';
+import { startService } from '../../src/app/service.ts';
 import { nextMessage } from '../lib/child-message.ts';
 
 export interface EngineConfig {

@@ -328,19 +328,6 @@ export function createInboxService(deps: InboxServiceDeps) {
       return count;
     },
 
-    /** The WhatsApp worker's word that agents' messages may have a new delivery status: shown on their sessions' streams. */
-    async deliveryChanged(change: { workspaceId: string; outboundId?: string; messageIds?: string[] }): Promise<void> {
-      for (const m of await repo.agentDeliveries(change.workspaceId, change)) {
-        runtime.notify({
-          type: 'message_status',
-          sessionId: m.session_id,
-          message_id: m.id,
-          status: messageStatus(m.status),
-          failure: m.status === 'failed' ? { http_status: m.http_status, code: m.error_code, reason: m.error_detail } : null,
-        });
-      }
-    },
-
     async settings(workspaceId: string) {
       return {
         handback_after_minutes: await sessions.handbackAfterMinutes(workspaceId),

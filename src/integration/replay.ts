@@ -137,8 +137,8 @@ export interface ReplayDeps {
   /** The workspace's current endpoint and key, for a replay without a key of its own. */
   credentials: (workspaceId: string) => Promise<{ endpointUrl: string; key: string } | undefined>;
   http: GuardedClient;
-  /** The judge of changed answers; null when the service has no language model. Asked per replay (it is built later). */
-  judge: () => ReplayJudge | null;
+  /** The judge of changed answers; null when the service has no language model. */
+  judge: ReplayJudge | null;
   /** Why there is no judge, as the report says it (the judge's own words, src/scenarios/judge.ts). */
   needsModel: string;
   /** The clock of the rate limit, ms; default Date.now. */
@@ -196,7 +196,7 @@ export function createReplayService(deps: ReplayDeps) {
   /** Labels the changed items in place (their `judge`), and answers the count of each label. */
   async function judgeChanged(workspaceId: string, wanted: boolean, items: ReplayItem[], knowledge: Map<string, unknown>): Promise<ReplayJudgeSummary> {
     const counts = { better: 0, worse: 0, equal: 0, not_judged: 0 };
-    const judge = wanted ? deps.judge() : null;
+    const judge = wanted ? deps.judge : null;
     if (!wanted) return { status: 'off', message: 'the replay asked for no judge (--no-judge, or judge: false in the API)', ...counts };
     if (judge === null) return { status: 'needs_model', message: deps.needsModel, ...counts };
     const changed = items.filter((item) => item.verdict === 'changed');

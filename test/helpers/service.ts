@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts';
+import { startService, type RunningService, type ServiceOptions } from '../../src/app/service.ts';
 import type { TestDatabase } from './db.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/log.ts';
-import { startService } from '../../../src/service.ts';
+import { startService } from '../../../src/app/service.ts';
 import { SHOP, startOrderDesk } from '../order-desk.ts';
 import { trustDemoCa } from './loopback.ts';
 import { playPhoneCall } from './phone-call.ts';

@@ -38,15 +38,23 @@ export function readSurveyReply(replyId: string): { sessionId: string; score: nu
   return found ? { sessionId, score: found.score } : null;
 }
 
-export interface WhatsappSatisfactionDeps {
+/** What puts the question: the session's message and outgoing row, the question marked put, the worker woken. */
+export interface SatisfactionQuestionDeps {
   sessions: Pick<SessionsRepository, 'addWhatsappMessage'>;
-  repository: Pick<WhatsappRepository, 'surveySession'>;
   /** The satisfaction table, as web chat's question uses it (db/repositories/visitor.repository.ts). */
-  answers: Pick<VisitorRepository, 'ask' | 'answer'>;
+  answers: Pick<VisitorRepository, 'ask'>;
   /** The question is shown on the session's live stream as the bot's message. */
   runtime: Pick<SessionRuntime, 'notify'>;
   /** Wakes the WhatsApp worker's sends (absent: its poll finds the question). */
   wake?: () => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** What reads a tap: the question's session, and the satisfaction table the answer is kept in. */
+export interface SatisfactionTapsDeps {
+  repository: Pick<WhatsappRepository, 'surveySession'>;
+  answers: Pick<VisitorRepository, 'answer'>;
   logger: Logger;
   now?: () => number;
 }
@@ -59,7 +67,11 @@ export interface SurveyTap {
   recorded: boolean;
 }
 
-export function createWhatsappSatisfaction(deps: WhatsappSatisfactionDeps) {
+/**
+ * The question, put when a colleague closes the conversation. Apart from the taps (below) because it wakes the WhatsApp
+ * worker, and the worker reads the taps: each half is built on the side of the worker it needs.
+ */
+export function createSatisfactionQuestion(deps: SatisfactionQuestionDeps) {
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'whatsapp-satisfaction' });
 
@@ -88,7 +100,15 @@ export function createWhatsappSatisfaction(deps: WhatsappSatisfactionDeps) {
       deps.runtime.notify({ type: 'message', sessionId: row.id, message: { id, from: 'bot', text, at, agent: null, status: 'queued' } });
       return true;
     },
+  };
+}
 
+/** The customer's taps on the question's buttons, as the WhatsApp worker's answer stage reads them. */
+export function createSatisfactionTaps(deps: SatisfactionTapsDeps) {
+  const now = deps.now ?? Date.now;
+  const log = deps.logger.child({ component: 'whatsapp-satisfaction' });
+
+  return {
     /**
      * A customer tapped a reply button. A button of the question this customer was sent is the session's answer, once;
      * any other (another app's, a made-up id, another customer's question) belongs to no session: null.
@@ -105,4 +125,5 @@ export function createWhatsappSatisfaction(deps: WhatsappSatisfactionDeps) {
   };
 }
 
-export type WhatsappSatisfaction = ReturnType<typeof createWhatsappSatisfaction>;
+export type SatisfactionQuestion = ReturnType<typeof createSatisfactionQuestion>;
+export type SatisfactionTaps = ReturnType<typeof createSatisfactionTaps>;

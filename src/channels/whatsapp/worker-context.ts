@@ -11,7 +11,7 @@ import type { SessionRuntime } from '../../sessions/session-runtime.ts';
 import type { GraphClient } from './graph-client.ts';
 import type { WhatsappMetrics } from './metrics.ts';
 import type { WhatsappSettings } from './settings.ts';
-import type { WhatsappSatisfaction } from './satisfaction.ts';
+import type { SatisfactionTaps } from './satisfaction.ts';
 
 export interface WhatsappWorkerOptions {
   repository: WhatsappRepository;
@@ -19,7 +19,7 @@ export interface WhatsappWorkerOptions {
   runtime: Pick<SessionRuntime, 'handleMessage'>;
   graph: Pick<GraphClient, 'send'>;
   /** A tap on a reply button: the satisfaction question's answer (src/channels/whatsapp/satisfaction.ts); absent: none is. */
-  satisfaction?: Pick<WhatsappSatisfaction, 'tapped'>;
+  satisfaction?: SatisfactionTaps;
   /** Whether the workspace takes conversations (AccountsService.isServing); absent: every workspace does. */
   serving?: (workspaceId: string) => Promise<boolean>;
   logger: Logger;

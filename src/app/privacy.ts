@@ -1,15 +1,15 @@
 /**
- * Customers' data under control (docs/privacy.md), built once by the composition root: the audit log, retention and
- * its purge, and one customer's export and erasure, with their routes.
+ * Customers' data under control (docs/privacy.md), built once by the composition root (src/app/service.ts): the audit
+ * log, retention and its purge, and one customer's export and erasure, with their routes.
  */
 import type { Registry } from 'prom-client';
-import type { Db } from '../db/database.ts';
-import { privacyRoutes } from './http/routes/privacy.ts';
-import type { RouteDefinition } from './http/route.ts';
-import type { Logger } from './log.ts';
-import { createAudit, type Audit } from './privacy/audit.ts';
-import { createCustomerData, type CustomerDataDeps } from './privacy/customer-data.ts';
-import { createRetention, type Retention } from './privacy/retention.ts';
+import type { Db } from '../../db/database.ts';
+import { privacyRoutes } from '../http/routes/privacy.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { Logger } from '../log.ts';
+import { createAudit, type Audit } from '../privacy/audit.ts';
+import { createCustomerData, type CustomerDataDeps } from '../privacy/customer-data.ts';
+import { createRetention, type Retention } from '../privacy/retention.ts';
 
 export interface Privacy {
   audit: Audit;

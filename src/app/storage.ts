@@ -1,14 +1,14 @@
 /**
- * The composition root's first stage (src/service.ts): the database, opened and migrated under the data-dir lock, and
+ * The composition root's first stage (src/app/service.ts): the database, opened and migrated under the data-dir lock, and
  * the one box that seals every stored secret.
  */
-import { autovacuumOff, migrate, openDatabase, type OpenedDatabase } from '../db/database.ts';
-import type { Config } from './config.ts';
-import { acquireDataDirLock } from './data-dir-lock.ts';
-import type { Logger } from './log.ts';
-import { loadOrCreateMasterKey } from './secrets/master-key.ts';
-import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
-import type { ServiceOptions } from './service-options.ts';
+import { autovacuumOff, migrate, openDatabase, type OpenedDatabase } from '../../db/database.ts';
+import type { Config } from '../config.ts';
+import { acquireDataDirLock } from '../data-dir-lock.ts';
+import type { Logger } from '../log.ts';
+import { loadOrCreateMasterKey } from '../secrets/master-key.ts';
+import { createSecretBox, type SecretBox } from '../secrets/secret-box.ts';
+import type { ServiceOptions } from './options.ts';
 
 export interface ServiceStorage {
   database: OpenedDatabase;
@@ -38,7 +38,7 @@ async function migrateDatabase(config: Config, database: OpenedDatabase): Promis
 }
 
 /** Opens (or takes the tests') database and migrates it; on a failed migration closes it and lets go of the lock. */
-export async function openStorage(options: ServiceOptions): Promise<ServiceStorage> {
+export async function openStorage(options: Pick<ServiceOptions, 'config' | 'logger' | 'database'>): Promise<ServiceStorage> {
   const { config } = options;
   const releaseLock = options.database || config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   const embedded = !options.database && !config.databaseUrl;
@@ -68,7 +68,8 @@ export async function openStorage(options: ServiceOptions): Promise<ServiceStora
 }
 
 /** One box seals every stored secret (integration keys, webhook secrets, WhatsApp tokens). */
-export function openSecrets(config: Config, logger: Logger): SecretBox {
+export function openSecrets(input: { config: Config; logger: Logger }): SecretBox {
+  const { config, logger } = input;
   const { key: masterKey, created } = loadOrCreateMasterKey(config.masterKey, config.dataDir);
   // The embedded default's normal first start, said at info: backing up DATA_DIR keeps the key with the secrets it opens.
   if (created) logger.info({ dataDir: config.dataDir }, 'made a master key in DATA_DIR (master.key): it encrypts stored secrets; back it up with the rest of DATA_DIR');

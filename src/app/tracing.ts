@@ -5,7 +5,7 @@
  * The exporter reads the standard OTEL_EXPORTER_OTLP_* settings (headers, timeout) itself.
  */
 import { context, propagation, trace } from '@opentelemetry/api';
-import { enableTracing } from './tracing.ts';
+import { enableTracing } from '../tracing.ts';
 
 export interface Tracing {
   /** Exports what is buffered and stops. */

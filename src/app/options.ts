@@ -1,20 +1,21 @@
 /**
- * What `startService` (src/service.ts) takes: the configuration, and the timings and bounds tests and benchmarks set
- * shorter. Apart from src/service.ts so the composition root's stages (src/service-*.ts) read it without a circle.
+ * What `startService` (src/app/service.ts) takes: the configuration, and the timings and bounds tests and benchmarks set
+ * shorter. Apart from src/app/service.ts so the composition root's stages (src/app/*.ts) read it without a circle; each
+ * stage's input picks the members it reads.
  */
-import type { OpenedDatabase } from '../db/database.ts';
-import type { AdmissionLimits } from './admission/admission.ts';
-import type { RateLimitOptions } from './rate-limiter.ts';
-import type { LoginThrottleOptions } from './auth/login-throttle.ts';
-import type { StreamGuardOptions } from './auth/stream-guard.ts';
-import type { EndpointHealthTrackerDeps } from './botlink/endpoint-health-tracker.ts';
-import type { PhoneChannelOptions } from './channels/phone/phone-channel.ts';
-import type { WhatsappChannelOptions } from './channels/whatsapp/whatsapp-channel.ts';
-import type { Config } from './config.ts';
-import type { LiveBusDeps } from './events/live-bus.ts';
-import type { Logger } from './log.ts';
-import type { GuardedClientOptions } from './net/guarded-client.ts';
-import type { DeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
+import type { OpenedDatabase } from '../../db/database.ts';
+import type { AdmissionLimits } from '../admission/admission.ts';
+import type { RateLimitOptions } from '../rate-limiter.ts';
+import type { LoginThrottleOptions } from '../auth/login-throttle.ts';
+import type { StreamGuardOptions } from '../auth/stream-guard.ts';
+import type { EndpointHealthTrackerDeps } from '../botlink/endpoint-health-tracker.ts';
+import type { PhoneChannelOptions } from '../channels/phone/phone-channel.ts';
+import type { WhatsappChannelOptions } from '../channels/whatsapp/whatsapp-channel.ts';
+import type { Config } from '../config.ts';
+import type { LiveBusDeps } from '../events/live-bus.ts';
+import type { Logger } from '../log.ts';
+import type { GuardedClientOptions } from '../net/guarded-client.ts';
+import type { DeliveryWorkerOptions } from '../webhooks/delivery-worker.ts';
 
 export const VERSION = '0.1.0';
 /** How long SIGTERM waits for calls, turns, messages and deliveries in flight (each stage), in ms. */

@@ -1,41 +1,48 @@
 /**
- * The composition root's stop order (src/service.ts; docs/operations.md): no new work, then what is in flight finishes
+ * The composition root's stop order (src/app/service.ts; docs/operations.md): no new work, then what is in flight finishes
  * before what it uses goes away. Conversations finish their turn and are written before the connections they use
  * close; webhook attempts in flight finish (or are handed back) before the outbound client closes; the database and
  * DATA_DIR's lock last.
  */
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { PhoneChannel } from './channels/phone/phone-channel.ts';
-import type { WhatsappChannel } from './channels/whatsapp/whatsapp-channel.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { Conversations } from './service-conversations.ts';
-import type { ServiceOptions } from './service-options.ts';
-import type { ServiceStorage } from './service-storage.ts';
-import type { Outgoing } from './service-workers.ts';
-import type { OutboxListener } from './webhooks/outbox-listener.ts';
+import type { PhoneChannel } from '../channels/phone/phone-channel.ts';
+import type { WhatsappChannel } from '../channels/whatsapp/whatsapp-channel.ts';
+import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
+import type { OutboxListener } from '../webhooks/outbox-listener.ts';
+import type { Accounts } from './accounts.ts';
+import type { OutboundClients } from './clients.ts';
+import type { Conversations } from './conversations.ts';
+import type { KnowledgeBase } from './knowledge.ts';
+import type { ServiceOptions } from './options.ts';
+import type { ServiceStorage } from './storage.ts';
 
 export interface StoppingParts {
-  options: ServiceOptions;
+  /** `database`: a database handed in (tests) is left open for its owner. */
+  options: Pick<ServiceOptions, 'logger' | 'database'>;
   drainMs: number;
   storage: ServiceStorage;
-  base: Pick<ServiceBase, 'streams' | 'health' | 'ai' | 'http' | 'knowledgeScheduler' | 'knowledgeQuestions' | 'knowledgeEmbeddings'>;
+  accounts: Pick<Accounts, 'streams'>;
+  clients: Pick<OutboundClients, 'health' | 'ai' | 'http'>;
+  knowledge: Pick<KnowledgeBase, 'knowledgeScheduler' | 'knowledgeQuestions' | 'knowledgeEmbeddings'>;
   conversations: Pick<Conversations, 'sweep' | 'runtime' | 'admission' | 'live'>;
   server: Server;
   handbackSweep: NodeJS.Timeout;
-  whatsapp: WhatsappChannel;
-  phone: PhoneChannel;
-  outgoing: Pick<Outgoing, 'stopHousekeeping' | 'webhookWorker'>;
+  whatsapp: Pick<WhatsappChannel, 'stop'>;
+  phone: Pick<PhoneChannel, 'stop'>;
+  stopHousekeeping: () => void;
+  webhookWorker: Pick<DeliveryWorker, 'stop'>;
   webhookListener: OutboxListener | undefined;
 }
 
 export async function drainService(parts: StoppingParts): Promise<void> {
-  const { options, drainMs, server, handbackSweep, whatsapp, phone, webhookListener } = parts;
+  const { options, drainMs, server, handbackSweep, whatsapp, phone, stopHousekeeping, webhookWorker, webhookListener } = parts;
   const { logger } = options;
   const { database, releaseLock } = parts.storage;
-  const { streams, health, ai, http, knowledgeScheduler, knowledgeQuestions, knowledgeEmbeddings } = parts.base;
+  const { streams } = parts.accounts;
+  const { health, ai, http } = parts.clients;
+  const { knowledgeScheduler, knowledgeQuestions, knowledgeEmbeddings } = parts.knowledge;
   const { sweep, runtime, admission, live } = parts.conversations;
-  const { stopHousekeeping, webhookWorker } = parts.outgoing;
   logger.info('draining: no new work, waiting for requests in flight');
   server.close();
   server.closeIdleConnections();

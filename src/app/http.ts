@@ -1,29 +1,34 @@
 /**
- * The composition root's HTTP app (src/service.ts): the route table mounted with the dashboard's and the widget's
+ * The composition root's HTTP app (src/app/service.ts): the route table mounted with the dashboard's and the widget's
  * pages behind one Node server; the phone's WebSocket is attached to it before it listens.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.ts';
-import { createApp, type WidgetAccess } from './http/app.ts';
-import { dashboardPages } from './http/pages/dashboard.ts';
-import { widgetPages } from './http/pages/widget.ts';
-import type { RouteDefinition } from './http/route.ts';
-import type { Audit } from './privacy/audit.ts';
-import type { ServiceBase } from './service-base.ts';
-import type { ServiceOptions } from './service-options.ts';
+import type { Config } from '../config.ts';
+import { createApp, type WidgetAccess } from '../http/app.ts';
+import { dashboardPages } from '../http/pages/dashboard.ts';
+import { widgetPages } from '../http/pages/widget.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { Audit } from '../privacy/audit.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Accounts } from './accounts.ts';
+import type { ServiceOptions } from './options.ts';
 
-export function createHttpServer(deps: {
-  options: ServiceOptions;
+export interface HttpServerInput {
+  options: Pick<ServiceOptions, 'config' | 'logger'>;
   routes: RouteDefinition[];
-  base: ServiceBase;
+  metrics: Metrics;
+  /** Who is asking: a person's token, an API key. */
+  accounts: Pick<Accounts, 'accounts' | 'apiKeys'>;
   widget: WidgetAccess;
   audit: Audit;
-}): Server {
-  const { options, routes, widget, audit } = deps;
+}
+
+export function createHttpServer(input: HttpServerInput): Server {
+  const { options, routes, metrics, widget, audit } = input;
   const { config, logger } = options;
-  const { accounts, metrics, apiKeys } = deps.base;
+  const { accounts, apiKeys } = input.accounts;
   const pages = [dashboardPages(), widgetPages({ publicUrl: config.publicUrl })];
   const app = createApp({ routes, accounts, metrics, logger, adminToken: config.adminToken, apiKeys, widget, pages, audit, trustProxy: config.trustProxy });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, app);
@@ -39,7 +44,8 @@ export function createHttpServer(deps: {
 export const KEEP_ALIVE_MS = 125_000;
 
 /** Listens on PORT and HOST; the answer is the address bound and the URL it is reached at. */
-export async function listen(server: Server, config: Config): Promise<{ address: AddressInfo; url: string }> {
+export async function listen(input: { server: Server; config: Pick<Config, 'port' | 'host'> }): Promise<{ address: AddressInfo; url: string }> {
+  const { server, config } = input;
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
