@@ -94,15 +94,16 @@ export async function dashboardTypes(): Promise<string> {
     '// Run `npm run dashboard-types` after changing a route\'s schemas; test/dashboard/api-types.test.ts checks it is current.',
     '',
   ];
-  /** Each shape once: an answer the same as one declared before is named as that one (`PutPhone = GetPhone`). */
+  /** Each shape once: an answer (or a body) the same as one declared before is named as that one (`GetPhone = PutPhone`). */
   const declared = new Map<string, string>();
-  const declare = (name: string, about: string, schema: JsonSchema | undefined, at: string) => {
+  const declare = (name: string, about: string, schema: JsonSchema | undefined, at: string, kind: 'answer' | 'body') => {
     const type = typeOf(schema, { refName }, at);
-    const same = type.startsWith('{') ? declared.get(type) : undefined;
-    if (!same && type.startsWith('{')) declared.set(type, name);
+    const key = `${kind} ${type}`;
+    const same = type.startsWith('{') ? declared.get(key) : undefined;
+    if (!same && type.startsWith('{')) declared.set(key, name);
     out.push(docComment(about), `export type ${name} = ${same ?? type};`, '');
   };
-  for (const [name, schema] of Object.entries(doc.components.schemas)) declare(componentName(name), `The schema ${name} of the document's components.`, schema, name);
+  for (const [name, schema] of Object.entries(doc.components.schemas)) declare(componentName(name), `The schema ${name} of the document's components.`, schema, name, 'answer');
   const seen = new Set<string>();
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, described] of Object.entries(methods)) {
@@ -111,12 +112,12 @@ export async function dashboardTypes(): Promise<string> {
       const base = typeName(operation.operationId);
       const where = `${method.toUpperCase()} ${path}`;
       const body = operation.requestBody?.content['application/json']?.schema;
-      if (body) declare(unique(`${base}Body`, seen), `The body of ${where}.`, body, `${where} body`);
+      if (body) declare(unique(`${base}Body`, seen), `The body of ${where}.`, body, `${where} body`, 'body');
       let first = true;
       for (const [status, response] of Object.entries(operation.responses)) {
         const schema = response.content?.['application/json']?.schema;
         if (!/^2\d\d$/.test(status) || !schema) continue;
-        declare(unique(first ? base : `${base}${status}`, seen), `${where}, ${status}: ${response.description}`, schema, `${where} ${status}`);
+        declare(unique(first ? base : `${base}${status}`, seen), `${where}, ${status}: ${response.description}`, schema, `${where} ${status}`, 'answer');
         first = false;
       }
     }

@@ -1073,7 +1073,9 @@ export type GetMePresence = {
 };
 
 /** The body of PUT /v1/me/presence. */
-export type PutMePresenceBody = GetMePresence;
+export type PutMePresenceBody = {
+  status: "available" | "away" | "offline";
+};
 
 /** PUT /v1/me/presence, 200: Saved. */
 export type PutMePresence = GetMePresence;
@@ -1123,7 +1125,10 @@ export type GetWorkspaceRetention = {
 };
 
 /** The body of PUT /v1/workspace/retention. */
-export type PutWorkspaceRetentionBody = GetWorkspaceRetention;
+export type PutWorkspaceRetentionBody = {
+  /** Conversation content is kept this many days (1 to 3650); null: until erased. */
+  days: number | null;
+};
 
 /** PUT /v1/workspace/retention, 200: Saved. */
 export type PutWorkspaceRetention = GetWorkspaceRetention;
