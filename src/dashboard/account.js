@@ -4,6 +4,7 @@
  * team", the line that you joined a chat, mentions), and the email you sign in with (PATCH /v1/account). The
  * Workspace screen shows the same two forms to owners and admins.
  */
+/** @import * as Api from './api-types' */
 import { api, currentSession, saveSession } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, replace, showFieldErrors } from './dom.js';
 
@@ -36,6 +37,7 @@ function nameForm(current) {
     saved.textContent = '';
     void busy(button, async () => {
       try {
+        /** @type {Api.PatchAccount} */
         const answer = await api('PATCH', '/v1/account', { body: { name: name.value } });
         name.value = answer.name ?? '';
         const session = currentSession();
@@ -65,13 +67,15 @@ function emailForm(current) {
     saved.textContent = '';
     void busy(button, async () => {
       try {
+        /** @type {Api.PatchAccount} */
         const answer = await api('PATCH', '/v1/account', { body: { email: email.value } });
-        email.value = answer.email;
+        const stored = answer.email ?? email.value;
+        email.value = stored;
         const session = currentSession();
-        if (session) saveSession({ ...session, email: answer.email });
+        if (session) saveSession({ ...session, email: stored });
         const shown = document.querySelector('header [data-account]');
-        if (shown) shown.textContent = answer.email;
-        saved.textContent = `Saved: you sign in as ${answer.email}.`;
+        if (shown) shown.textContent = stored;
+        saved.textContent = `Saved: you sign in as ${stored}.`;
       } catch (err) {
         showFieldErrors(err, [[(f) => f === 'email', email]], error);
       }

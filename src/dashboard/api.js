@@ -1,9 +1,11 @@
 // @ts-check
 /**
  * The dashboard's only way to the service: same-origin JSON calls with the signed-in user's bearer token, every
- * error turned into its message, and a 401 on any call ending the sign-in. The token lives in sessionStorage (this
+ * error turned into its message, and a 401 on every call ending the sign-in. The token lives in sessionStorage (this
  * tab only, gone when it closes).
  */
+
+/** @import * as Api from './api-types' */
 
 /** @typedef {'owner' | 'admin' | 'agent' | 'manager'} Role  'manager': an owner or admin signed in with a token. */
 /**
@@ -46,7 +48,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.details = details;
-    /** The user who holds a conversation (409 `taken`). @type {any} */
+    /** The user who holds a conversation (409 `taken`). @type {{ user_id?: string, email?: string, name?: string | null } | undefined} */
     this.holder = undefined;
   }
 }
@@ -69,17 +71,20 @@ export function whenUnauthorized(handler) {
  */
 
 /**
+ * The answer's type is the caller's to say, from the API's types (api-types.d.ts, generated from the OpenAPI document
+ * by `npm run dashboard-types`): a constant typed GetWorkspace given `await api('GET', '/v1/workspace')` is one.
+ * @template [T=unknown]
  * @param {string} method @param {string} path @param {CallOptions} [options]
- * @returns {Promise<any>} the parsed JSON answer (null when empty)
+ * @returns {Promise<T>} the parsed JSON answer (null when empty)
  */
 export async function api(method, path, options = {}) {
   const res = await send(method, path, options);
   const data = parseJson(await res.text());
   if (!res.ok) throw failure(res, data, options);
-  return data;
+  return /** @type {T} */ (data);
 }
 
-/** @param {string} text @returns {any} */
+/** @param {string} text @returns {unknown} */
 function parseJson(text) {
   try {
     return text ? JSON.parse(text) : null;
@@ -111,28 +116,95 @@ async function send(method, path, options) {
   }
 }
 
-/** @param {Response} res @param {any} data @param {CallOptions} options */
+/**
+ * The error body (docs/interfaces.md, "Errors everywhere"), as far as it is one; `holder` beside it on a 409 `taken`.
+ * @typedef {Partial<Api.ErrorBody['error']> & { holder?: unknown }} ErrorFields
+ */
+
+/** @param {Response} res @param {unknown} data the parsed body @param {CallOptions} options */
 function failure(res, data, options) {
-  const error = data && typeof data === 'object' ? data.error : undefined;
+  const body = data && typeof data === 'object' && 'error' in data ? data.error : undefined;
+  /** @type {ErrorFields | undefined} */
+  const error = body && typeof body === 'object' ? body : undefined;
   let message = typeof error?.message === 'string' ? error.message : `The service answered ${res.status} ${res.statusText}.`.replace(' .', '.');
   if (res.status === 429) {
     const retry = res.headers.get('retry-after');
     if (retry) message += ` Try again in ${retry} seconds.`;
   }
   const err = new ApiError(res.status, typeof error?.code === 'string' ? error.code : `http_${res.status}`, message, error?.details);
-  if (error?.holder && typeof error.holder === 'object') err.holder = error.holder;
+  if (error?.holder && typeof error.holder === 'object') err.holder = /** @type {NonNullable<ApiError['holder']>} */ (error.holder);
   if (res.status === 401 && !options.signIn && !options.token) onUnauthorized(message);
   return err;
 }
 
+/** A stream that fails again at once is asked for again after twice the wait, up to this. */
+const FOLLOW_MAX_WAIT_MS = 30_000;
+
 /**
- * Reads a Server-Sent Events stream with fetch (EventSource cannot send the Authorization header). Resolves when the
- * stream ends; rejects with an ApiError when it cannot be opened.
- * @param {string} path @param {(type: string, data: any) => void} onEvent @param {AbortSignal} signal
+ * @typedef {object} FollowOptions
+ * @property {AbortSignal} signal the screen's: leaving it ends the stream and every wait
+ * @property {(type: string, data: unknown) => void} onEvent each event's name and its JSON data (an event whose data
+ *   is not JSON is not one of ours and is skipped)
+ * @property {() => void} [onConnect] each time the stream is asked for
+ * @property {(err: unknown) => void} [onInterrupted] the stream could not be opened or broke; it is asked for again
+ * @property {() => void} [onGap] after the wait that follows each end or failure, before the stream is asked for
+ *   again: what changed meanwhile is read here
+ * @property {number} [retryMs] the first wait after an end or a failure (default 2 s); it doubles while the stream
+ *   fails to open, up to FOLLOW_MAX_WAIT_MS, and starts again once a stream opened
  */
-export async function readEvents(path, onEvent, signal) {
+
+/**
+ * Follows a live Server-Sent Events stream of the service (GET /v1/inbox/events, GET /v1/sessions/{id}/events) until
+ * the signal aborts: read with fetch (EventSource cannot send the Authorization header), asked for again after an end
+ * or a failure with a growing wait, and given up when the service says there is nothing to follow for this user (401:
+ * the sign-in ended; 403; 404: no such conversation). The one loop of every screen's live view.
+ * @param {string} path @param {FollowOptions} options
+ */
+export async function followEvents(path, options) {
+  const { signal } = options;
+  const firstWait = options.retryMs ?? 2_000;
+  let failedInARow = 0;
+  while (!signal.aborted) {
+    let opened = false;
+    try {
+      options.onConnect?.();
+      await readEvents(path, options.onEvent, signal, () => (opened = true));
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)) return;
+      options.onInterrupted?.(err);
+    }
+    failedInARow = opened ? 0 : failedInARow + 1;
+    await pause(Math.min(firstWait * 2 ** Math.max(0, failedInARow - 1), FOLLOW_MAX_WAIT_MS), signal);
+    if (signal.aborted) return;
+    options.onGap?.();
+  }
+}
+
+/** Waits `ms`, or less when the signal aborts first. @param {number} ms @param {AbortSignal} signal */
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(undefined);
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve(undefined);
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
+
+/**
+ * Reads one Server-Sent Events stream. Resolves when the stream ends; rejects with an ApiError when it cannot be
+ * opened.
+ * @param {string} path @param {(type: string, data: unknown) => void} onEvent @param {AbortSignal} signal
+ * @param {() => void} opened called once the service answered with the stream
+ */
+async function readEvents(path, onEvent, signal, opened) {
   const res = await send('GET', path, { headers: { accept: 'text/event-stream' }, signal });
   if (!res.ok || !res.body) throw failure(res, parseJson(await res.text()), {});
+  opened();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {
@@ -150,10 +222,19 @@ export async function readEvents(path, onEvent, signal) {
         else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
       }
       if (data.length === 0) continue;
+      /** @type {unknown} */
+      let parsed;
       try {
-        onEvent(type, JSON.parse(data.join('\n')));
+        parsed = JSON.parse(data.join('\n'));
       } catch {
         // A line that is not JSON is not one of ours; the next event still counts.
+        continue;
+      }
+      try {
+        onEvent(type, parsed);
+      } catch (err) {
+        // A screen's mistake with one event does not end its live view.
+        console.error(err);
       }
     }
   }
@@ -165,7 +246,9 @@ export async function readEvents(path, onEvent, signal) {
  * @returns {Promise<{ integration: boolean, sync_key: boolean, whatsapp: boolean }>}
  */
 export async function configured() {
-  const set = (await api('GET', '/v1/workspace'))?.configured;
+  /** @type {Api.GetWorkspace | null} */
+  const workspace = await api('GET', '/v1/workspace');
+  const set = workspace?.configured;
   return { integration: set?.integration === true, sync_key: set?.sync_key === true, whatsapp: set?.whatsapp === true };
 }
 

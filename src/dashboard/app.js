@@ -6,6 +6,7 @@
  * signed in, the inbox's stream (inbox-live.js) keeps the number of waiting customers in the navigation and the tab's
  * title.
  */
+/** @import * as Api from './api-types' */
 import { renderAccount } from './account.js';
 import { ApiError, api, clearSession, currentSession, isManager, saveSession, whenUnauthorized } from './api.js';
 import { renderChannels } from './channels.js';
@@ -87,7 +88,7 @@ function show() {
     renderSignIn(main, { navigate, signedIn });
   } else if (session.timeZone === undefined) {
     // A session from before the dashboard kept the workspace's time zone and your name: read them once, then show.
-    void api('GET', '/v1/workspace').then(
+    void /** @type {Promise<Api.GetWorkspace | null>} */ (api('GET', '/v1/workspace')).then(
       (w) => saveSession({ ...session, timeZone: typeof w?.time_zone === 'string' ? w.time_zone : null, name: typeof w?.user?.name === 'string' ? w.user.name : null }),
       // Signed out (401) is whenUnauthorized's to show; anything else shows the browser's time until the next sign-in.
       (err) => !(err instanceof ApiError && err.status === 401) && saveSession({ ...session, timeZone: null }),

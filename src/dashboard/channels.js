@@ -5,6 +5,7 @@
  * them, what to paste into Twilio, whether calls can come in yet) and WhatsApp (what to paste into Meta). Each card
  * draws itself again from the answer of its save, so what is shown is what was stored.
  */
+/** @import * as Api from './api-types' */
 import { ApiError, api, configured } from './api.js';
 import { busy, clearFieldErrors, copyable, errorBox, field, h, loading, replace, showFieldErrors } from './dom.js';
 import { browserTimeZone, when } from './time.js';
@@ -23,17 +24,18 @@ export function renderChannels(main) {
   /** @param {HTMLElement} where @param {unknown} err */
   const failed = (where, err) => !stopped && replace(where, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
 
+  /** @type {Promise<Api.GetChannelsSetup>} */
   const setup = api('GET', '/v1/channels/setup');
-  Promise.all([api('GET', '/v1/webchat'), api('GET', '/v1/keys/widget'), setup]).then(
-    ([settings, key, s]) => !stopped && replace(webchat, webchatForm(settings, key.key, s)),
+  Promise.all([/** @type {Promise<Api.GetWebchat>} */ (api('GET', '/v1/webchat')), /** @type {Promise<Api.GetKeysWidget>} */ (api('GET', '/v1/keys/widget')), setup]).then(
+    ([settings, key, s]) => !stopped && replace(webchat, webchatForm(settings, String(key.key), s)),
     (err) => failed(webchat, err),
   );
-  Promise.all([api('GET', '/v1/phone'), api('GET', '/v1/workspace').catch(() => null)]).then(
+  Promise.all([/** @type {Promise<Api.GetPhone>} */ (api('GET', '/v1/phone')), /** @type {Promise<Api.GetWorkspace | null>} */ (api('GET', '/v1/workspace')).catch(() => null)]).then(
     ([p, workspace]) => !stopped && replace(phone, phoneCard(p, workspace?.time_zone ?? null)),
     (err) => failed(phone, err),
   );
   // GET /v1/whatsapp answers 404 until a number is saved: asked only when GET /v1/workspace says one is.
-  const saved = configured().then((set) => (set.whatsapp ? api('GET', '/v1/whatsapp') : null));
+  const saved = configured().then((set) => (set.whatsapp ? /** @type {Promise<Api.GetWhatsapp>} */ (api('GET', '/v1/whatsapp')) : null));
   Promise.all([saved.catch((err) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err))), setup]).then(
     ([w, s]) => !stopped && replace(whatsapp, whatsappCard(w, s)),
     (err) => failed(whatsapp, err),
@@ -45,13 +47,14 @@ export function renderChannels(main) {
 
 /**
  * The website chat: on for the listed sites while the switch is on.
- * @param {{ allowed_origins: string[], enabled: boolean, updated_at: string | null }} settings @param {string} key @param {any} setup
+ * @param {Api.GetWebchat} settings @param {string} key @param {Api.GetChannelsSetup} setup
  */
 function webchatForm(settings, key, setup) {
   const el = h('div', {});
   const draw = (/** @type {typeof settings} */ s, /** @type {string} */ savedNote) => {
     const sites = h('textarea', { rows: 3, spellcheck: 'false', autocomplete: 'off' });
-    sites.value = s.allowed_origins.join('\n');
+    const origins = s.allowed_origins ?? [];
+    sites.value = origins.join('\n');
     const on = h('input', { type: 'checkbox', role: 'switch', checked: s.enabled });
     const thisSite = location.origin;
     const addThisSite = h('button', { type: 'button', class: 'quiet' }, `Add this site (${thisSite})`);
@@ -63,9 +66,9 @@ function webchatForm(settings, key, setup) {
     const error = errorBox();
     const saved = h('p', { class: 'hint', role: 'status' }, savedNote);
     const button = h('button', { type: 'submit' }, 'Save website chat');
-    const working = s.enabled && s.allowed_origins.length > 0;
+    const working = s.enabled && origins.length > 0;
     const state = working
-      ? h('p', { class: 'ok-note', 'data-testid': 'webchat-state' }, `On: visitors of ${s.allowed_origins.join(', ')} can chat with you.`)
+      ? h('p', { class: 'ok-note', 'data-testid': 'webchat-state' }, `On: visitors of ${origins.join(', ')} can chat with you.`)
       : h('p', { class: 'notice', 'data-testid': 'webchat-state' }, !s.enabled
         ? 'Off: visitors are told the chat is closed. Switch it on below.'
         : 'Off until you add your website below: the chat answers only on the sites you list.');
@@ -81,6 +84,7 @@ function webchatForm(settings, key, setup) {
       saved.textContent = '';
       void busy(button, async () => {
         try {
+          /** @type {Api.PutWebchat} */
           const answer = await api('PUT', '/v1/webchat', { body: { allowed_origins: sites.value.split(/[\s,]+/).filter(Boolean), enabled: on.checked } });
           // A pasted page address was taken as its site: the notes say so, in words.
           draw(answer, [`Saved at ${when(answer.updated_at)}.`, ...(Array.isArray(answer.notes) ? answer.notes : [])].join(' '));
@@ -92,7 +96,7 @@ function webchatForm(settings, key, setup) {
     });
     replace(el, state, form,
       h('h3', {}, 'Put the chat on your website'),
-      widgetSnippet(setup.widget.script_url, key),
+      widgetSnippet(String(setup.widget?.script_url), key),
       h('p', {}, h('a', { href: `/widget/demo?key=${encodeURIComponent(key)}`, target: '_blank', rel: 'noopener' }, 'Try the chat on a sample shop page'),
         ` (it works once ${thisSite} is listed above and the chat is on).`));
   };
@@ -120,10 +124,10 @@ const CALL_LANGUAGES = /** @type {const} */ ([
   ['de-DE', 'German'], ['fr-FR', 'French'], ['es-ES', 'Spanish'], ['it-IT', 'Italian'],
 ]);
 
-/** @param {any} p the phone settings @param {string | null} workspaceZone */
+/** @param {Api.GetPhone} p the phone settings @param {string | null} workspaceZone */
 function phoneCard(p, workspaceZone) {
   const el = h('div', {});
-  const draw = (/** @type {any} */ s, /** @type {string} */ savedNote) => {
+  const draw = (/** @type {Api.GetPhone} */ s, /** @type {string} */ savedNote) => {
     const ready = s.calls?.ready;
     replace(el,
       s.numbers?.length
@@ -141,8 +145,8 @@ function phoneCard(p, workspaceZone) {
 }
 
 /**
- * @param {any} p the phone settings @param {string | null} workspaceZone
- * @param {(answer: any) => void} onSaved @param {string} savedNote
+ * @param {Api.GetPhone} p the phone settings @param {string | null} workspaceZone
+ * @param {(answer: Api.PutPhone) => void} onSaved @param {string} savedNote
  */
 function phoneForm(p, workspaceZone, onSaved, savedNote) {
   const zone = workspaceZone ?? browserTimeZone();
@@ -182,6 +186,7 @@ function phoneForm(p, workspaceZone, onSaved, savedNote) {
     }
     void busy(button, async () => {
       try {
+        /** @type {Api.PutPhone} */
         const answer = await api('PUT', '/v1/phone', {
           body: {
             numbers: numbers.value.split(/\n|,/).map((n) => n.trim()).filter(Boolean),
@@ -201,10 +206,10 @@ function phoneForm(p, workspaceZone, onSaved, savedNote) {
   return form;
 }
 
-/** @param {any} w the WhatsApp settings, null when none @param {any} setup */
+/** @param {Api.GetWhatsapp | null} w the WhatsApp settings, null when none @param {Api.GetChannelsSetup} setup */
 function whatsappCard(w, setup) {
   const el = h('div', {});
-  const draw = (/** @type {any} */ v) => {
+  const draw = (/** @type {Api.GetWhatsapp | null} */ v) => {
     const id = h('input', { type: 'text', value: v?.phone_number_id ?? '', required: true, autocomplete: 'off', inputmode: 'numeric' });
     const token = h('input', { type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
     const error = errorBox();
@@ -220,7 +225,9 @@ function whatsappCard(w, setup) {
       clearFieldErrors([id, token]);
       void busy(button, async () => {
         try {
-          draw(await api('PUT', '/v1/whatsapp', { body: { phone_number_id: id.value.trim(), access_token: token.value } }));
+          /** @type {Api.PutWhatsapp} */
+          const answer = await api('PUT', '/v1/whatsapp', { body: { phone_number_id: id.value.trim(), access_token: token.value } });
+          draw(answer);
         } catch (err) {
           showFieldErrors(err, [[(f) => f === 'phone_number_id', id], [(f) => f === 'access_token', token]], error);
         }
@@ -255,9 +262,9 @@ const DAYS = /** @type {const} */ ([['mon', 'Monday'], ['tue', 'Tuesday'], ['wed
 
 /**
  * Team hours on the workspace's wall clock: a time zone and, per day, its ranges as `09:00-12:30, 13:30-17:30` (empty:
- * closed). All days empty: no team hours, the switch alone decides. The API names the field of any mistake
+ * closed). All days empty: no team hours, the switch alone decides. The API names the field of each mistake
  * (`team_hours.week.mon.0.1`, …), shown under that day.
- * @param {any} current the stored team hours, or null @param {string} zoneDefault
+ * @param {Api.GetPhone['team_hours']} current the stored team hours, or null @param {string} zoneDefault
  */
 function teamHoursFields(current, zoneDefault) {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
@@ -267,7 +274,7 @@ function teamHoursFields(current, zoneDefault) {
   /** @type {Record<string, HTMLInputElement>} */
   const days = {};
   for (const [key] of DAYS) {
-    const ranges = /** @type {string[][]} */ (current?.week?.[key] ?? []);
+    const ranges = current?.week?.[key] ?? [];
     days[key] = /** @type {HTMLInputElement} */ (h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'closed', value: ranges.map((r) => `${r[0]}-${r[1]}`).join(', ') }));
   }
   const el = h('fieldset', { class: 'hours' },

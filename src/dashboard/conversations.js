@@ -3,7 +3,20 @@
  * Conversations: the live list (polled every few seconds) and one conversation with its turns, updated from its
  * Server-Sent Events stream (reply_piece events show a streamed phone reply sentence by sentence).
  */
-import { ApiError, api, readEvents } from './api.js';
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetSessions['sessions']>[number]} SessionRow */
+/** @typedef {NonNullable<Api.GetSessionsId['turns']>[number]} Turn */
+/**
+ * What the engine recorded of a turn, as this screen reads it (stored JSON: the API does not check its shape, so every
+ * field may be missing).
+ * @typedef {{ outcome?: string, reason?: string, httpStatus?: number | null, latencyMs?: number, endpoint?: { state?: string, decision?: string, waitMs?: number }, reply?: string | null, problems?: unknown }} BotlinkRecord
+ * @typedef {{ passages?: unknown, confident?: boolean }} KnowledgeRecord
+ * @typedef {{ title?: string, source?: string, externalId?: string, score?: unknown }} PassageRecord
+ * @typedef {{ outcomes?: ToolOutcome[] }} ToolRound
+ * @typedef {{ name?: string, ok?: boolean, failure?: string, latencyMs?: number, content?: string }} ToolOutcome
+ * @typedef {{ turnId?: string, message?: string, text?: string }} TurnEvent the session stream's turn events
+ */
+import { ApiError, api, followEvents } from './api.js';
 import { errorBox, field, h, loading, replace } from './dom.js';
 import { clock, when } from './time.js';
 import { CHANNELS, conversationName, fromWords, handoffWords, holderWords } from './words.js';
@@ -53,15 +66,17 @@ export function renderConversations(main, ctx) {
     if (status.value) query.set('status', status.value);
     query.set('limit', String(limit));
     try {
+      /** @type {Api.GetSessions} */
       const answer = await api('GET', `/v1/sessions?${query}`);
       if (stopped) return;
       error.clear();
+      const sessions = answer.sessions ?? [];
       // Redrawn only when something changed, so focus and screen readers are left alone between polls.
-      const fingerprint = JSON.stringify(answer.sessions);
+      const fingerprint = JSON.stringify(sessions);
       if (fingerprint !== shown) {
-        if (shown) announce.textContent = `The list changed: ${answer.sessions.length} ${answer.sessions.length === 1 ? 'conversation' : 'conversations'}.`;
+        if (shown) announce.textContent = `The list changed: ${sessions.length} ${sessions.length === 1 ? 'conversation' : 'conversations'}.`;
         shown = fingerprint;
-        replace(list, answer.sessions.length === 0 ? empty(ctx, Boolean(channel.value || status.value)) : h('ul', { class: 'sessions' }, answer.sessions.map(row)));
+        replace(list, sessions.length === 0 ? empty(ctx, Boolean(channel.value || status.value)) : h('ul', { class: 'sessions' }, sessions.map(row)));
       }
       list.setAttribute('aria-busy', 'false');
       more.hidden = !answer.next_before || limit >= MAX_SHOWN;
@@ -100,11 +115,11 @@ function empty(ctx, filtered) {
       : h('p', {}, 'Connect a channel under ', h('a', { href: '/dashboard/channels', 'data-link': true }, 'Channels'), ' or put the chat on your website from ', h('a', { href: '/dashboard/knowledge', 'data-link': true }, 'Knowledge'), '.'));
 }
 
-/** @param {any} s a session summary */
+/** @param {SessionRow} s a session summary */
 function row(s) {
   const last = s.last_message;
   return h('li', {},
-    h('a', { href: `/dashboard/conversations/${encodeURIComponent(s.id)}`, 'data-link': true, class: 'session' },
+    h('a', { href: `/dashboard/conversations/${encodeURIComponent(String(s.id))}`, 'data-link': true, class: 'session' },
       h('span', { class: 'who' }, conversationName(s)),
       h('span', { class: `badge ${s.status === 'active' ? 'live' : ''}` }, s.status === 'active' ? 'Active' : 'Ended'),
       h('span', { class: 'meta' }, `${named(CHANNELS, s.channel)} · ${s.turn_count} ${s.turn_count === 1 ? 'turn' : 'turns'}`),
@@ -125,19 +140,21 @@ export function renderConversation(main, ctx) {
   replace(main, h('p', {}, h('a', { href: '/dashboard/conversations', 'data-link': true }, '← All conversations')), h('h1', {}, 'Conversation'), error.el, header, live, announce, turns);
 
   const abort = new AbortController();
-  /** Turns in progress, shown from the stream until the stored turn replaces them. @type {Map<string, HTMLElement>} */
+  /** Turns in progress, shown from the stream until the stored turn replaces them (by the stream's turnId). @type {Map<string | undefined, HTMLElement>} */
   const pending = new Map();
   let reloading = Promise.resolve();
 
   async function reload() {
     try {
+      /** @type {Api.GetSessionsId} */
       const s = await api('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal: abort.signal });
+      const stored = s.turns ?? [];
       if (abort.signal.aborted) return;
       error.clear();
       replace(header, summary(s), s.channel === 'phone' ? null
-        : h('p', {}, h('a', { href: `/dashboard/inbox/${encodeURIComponent(s.id)}`, 'data-link': true }, 'Open in the Inbox'), ' to take it over and answer the customer.'));
-      replace(turns, s.turns.length === 0 && pending.size === 0 ? h('li', { class: 'empty' }, 'No turns yet: the customer has not written or spoken.') : s.turns.map(turn));
-      for (const [turnId, el] of pending) if (!s.turns.some((/** @type {any} */ t) => t.id === turnId)) turns.append(el);
+        : h('p', {}, h('a', { href: `/dashboard/inbox/${encodeURIComponent(String(s.id))}`, 'data-link': true }, 'Open in the Inbox'), ' to take it over and answer the customer.'));
+      replace(turns, stored.length === 0 && pending.size === 0 ? h('li', { class: 'empty' }, 'No turns yet: the customer has not written or spoken.') : stored.map(turn));
+      for (const [turnId, el] of pending) if (!stored.some((t) => t.id === turnId)) turns.append(el);
     } catch (err) {
       if (abort.signal.aborted) return;
       if (err instanceof ApiError && err.status === 404) replace(header, h('p', { class: 'empty' }, 'This conversation does not exist in your workspace. ', h('a', { href: '/dashboard/conversations', 'data-link': true }, 'See all conversations'), '.'));
@@ -146,8 +163,10 @@ export function renderConversation(main, ctx) {
   }
   const queueReload = () => (reloading = reloading.then(reload));
 
-  /** @param {string} type @param {any} event */
-  function onEvent(type, event) {
+  /** @param {string} type @param {unknown} data */
+  function onEvent(type, data) {
+    /** @type {TurnEvent} */
+    const event = data && typeof data === 'object' ? data : {};
     if (type === 'turn_started') {
       const el = h('li', { class: 'turn pending', 'data-turn': event.turnId },
         h('h2', {}, 'New turn', h('span', { class: 'badge live' }, 'in progress')),
@@ -178,27 +197,21 @@ export function renderConversation(main, ctx) {
 
   async function follow() {
     await reloading;
-    while (!abort.signal.aborted) {
-      try {
-        live.textContent = 'Live: new turns appear as they happen.';
-        await readEvents(`/v1/sessions/${encodeURIComponent(id)}/events`, onEvent, abort.signal);
-      } catch (err) {
-        if (abort.signal.aborted) return;
-        if (err instanceof ApiError && (err.status === 404 || err.status === 401)) return;
-        live.textContent = `Live updates interrupted (${err instanceof Error ? err.message : String(err)}); trying again.`;
-      }
-      if (abort.signal.aborted) return;
+    await followEvents(`/v1/sessions/${encodeURIComponent(id)}/events`, {
+      signal: abort.signal,
+      onEvent,
+      onConnect: () => (live.textContent = 'Live: new turns appear as they happen.'),
+      onInterrupted: (err) => (live.textContent = `Live updates interrupted (${err instanceof Error ? err.message : String(err)}); trying again.`),
       // The stream ended or failed: catch up from the stored turns, then listen again.
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      queueReload();
-    }
+      onGap: queueReload,
+    });
   }
   queueReload();
   void follow();
   return () => abort.abort();
 }
 
-/** @param {any} s */
+/** @param {Api.GetSessionsId} s */
 function summary(s) {
   const c = s.customer ?? {};
   return h('dl', { class: 'facts' },
@@ -243,17 +256,24 @@ function endpointWait(e) {
 /**
  * What the customer saw or heard: the reply, or, for a turn that was a handoff, the handoff's sentence (it is what
  * was sent).
- * @param {any} t a stored turn
+ * @param {Turn} t a stored turn
  */
 function shownReply(t) {
   if (t.reply != null) return String(t.reply);
-  if (typeof t.handoff?.sentence === 'string') return t.handoff.sentence;
+  const sentence = record(t.handoff)?.sentence;
+  if (typeof sentence === 'string') return sentence;
   return h('em', {}, 'nothing was sent');
 }
 
-/** @param {any} t a stored turn */
+/** A stored JSON value as an object, or null. @param {unknown} value */
+function record(value) {
+  return value && typeof value === 'object' && !Array.isArray(value) ? /** @type {Record<string, unknown>} */ (value) : null;
+}
+
+/** @param {Turn} t a stored turn */
 function turn(t) {
-  const b = t.botlink;
+  const b = /** @type {BotlinkRecord | null} */ (record(t.botlink));
+  /** @type {ToolRound[]} */
   const rounds = Array.isArray(t.tool_rounds) ? t.tool_rounds : [];
   const errors = Array.isArray(t.errors) ? t.errors : [];
   return h('li', { class: 'turn', 'data-turn': t.id },
@@ -264,41 +284,42 @@ function turn(t) {
     timingBar(t),
     b ? h('details', {}, h('summary', {}, `Bot Link: ${b.outcome === 'answer' ? 'answered' : 'no answer'} (${b.reason})`),
       h('dl', { class: 'facts' },
-        fact('Outcome', b.outcome),
-        fact('Reason', b.reason),
+        fact('Outcome', b.outcome ?? '—'),
+        fact('Reason', b.reason ?? '—'),
         fact('HTTP status', b.httpStatus ?? '—'),
         fact('Latency', `${b.latencyMs} ms`),
         b.endpoint ? fact('Endpoint health', endpointWait(b.endpoint)) : null,
         b.reply != null ? fact('Its reply', String(b.reply)) : null),
       problems(b.problems)) : null,
-    t.knowledge ? knowledge(t.knowledge) : null,
-    rounds.length ? h('details', {}, h('summary', {}, `Tool calls (${rounds.reduce((/** @type {number} */ n, /** @type {any} */ r) => n + (r.outcomes?.length ?? 0), 0)})`),
-      h('ul', { class: 'plain' }, rounds.flatMap((/** @type {any} */ r) => (r.outcomes ?? []).map((/** @type {any} */ o) =>
+    record(t.knowledge) ? knowledge(/** @type {KnowledgeRecord} */ (t.knowledge)) : null,
+    rounds.length ? h('details', {}, h('summary', {}, `Tool calls (${rounds.reduce((n, r) => n + (r.outcomes?.length ?? 0), 0)})`),
+      h('ul', { class: 'plain' }, rounds.flatMap((r) => (r.outcomes ?? []).map((o) =>
         h('li', {}, h('code', {}, String(o.name)), ` ${o.ok ? 'ok' : `failed (${o.failure ?? 'error'})`}, ${o.latencyMs} ms: `, h('span', { class: 'excerpt' }, String(o.content ?? '').slice(0, 300))))))) : null,
     t.handoff ? h('p', { class: 'meta' }, `Handoff: ${describe(t.handoff)}`) : null,
     errors.length ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, errors.map((/** @type {unknown} */ e) => h('li', {}, describe(e))))) : null);
 }
 
-/** What the knowledge search found: each passage's title and source (its text stays in the knowledge base). @param {any} k */
+/** What the knowledge search found: each passage's title and source (its text stays in the knowledge base). @param {KnowledgeRecord} k */
 function knowledge(k) {
+  /** @type {PassageRecord[]} */
   const passages = Array.isArray(k.passages) ? k.passages : [];
   const line = `Knowledge base: ${passages.length} ${passages.length === 1 ? 'passage' : 'passages'}, ${k.confident ? 'confident' : 'not confident'}.`;
   if (passages.length === 0) return h('p', { class: 'meta' }, line);
   return h('details', {}, h('summary', {}, line),
-    h('ul', { class: 'plain' }, passages.map((/** @type {any} */ p) => h('li', {}, h('strong', {}, String(p.title ?? '')), ` (${String(p.source ?? '')} ${String(p.externalId ?? '')}${typeof p.score === 'number' ? `, score ${p.score.toFixed(2)}` : ''})`))));
+    h('ul', { class: 'plain' }, passages.map((p) => h('li', {}, h('strong', {}, String(p.title ?? '')), ` (${String(p.source ?? '')} ${String(p.externalId ?? '')}${typeof p.score === 'number' ? `, score ${p.score.toFixed(2)}` : ''})`))));
 }
 
-/** @param {any} list */
+/** @param {unknown} list */
 function problems(list) {
   if (!Array.isArray(list) || list.length === 0) return null;
-  return h('div', {}, h('p', { class: 'label' }, 'Problems in the answer:'), h('ul', { class: 'plain' }, list.map((p) => h('li', {}, h('code', {}, String(p.field)), ` ${String(p.message)}`))));
+  return h('div', {}, h('p', { class: 'label' }, 'Problems in the answer:'), h('ul', { class: 'plain' }, list.map((/** @type {{ field?: unknown, message?: unknown }} */ p) => h('li', {}, h('code', {}, String(p?.field)), ` ${String(p?.message)}`))));
 }
 
 /**
  * Where the time of a turn went, from its `timings` (milliseconds): the Bot Link (first byte, then the rest of the
  * answer), the knowledge search, each AI round and each tool call. The bar is drawn for the eye; the list beside
  * it says the same in text.
- * @param {any} t
+ * @param {Turn} t
  */
 function timingBar(t) {
   const timings = t.timings && typeof t.timings === 'object' ? /** @type {Record<string, number>} */ (t.timings) : {};

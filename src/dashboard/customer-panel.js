@@ -2,9 +2,10 @@
 /**
  * The customer beside an open conversation (docs/api-tour.md, "The team's side"): who they are on this channel (the
  * number, the WhatsApp id or the chat), their name, email and number, the page the chat started on, their language
- * and local time (GET /v1/sessions/{id} `customer_context`), and their earlier conversations on any channel in this
+ * and local time (GET /v1/sessions/{id} `customer_context`), and their earlier conversations on every channel in this
  * workspace, each a link that opens it (GET /v1/sessions/{id}/history). Everything the customer gave is shown as text.
  */
+/** @import * as Api from './api-types' */
 import { api } from './api.js';
 import { h, replace } from './dom.js';
 import { formatTime, isTimeZone, when } from './time.js';
@@ -26,7 +27,7 @@ export function customerPanel(sessionId, signal) {
   const el = h('section', { class: 'card customer-panel', 'aria-labelledby': 'customer-panel-title', 'data-testid': 'customer-panel' },
     h('h2', { id: 'customer-panel-title' }, 'Customer'), facts,
     h('h3', { id: 'customer-history-title' }, 'Earlier conversations'), earlier);
-  /** @type {any} */
+  /** @type {Api.GetSessionsId['customer_context'] | null} */
   let context = null;
   let shown = '';
   const clock = setInterval(() => {
@@ -34,7 +35,7 @@ export function customerPanel(sessionId, signal) {
   }, CLOCK_MS);
   signal.addEventListener('abort', () => clearInterval(clock), { once: true });
 
-  api('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/history`, { signal }).then(
+  /** @type {Promise<Api.GetSessionsIdHistory | null>} */ (api('GET', `/v1/sessions/${encodeURIComponent(sessionId)}/history`, { signal })).then(
     (answer) => {
       if (signal.aborted) return;
       const list = Array.isArray(answer?.conversations) ? answer.conversations : [];
@@ -49,7 +50,7 @@ export function customerPanel(sessionId, signal) {
 
   return {
     el,
-    /** The conversation as GET /v1/sessions/{id} answered it; redrawn only when its customer facts changed. @param {any} s */
+    /** The conversation as GET /v1/sessions/{id} answered it; redrawn only when its customer facts changed. @param {Api.GetSessionsId | null} s */
     show(s) {
       context = s?.customer_context ?? null;
       const key = JSON.stringify([s?.channel, context]);
@@ -61,7 +62,7 @@ export function customerPanel(sessionId, signal) {
       }
       const c = context;
       replace(facts,
-        c.channel_id ? fact(CHANNEL_ID[s.channel] ?? 'Id', c.channel_id, 'channel-id') : null,
+        c.channel_id ? fact(CHANNEL_ID[String(s?.channel)] ?? 'Id', c.channel_id, 'channel-id') : null,
         fact('Name', c.name || 'Not given', 'name'),
         c.email ? fact('Email', c.email, 'email') : null,
         c.phone && c.phone !== c.channel_id ? fact('Phone', c.phone, 'phone') : null,
@@ -74,7 +75,7 @@ export function customerPanel(sessionId, signal) {
   };
 }
 
-/** @param {any} c an earlier conversation */
+/** @param {Api.GetSessionsIdHistory['conversations'][number]} c an earlier conversation */
 function earlierRow(c) {
   const last = c.last_message;
   return h('li', {},

@@ -5,7 +5,7 @@
  */
 
 /** @typedef {Node | string | number | null | undefined | false} Child */
-/** @typedef {Record<string, string | number | boolean | null | undefined | ((event: any) => void)>} Attrs */
+/** @typedef {Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>} Attrs */
 
 /**
  * @template {keyof HTMLElementTagNameMap} K
@@ -142,7 +142,7 @@ export async function copyText(text, source, status) {
  * @param {{ show(err: unknown): void }} fallback
  */
 export function showFieldErrors(err, controls, fallback) {
-  const details = /** @type {any} */ (err)?.details;
+  const details = err && typeof err === 'object' && 'details' in err ? err.details : undefined;
   const problems = Array.isArray(details) ? details.filter((d) => d && typeof d.field === 'string' && typeof d.message === 'string') : [];
   /** @type {HTMLElement[]} */
   const shown = [];

@@ -4,6 +4,7 @@
  * "The first day"). Each step links to the screen that does it and is ticked from the workspace's real state
  * (GET /v1/workspace/first-day), read again whenever the Overview is opened.
  */
+/** @import * as Api from './api-types' */
 import { api } from './api.js';
 import { h, replace } from './dom.js';
 
@@ -22,7 +23,7 @@ const STEPS = /** @type {Record<string, { title: string, how: string, path: stri
 /** The list, filled in when the state arrives; nothing at all once every step is done or when it cannot be read. */
 export function firstDayList() {
   const el = h('section', { class: 'card first-day', 'aria-labelledby': 'first-day', hidden: true });
-  api('GET', '/v1/workspace/first-day').then((answer) => {
+  /** @type {Promise<Api.GetWorkspaceFirstDay>} */ (api('GET', '/v1/workspace/first-day')).then((answer) => {
     if (answer.done) return;
     /** @type {{ id: string, done: boolean }[]} */
     const steps = answer.steps;

@@ -4,6 +4,7 @@
  * assigned to, and a choice of colleagues (with their status, kept current by the inbox stream's presence changes) to
  * assign it to, available or not. Take over stays open to anyone.
  */
+/** @import * as Api from './api-types' */
 import { api } from './api.js';
 import { errorBox, h, replace } from './dom.js';
 import { onPresence } from './inbox-live.js';
@@ -21,7 +22,7 @@ const optionWords = (u) => `${u.name} (${STATUS_WORDS[/** @type {keyof typeof ST
 export function assignControl(sessionId, onAssigned, signal) {
   const el = h('div', { class: 'assign', 'data-testid': 'assign' });
   const error = errorBox();
-  /** @type {Promise<any[]> | null} */
+  /** @type {Promise<NonNullable<Api.GetTeamPresence['users']>> | null} */
   let team = null;
   let shownKey = '';
   // A colleague's status changes as it happens: the choice says it at once (the list is read again when it is drawn).
@@ -32,7 +33,7 @@ export function assignControl(sessionId, onAssigned, signal) {
   });
   signal.addEventListener('abort', () => stopPresence(), { once: true });
 
-  /** @param {any} s the session (GET /v1/sessions/{id}) @param {HTMLElement} container */
+  /** @param {Api.GetSessionsId} s the session (GET /v1/sessions/{id}) @param {HTMLElement} container */
   function show(s, container) {
     container.append(el);
     const key = `${s.handled_by}|${s.assigned_to?.user_id ?? ''}`;
@@ -46,7 +47,7 @@ export function assignControl(sessionId, onAssigned, signal) {
     const select = /** @type {HTMLSelectElement} */ (h('select', { id: `assign-${sessionId}` }, h('option', { value: '' }, 'Choose a colleague')));
     const button = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', class: 'quiet' }, 'Assign'));
     replace(el, who, h('div', { class: 'row' }, h('label', { for: `assign-${sessionId}` }, 'Assign to'), select, button), error.el);
-    team ??= api('GET', '/v1/team/presence').then((answer) => answer.users);
+    team ??= /** @type {Promise<Api.GetTeamPresence>} */ (api('GET', '/v1/team/presence')).then((answer) => answer.users ?? []);
     team.then((users) => {
       for (const u of users) select.append(h('option', { value: u.id, selected: u.id === s.assigned_to?.user_id ? true : null }, optionWords(u)));
     }, (err) => error.show(err));

@@ -6,7 +6,7 @@
  * as an answer of the knowledge base. Live through the session's stream. On
  * WhatsApp more than 24 hours after the customer's last message the page says why no reply can be written.
  */
-import { ApiError, api, isManager, readEvents, saveSession } from './api.js';
+import { ApiError, api, followEvents, isManager, saveSession } from './api.js';
 import { busy, errorBox, field, h, loading, replace } from './dom.js';
 import { when } from './time.js';
 import { addAnswerForm } from './knowledge-editor.js';
@@ -21,10 +21,8 @@ const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The summary's last turns. */
 const SUMMARY_MESSAGES = 4;
 
-/**
- * @typedef {{ id: string, from: 'customer' | 'bot' | 'agent' | 'note', text: string | null, at: string, source?: string | null,
- *   agent?: any, status?: string, failure?: { http_status?: number | null, code?: number | null, reason?: string | null } }} Message
- */
+/** @import * as Api from './api-types' */
+/** @typedef {import('./inbox-reply-tools.js').Message} Message */
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} ctx */
 export function renderInboxConversation(main, ctx) {
@@ -51,7 +49,7 @@ export function renderInboxConversation(main, ctx) {
   const panel = customerPanel(id, abort.signal);
   const assign = assignControl(id, () => reload(), abort.signal);
   facts.after(panel.el);
-  /** @type {any} */
+  /** @type {Api.GetSessionsId | null} */
   let s = null;
   let shownMessages = '';
   let shownActions = '';
@@ -60,7 +58,7 @@ export function renderInboxConversation(main, ctx) {
   let aiSummary = /** @type {string | null} */ (null);
   /** The signed-in user's id: known from the sign-in, or learnt (a token sign-in says no more than the role). */
   let myId = ctx.session.userId ?? null;
-  // The team's notes in the transcript: their author edits and deletes them, an owner deletes any.
+  // The team's notes in the transcript: their author edits and deletes them, an owner deletes anyone's.
   const notes = noteTools({
     sessionId: id,
     me: () => myId,
@@ -72,11 +70,13 @@ export function renderInboxConversation(main, ctx) {
 
   async function reload() {
     try {
+      /** @type {Api.GetSessionsId} */
       const answer = await api('GET', `/v1/sessions/${encodeURIComponent(id)}`, { signal: abort.signal });
       if (abort.signal.aborted) return;
       if (answer.handled_by === 'agent' && !myId) {
+        /** @type {Api.GetInbox} */
         const mine = await api('GET', '/v1/inbox?view=mine', { signal: abort.signal });
-        if (mine.conversations.some((/** @type {any} */ c) => c.id === answer.id)) learn(answer.agent?.user_id);
+        if (mine.conversations?.some((c) => c.id === answer.id)) learn(answer.agent?.user_id);
       }
       s = answer;
       show();
@@ -95,9 +95,10 @@ export function renderInboxConversation(main, ctx) {
   }
 
   function show() {
+    if (!s) return;
     replace(facts, h('dl', { class: 'facts' },
       fact('Customer', [s.customer?.name, s.customer?.phone, s.customer?.email].filter(Boolean).join(' · ') || customerName(s.customer)),
-      fact('Channel', CHANNELS[s.channel] ?? String(s.channel)),
+      fact('Channel', CHANNELS[String(s.channel)] ?? String(s.channel)),
       fact('Handled by', h('span', { 'data-testid': 'holder' }, holderWords(s))),
       s.handled_by === 'waiting' ? fact('Waiting for', h('span', { 'data-waiting-since': s.waiting_since ?? '' }, waitedFor(s.waiting_since))) : null,
       fact('Started', when(s.created_at)),
@@ -165,7 +166,7 @@ export function renderInboxConversation(main, ctx) {
     if (err instanceof ApiError && err.code === 'not_holder') queueReload();
   }
 
-  /** @param {any} session @param {Message[]} messages @returns {import('./dom.js').Child[]} */
+  /** @param {Api.GetSessionsId} session @param {Message[]} messages @returns {import('./dom.js').Child[]} */
   function actionsFor(session, messages) {
     if (session.channel === 'phone') return [h('p', {}, 'A phone call goes to a person through the transfer number (Team screen), not here. This page shows what was said.'), notesOnly.el];
     const mine = session.handled_by === 'agent' && myId !== null && session.agent?.user_id === myId;
@@ -207,6 +208,7 @@ export function renderInboxConversation(main, ctx) {
   async function takeover() {
     error.clear();
     try {
+      /** @type {Api.PostSessionsIdTakeover} */
       const answer = await api('POST', `/v1/sessions/${encodeURIComponent(id)}/takeover`);
       learn(answer?.agent?.user_id);
       await queueReload();
@@ -239,7 +241,7 @@ export function renderInboxConversation(main, ctx) {
     return b;
   }
 
-  /** @param {string} type @param {any} [data] */
+  /** @param {string} type @param {unknown} data */
   function onEvent(type, data) {
     if (type === 'typing') typing.show(data);
     if (type === 'message') typing.clear();
@@ -248,19 +250,13 @@ export function renderInboxConversation(main, ctx) {
 
   async function follow() {
     await reloading;
-    while (!abort.signal.aborted) {
-      try {
-        live.textContent = 'Live: new messages appear as they come.';
-        await readEvents(`/v1/sessions/${encodeURIComponent(id)}/events`, onEvent, abort.signal);
-      } catch (err) {
-        if (abort.signal.aborted) return;
-        if (err instanceof ApiError && (err.status === 404 || err.status === 401)) return;
-        live.textContent = 'Live updates interrupted; trying again.';
-      }
-      if (abort.signal.aborted) return;
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      queueReload();
-    }
+    await followEvents(`/v1/sessions/${encodeURIComponent(id)}/events`, {
+      signal: abort.signal,
+      onEvent,
+      onConnect: () => (live.textContent = 'Live: new messages appear as they come.'),
+      onInterrupted: () => (live.textContent = 'Live updates interrupted; trying again.'),
+      onGap: queueReload,
+    });
   }
   const ticking = setInterval(() => {
     for (const el of facts.querySelectorAll('[data-waiting-since]')) el.textContent = waitedFor(el.getAttribute('data-waiting-since'));
@@ -268,7 +264,7 @@ export function renderInboxConversation(main, ctx) {
   queueReload();
   void follow();
   // Written by the language model when one is set: it may take seconds, so the page does not wait for it.
-  api('GET', `/v1/sessions/${encodeURIComponent(id)}/summary`, { signal: abort.signal }).then((answer) => {
+  /** @type {Promise<Api.GetSessionsIdSummary | null>} */ (api('GET', `/v1/sessions/${encodeURIComponent(id)}/summary`, { signal: abort.signal })).then((answer) => {
     if (abort.signal.aborted || answer?.source !== 'ai' || typeof answer.text !== 'string') return;
     aiSummary = answer.text;
     shownMessages = '';
@@ -330,22 +326,23 @@ function replyBox(id, sent, failed, values, language) {
   return { el: h('div', {}, form, tools.panel), focus: () => text.focus() };
 }
 
-/** The conversation's messages; a conversation from before messages were kept shows its turns instead. @param {any} s @returns {Message[]} */
+/** The conversation's messages; a conversation from before messages were kept shows its turns instead. @param {Api.GetSessionsId} s @returns {Message[]} */
 function messagesOf(s) {
-  if (Array.isArray(s.messages) && s.messages.some((/** @type {Message} */ m) => m.from !== 'note')) return s.messages;
+  if (Array.isArray(s.messages) && s.messages.some((m) => m.from !== 'note')) return s.messages;
   /** @type {Message[]} */
   const out = [];
   for (const t of Array.isArray(s.turns) ? s.turns : []) {
     if (t.customer_message) out.push({ id: `${t.id}-c`, from: 'customer', text: t.customer_message, at: t.started_at });
-    const reply = t.reply ?? t.handoff?.sentence;
-    if (reply) out.push({ id: `${t.id}-b`, from: 'bot', text: reply, at: t.ended_at ?? t.started_at, source: t.source });
+    const handoff = t.handoff && typeof t.handoff === 'object' ? /** @type {{ sentence?: unknown }} */ (t.handoff) : null;
+    const reply = t.reply ?? (typeof handoff?.sentence === 'string' ? handoff.sentence : null);
+    if (reply) out.push({ id: `${t.id}-b`, from: 'bot', text: reply, at: t.ended_at ?? t.started_at, ...(t.source ? { source: t.source } : {}) });
   }
   // The team's notes on a phone call (or a conversation from before messages were kept), by time.
   const notes = Array.isArray(s.messages) ? s.messages : [];
   return notes.length ? [...out, ...notes].sort((a, b) => a.at.localeCompare(b.at)) : out;
 }
 
-/** @param {any} s @param {Message[]} messages */
+/** @param {Api.GetSessionsId} s @param {Message[]} messages */
 function windowClosed(s, messages) {
   if (s.channel !== 'whatsapp') return false;
   const last = messages.filter((m) => m.from === 'customer').at(-1);
@@ -355,11 +352,11 @@ function windowClosed(s, messages) {
 /**
  * A few lines for whoever takes over: the language model's summary when there is one, why a person is here, and the
  * last turns in a sentence each.
- * @param {any} s @param {Message[]} messages @param {string | null} aiSummary
+ * @param {Api.GetSessionsId} s @param {Message[]} messages @param {string | null} aiSummary
  */
 function summaryOf(s, messages, aiSummary) {
   const lines = [];
-  const kind = s.handoff?.kind;
+  const kind = s.handoff && typeof s.handoff === 'object' ? /** @type {{ kind?: unknown }} */ (s.handoff).kind : undefined;
   if (s.handled_by === 'waiting') lines.push(kind === 'human' ? 'A person was asked for.' : 'The customer asked for a person.');
   else if (kind === 'forward') lines.push('Forwarded to the team to follow up.');
   const customerCount = messages.filter((m) => m.from === 'customer').length;

@@ -6,23 +6,30 @@
  * Inbox screen: never asked on load), and the changes handed to the screen that listens: conversations, @mentions of
  * you, and colleagues becoming available, away or offline (`presence`).
  */
-import { ApiError, api, readEvents } from './api.js';
+import { api, followEvents } from './api.js';
 
 /** When the stream fails, the count is read again this often until it is back. */
 const RETRY_MS = 5_000;
 /** Changes that come in a burst are counted once. */
 const RECOUNT_DELAY_MS = 250;
 
-/** @typedef {{ id: string, channel?: string, reason?: string, handled_by?: string, agent?: any, waiting_since?: string | null, last_message?: { from: string, text: string | null, at: string } | null, assigned_to?: { user_id: string, name: string } | null }} InboxChange */
+/** @import * as Api from './api-types' */
+/**
+ * The inbox stream's `conversation` event (GET /v1/inbox/events; the OpenAPI document describes a stream's events in
+ * words only).
+ * @typedef {{ id: string, channel?: string, reason?: string, handled_by?: string, agent?: import('./words.js').Agent | null, waiting_since?: string | null, last_message?: { from: string, text: string | null, at: string } | null, assigned_to?: { user_id: string, name: string } | null }} InboxChange
+ */
+/** The inbox stream's `mention` event (src/inbox/notes.ts, MentionEvent). @typedef {{ note_id?: string, session_id?: string, by?: { user_id?: string, name?: string }, text?: string, at?: string }} Mention */
+/** A waiting conversation: its id and since when it waits, from GET /v1/inbox or the stream's changes since. @typedef {{ id: string, waiting_since?: string | null }} Waiting */
 
 /** @type {Set<(change: InboxChange) => void>} */
 const listeners = new Set();
-/** Listeners for a colleague's @mention of the signed-in user (`mention` events). @type {Set<(mention: any) => void>} */
+/** Listeners for a colleague's @mention of the signed-in user (`mention` events). @type {Set<(mention: Mention) => void>} */
 const mentionListeners = new Set();
 /** @typedef {{ user_id: string, name: string, status: 'available' | 'away' | 'offline' }} PresenceChange */
 /** Listeners for the presence of the workspace's people (`presence` events). @type {Set<(change: PresenceChange) => void>} */
 const presenceListeners = new Set();
-/** Conversations waiting now, by id (null until the first count). @type {Map<string, any> | null} */
+/** Conversations waiting now, by id (null until the first count). @type {Map<string, Waiting> | null} */
 let waiting = null;
 let titleBase = 'Botlink';
 /** @type {AbortController | null} */
@@ -55,7 +62,7 @@ export function onInboxChange(listener) {
   return () => listeners.delete(listener);
 }
 
-/** A listener for a colleague's note that @mentions the signed-in user; returns what removes it. @param {(mention: any) => void} listener */
+/** A listener for a colleague's note that @mentions the signed-in user; returns what removes it. @param {(mention: Mention) => void} listener */
 export function onMention(listener) {
   mentionListeners.add(listener);
   return () => mentionListeners.delete(listener);
@@ -100,30 +107,29 @@ export async function askToNotify() {
 
 /** @param {AbortSignal} signal */
 async function follow(signal) {
-  while (!signal.aborted) {
-    try {
-      await readEvents('/v1/inbox/events', (type, data) => {
-        if (type === 'conversation' && data && typeof data.id === 'string') changed(/** @type {InboxChange} */ (data), signal);
-        else if (type === 'mention' && data) for (const listener of mentionListeners) listener(data);
-        else if (type === 'presence' && data && typeof data.user_id === 'string') for (const listener of presenceListeners) listener(/** @type {PresenceChange} */ (data));
-      }, signal);
-    } catch (err) {
-      if (signal.aborted) return;
-      // Signed out (the 401 handler ends the sign-in) or not allowed: nothing to follow.
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return;
-    }
-    if (signal.aborted) return;
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-    // What changed while the stream was down: the waiting count, and colleagues' presence.
-    void recount(signal);
-    void rereadPresence(signal);
-  }
+  await followEvents('/v1/inbox/events', {
+    signal,
+    retryMs: RETRY_MS,
+    onEvent: (type, data) => {
+      if (!data || typeof data !== 'object') return;
+      if (type === 'conversation' && 'id' in data && typeof data.id === 'string') changed(/** @type {InboxChange} */ (data), signal);
+      else if (type === 'mention') for (const listener of mentionListeners) listener(/** @type {Mention} */ (data));
+      else if (type === 'presence' && 'user_id' in data && typeof data.user_id === 'string') for (const listener of presenceListeners) listener(/** @type {PresenceChange} */ (data));
+    },
+    // Signed out (the 401 handler ends the sign-in) or not allowed: followEvents stops. After a gap, what changed
+    // while the stream was down: the waiting count, and colleagues' presence.
+    onGap: () => {
+      void recount(signal);
+      void rereadPresence(signal);
+    },
+  });
 }
 
 /** After a gap in the stream, every person's presence as it is now, to the screens that show it. @param {AbortSignal} signal */
 async function rereadPresence(signal) {
   if (presenceListeners.size === 0) return;
   try {
+    /** @type {Api.GetTeamPresence} */
     const { users } = await api('GET', '/v1/team/presence', { signal });
     if (signal.aborted || !Array.isArray(users)) return;
     for (const user of users) {
@@ -156,9 +162,10 @@ function changed(change, signal) {
 /** @param {AbortSignal} signal */
 async function recount(signal) {
   try {
+    /** @type {Api.GetInbox} */
     const answer = await api('GET', '/v1/inbox?view=waiting', { signal });
     if (signal.aborted) return;
-    waiting = new Map(answer.conversations.map((/** @type {any} */ c) => [c.id, c]));
+    waiting = new Map((answer.conversations ?? []).map((c) => [c.id, c]));
     showCount();
   } catch {
     // The badge keeps its last number; the next change or retry counts again.
@@ -185,8 +192,9 @@ async function notifyWithWords(change, signal) {
   /** @type {string | null} */
   let words = change.last_message?.from === 'customer' && change.last_message.text ? String(change.last_message.text) : null;
   try {
+    /** @type {Api.GetInbox} */
     const answer = await api('GET', '/v1/inbox?view=waiting', { signal });
-    const row = answer.conversations.find((/** @type {any} */ c) => c.id === change.id);
+    const row = answer.conversations?.find((c) => c.id === change.id);
     if (row?.customer_last_message?.text) words = String(row.customer_last_message.text);
   } catch {
     // Notified without the words: the row shows them.

@@ -4,7 +4,7 @@
  * opens the team's saved replies, filtered as one types (arrows choose, Enter or Tab inserts, Escape closes), inserted
  * with their placeholders filled; "Insert from knowledge" searches the knowledge base and inserts a passage; "Note"
  * next to Send makes what is written a private note, which only the team sees. Also: a note in the transcript (its
- * author edits and deletes it there, an owner deletes any), the note box of a colleague who does not hold the
+ * author edits and deletes it there, an owner deletes anyone's), the note box of a colleague who does not hold the
  * conversation, and a colleague's @mention of you, shown wherever you are.
  */
 import { api } from './api.js';
@@ -24,17 +24,21 @@ export const NOTE_LABEL = 'Note (only the team sees this)';
 /** The placeholders a saved reply may hold (PLACEHOLDERS in src/inbox/saved-replies.ts). */
 export const PLACEHOLDERS = ['customer.name', 'customer.email', 'agent.name'];
 
-/** @typedef {{ id: string, shortcut: string, text: string, created_by?: string | null }} SavedReply */
+/** @import * as Api from './api-types' */
+/** @typedef {Api.GetSavedReplies['saved_replies'][number]} SavedReply */
+/** A message of a conversation, or a note among them (GET /v1/sessions/{id} `messages`). @typedef {NonNullable<Api.GetSessionsId['messages']>[number]} Message */
+/** What the inbox stream's `mention` event says (src/inbox/notes.ts, MentionEvent). @typedef {import('./inbox-live.js').Mention} Mention */
 /** @typedef {Partial<Record<'customer.name' | 'customer.email' | 'agent.name', string | null | undefined>>} PlaceholderValues */
 
 /**
  * What the placeholders of a saved reply are filled with in a conversation. The reply box is the holder's, so the
  * session's `agent` is the one writing, named as customers see them (the service's rule, src/accounts/display-name.ts).
- * @param {any} session @param {import('./api.js').Session} me
+ * @param {Api.GetSessionsId | null} session @param {import('./api.js').Session} me
  */
 export function placeholderValues(session, me) {
   const agent = session?.agent && (!me.userId || session.agent.user_id === me.userId) ? session.agent.name : null;
-  return { 'customer.name': session?.customer?.name ?? null, 'customer.email': session?.customer?.email ?? null, 'agent.name': agent ?? null };
+  const { name, email } = session?.customer ?? {};
+  return { 'customer.name': typeof name === 'string' ? name : null, 'customer.email': typeof email === 'string' ? email : null, 'agent.name': agent ?? null };
 }
 
 /**
@@ -74,7 +78,7 @@ export function replyTools(box) {
   let active = -1;
 
   function load() {
-    loadingReplies ??= api('GET', '/v1/saved-replies').then(
+    loadingReplies ??= /** @type {Promise<Api.GetSavedReplies>} */ (api('GET', '/v1/saved-replies')).then(
       (answer) => {
         replies = answer.saved_replies;
       },
@@ -217,15 +221,15 @@ export function replyTools(box) {
     }
     try {
       const language = box.language?.();
+      /** @type {Api.GetKnowledgeSearch} */
       const answer = await api('GET', `/v1/knowledge/search?q=${encodeURIComponent(q)}${language ? `&language=${encodeURIComponent(language)}` : ''}`);
-      /** @type {{ id: string, title: string, text: string }[]} */
-      const passages = answer.passages;
+      const passages = answer.passages ?? [];
       replace(results, passages.length === 0
         ? h('p', { class: 'empty' }, `Nothing in the knowledge base matches “${q}”.`)
-        : h('ul', { class: 'plain passages' }, passages.map((p) => h('li', {},
-          h('p', {}, h('strong', {}, p.title)),
-          h('p', { class: 'meta' }, clip(p.text, RESULT_PREVIEW_CHARS)),
-          h('button', { type: 'button', class: 'secondary', 'aria-label': `Insert: ${p.title}`, onclick: () => insert(p.text) }, 'Insert')))));
+        : h('ul', { class: 'plain passages' }, passages.map(({ title, text: passage = '' }) => h('li', {},
+          h('p', {}, h('strong', {}, title)),
+          h('p', { class: 'meta' }, clip(passage, RESULT_PREVIEW_CHARS)),
+          h('button', { type: 'button', class: 'secondary', 'aria-label': `Insert: ${title}`, onclick: () => insert(passage) }, 'Insert')))));
     } catch (err) {
       searchError.show(err);
     }
@@ -289,6 +293,7 @@ export function noteBox(sessionId, added) {
     error.clear();
     void busy(add, async () => {
       try {
+        /** @type {Api.PostSessionsIdNotes} */
         const answer = await api('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/notes`, { body: { text: words } });
         text.value = '';
         done.textContent = mentionWords(answer?.note?.mentions);
@@ -310,7 +315,7 @@ export function mentionWords(mentions) {
 /**
  * A note in the transcript: styled apart and labelled, so nobody takes it for a message the customer saw; "edited" once
  * its author changed it.
- * @param {any} m @param {import('./dom.js').Child} [body] what shows instead of its text (its editor) @param {import('./dom.js').Child} [tools]
+ * @param {Message} m @param {import('./dom.js').Child} [body] what shows instead of its text (its editor) @param {import('./dom.js').Child} [tools]
  */
 export function noteItem(m, body, tools) {
   return h('li', { class: 'msg from-note', 'data-message': m.id },
@@ -331,7 +336,7 @@ export function noteTools(deps) {
   /** The open editors, by note id. @type {Map<string, HTMLFormElement>} */
   const editors = new Map();
 
-  /** @param {any} m */
+  /** @param {Message} m */
   function editor(m) {
     const text = /** @type {HTMLTextAreaElement} */ (h('textarea', { rows: 3, name: 'note-edit', autocomplete: 'off' }));
     text.value = String(m.text ?? '');
@@ -380,7 +385,7 @@ export function noteTools(deps) {
     return { form, focus: () => text.focus() };
   }
 
-  /** @param {any} m */
+  /** @param {Message} m */
   async function remove(m) {
     if (!confirm('Delete this note? Nobody of the team will see it any more.')) return;
     try {
@@ -394,7 +399,7 @@ export function noteTools(deps) {
     }
   }
 
-  /** @param {any} m */
+  /** @param {Message} m */
   function noteView(m) {
     const mine = m.author?.user_id != null && m.author.user_id === deps.me();
     const mayDelete = mine || deps.owner;
@@ -434,7 +439,7 @@ export function showMentions() {
   mentionsShown = true;
   const region = h('div', { class: 'mentions', role: 'region', 'aria-label': 'Mentions', 'aria-live': 'polite' });
   document.body.append(region);
-  onMention((/** @type {any} */ m) => {
+  onMention((m) => {
     const by = String(m?.by?.name ?? 'A colleague');
     const sessionId = String(m?.session_id ?? '');
     const dismiss = h('button', { type: 'button', class: 'quiet' }, 'Dismiss');

@@ -17,9 +17,10 @@ export function visitorTyping() {
   let timer = null;
   return {
     el,
-    /** @param {{ until?: string }} event */
+    /** @param {unknown} event the stream's `typing` event: `{until}` */
     show(event) {
-      const ms = event?.until ? new Date(event.until).getTime() - Date.now() : 6_000;
+      const until = event && typeof event === 'object' && 'until' in event ? event.until : undefined;
+      const ms = until ? new Date(String(until)).getTime() - Date.now() : 6_000;
       if (!(ms > 0)) return;
       el.textContent = 'Visitor is typing…';
       if (timer) clearTimeout(timer);
@@ -90,9 +91,12 @@ export function confirmClose(returnTo) {
   });
 }
 
-/** The satisfaction answer as a line for the facts. @param {{ score: number, comment?: string } | null | undefined} answer */
+/**
+ * The satisfaction answer as a line for the facts.
+ * @param {import('./api-types').GetSessionsId['satisfaction']} answer
+ */
 export function satisfactionWords(answer) {
   if (!answer) return null;
-  const words = ['bad', 'poor', 'OK', 'good', 'very good'][answer.score - 1] ?? '';
+  const words = ['bad', 'poor', 'OK', 'good', 'very good'][(answer.score ?? 0) - 1] ?? '';
   return h('span', { 'data-testid': 'satisfaction' }, `${answer.score} of 5 (${words})`, answer.comment ? `: “${answer.comment}”` : '');
 }

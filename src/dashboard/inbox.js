@@ -5,6 +5,8 @@
  * (every open WhatsApp and website chat), Follow-ups (the team follows up; the bot keeps answering). Each row says
  * who the customer is, the channel, a preview of the last message and who holds it. Live through the inbox's stream.
  */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetInbox['conversations']>[number]} Row */
 import { api } from './api.js';
 import { errorBox, h, loading, replace } from './dom.js';
 import { askToNotify, notificationPermission, onInboxChange } from './inbox-live.js';
@@ -42,14 +44,16 @@ export function renderInbox(main, _ctx) {
   async function refresh() {
     clearTimeout(timer);
     try {
+      /** @type {Api.GetInbox} */
       const answer = await api('GET', `/v1/inbox?view=${current.view}`);
       if (stopped) return;
       error.clear();
-      const fingerprint = JSON.stringify(answer.conversations);
+      const conversations = answer.conversations ?? [];
+      const fingerprint = JSON.stringify(conversations);
       if (fingerprint !== shown) {
-        if (shown) announce.textContent = `${current.label}: ${answer.conversations.length} ${answer.conversations.length === 1 ? 'conversation' : 'conversations'}.`;
+        if (shown) announce.textContent = `${current.label}: ${conversations.length} ${conversations.length === 1 ? 'conversation' : 'conversations'}.`;
         shown = fingerprint;
-        replace(list, answer.conversations.length === 0 ? h('p', { class: 'empty' }, current.empty) : h('ul', { class: 'sessions inbox' }, answer.conversations.map(row)));
+        replace(list, conversations.length === 0 ? h('p', { class: 'empty' }, current.empty) : h('ul', { class: 'sessions inbox' }, conversations.map(row)));
         tick();
       }
       list.setAttribute('aria-busy', 'false');
@@ -99,7 +103,7 @@ function notifyControl() {
   return h('div', { class: 'row notify' }, button, status);
 }
 
-/** @param {any} c an inbox conversation */
+/** @param {Row} c an inbox conversation */
 function row(c) {
   const last = c.last_message;
   return h('li', {},
@@ -116,7 +120,7 @@ function row(c) {
       last?.from === 'customer' && c.customer_last_message ? null : h('span', { class: 'preview' }, last ? `${fromWords(last)}: ${last.text ?? '(no words: a button)'}` : 'No message yet.')));
 }
 
-/** The customer's own last words, first on the row: the bot's sentence after them tells an agent nothing. @param {any} c */
+/** The customer's own last words, first on the row: the bot's sentence after them tells an agent nothing. @param {Row} c */
 function saidLine(c) {
   const said = c.customer_last_message;
   return said ? h('span', { class: 'said', 'data-testid': 'customer-words' }, h('strong', {}, 'Customer: '), String(said.text)) : null;

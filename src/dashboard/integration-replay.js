@@ -6,6 +6,8 @@
  * then; with the workspace's model, a changed answer also says whether the judge found it better, worse or as good,
  * and why. Every text (customers' messages, both systems' answers, the judge's reason) is a text node.
  */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.PostIntegrationReplay['items']>[number]} Item */
 import { ApiError, api } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, replace, showFieldErrors } from './dom.js';
 import { when } from './time.js';
@@ -41,9 +43,9 @@ const NO_ANSWER = {
   aborted: 'the message was cut off',
 };
 
-/** @param {any} a one system's answer */
+/** @param {Item['live'] | Item['candidate']} a one system's answer */
 function answerWords(a) {
-  if (a?.outcome !== 'answer') return h('em', {}, `No answer: ${NO_ANSWER[a?.reason] ?? String(a?.reason ?? 'unknown')}.`);
+  if (a?.outcome !== 'answer') return h('em', {}, `No answer: ${NO_ANSWER[String(a?.reason)] ?? String(a?.reason ?? 'unknown')}.`);
   return [String(a.reply ?? ''), a.handoff === 'human' ? ' (hands over to a person)' : a.handoff === 'forward' ? ' (forwards to the team)' : ''];
 }
 
@@ -80,6 +82,7 @@ export function replaySection() {
       }
       status.textContent = 'Replaying: sending the messages to the new version, then judging the different answers…';
       try {
+        /** @type {Api.PostIntegrationReplay} */
         const report = await api('POST', '/v1/integration/replay', { body: { endpoint_url: url.value.trim(), last: n, ...(key.value ? { key: key.value } : {}) } });
         status.textContent = `Replayed ${report.replayed} ${report.replayed === 1 ? 'message' : 'messages'}.`;
         replace(result, replayReport(report));
@@ -95,8 +98,9 @@ export function replaySection() {
   return form;
 }
 
-/** The report: the counts, what the judge found, and each message with both answers. @param {any} r */
+/** The report: the counts, what the judge found, and each message with both answers. @param {Api.PostIntegrationReplay} r */
 export function replayReport(r) {
+  /** @type {Record<string, number | undefined>} */
   const s = r.summary ?? {};
   const j = r.judge ?? {};
   const counts = Object.entries(VERDICT_WORDS).filter(([v]) => s[v]).map(([v, words]) => `${words}: ${s[v]}`).join(' · ');
@@ -108,16 +112,16 @@ export function replayReport(r) {
       : `Of the different answers, the AI judge found ${j.worse} worse, ${j.better} better and ${j.equal} as good${j.not_judged ? `; ${j.not_judged} could not be judged` : ''}.`;
   } else if (j.status === 'needs_model') judged = 'The different answers are not judged: the AI judge needs an AI model, and this service has none.';
   else judged = 'The different answers were not judged.';
-  const items = Array.isArray(r.items) ? r.items : [];
+  const items = r.items ?? [];
   return [
     h('p', { class: `outcome ${s.now_failing || j.worse ? 'bad' : 'ok'}` }, h('strong', {}, `${r.replayed} replayed`), counts ? `: ${counts}.` : '.'),
     h('p', { class: j.worse ? 'not-expected-list' : '' }, judged),
     items.length === 0
       ? h('p', { class: 'empty' }, 'No customer message of phone or WhatsApp asked your system yet, so there was nothing to replay.')
-      : h('ol', { class: 'plain replay-items' }, items.map((/** @type {any} */ item) => {
-        const label = item.judge && typeof item.judge.label === 'string' ? item.judge.label : null;
+      : h('ol', { class: 'plain replay-items' }, items.map((item) => {
+        const label = item.judge && 'label' in item.judge && typeof item.judge.label === 'string' ? item.judge.label : null;
         return h('li', { class: 'replay-item' },
-          h('p', {}, h('span', { class: `badge ${item.verdict === 'same' || item.verdict === 'now_answering' ? 'ok' : item.verdict === 'changed' ? (label === 'worse' ? 'bad' : 'warn') : 'bad'}` }, VERDICT_WORDS[item.verdict] ?? String(item.verdict)),
+          h('p', {}, h('span', { class: `badge ${item.verdict === 'same' || item.verdict === 'now_answering' ? 'ok' : item.verdict === 'changed' ? (label === 'worse' ? 'bad' : 'warn') : 'bad'}` }, VERDICT_WORDS[String(item.verdict)] ?? String(item.verdict)),
             ' ', h('span', { class: 'meta' }, `${item.channel === 'phone' ? 'Phone' : 'WhatsApp'} · ${when(item.at)}`)),
           h('p', {}, h('span', { class: 'label' }, 'Customer: '), h('q', {}, String(item.message ?? ''))),
           item.verdict === 'same' ? h('p', {}, h('span', { class: 'label' }, 'Both: '), answerWords(item.live)) : [
@@ -126,7 +130,7 @@ export function replayReport(r) {
           ],
           item.judge
             ? h('p', { class: 'judged' }, h('span', { class: 'label' }, 'AI judge: '),
-              label ? [h('strong', {}, LABEL_WORDS[label] ?? label), `. ${String(item.judge.reason)}`] : `could not judge (${String(item.judge.error)}).`)
+              'label' in item.judge ? [h('strong', {}, LABEL_WORDS[item.judge.label] ?? item.judge.label), `. ${String(item.judge.reason)}`] : `could not judge (${String(item.judge.error)}).`)
             : null);
       })),
   ];

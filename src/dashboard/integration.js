@@ -4,6 +4,7 @@
  * HEALTH_POLL_MS while the page is open), its key (own or generated, shown once), the test buttons, and "Try a new
  * version" (replay, ./integration-replay.js).
  */
+/** @import * as Api from './api-types' */
 import { ApiError, api, configured } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, shownOnce } from './dom.js';
 import { replaySection } from './integration-replay.js';
@@ -55,21 +56,21 @@ export function renderIntegration(main) {
       h('p', {}, 'Fetches your tools manifest now and lists the tools and every problem found in it.'), toolsError.el, toolsButton, toolsResult),
     replaySection());
 
-  /** @param {any} i */
+  /** @param {Api.GetIntegration | null} i */
   const showCurrent = (i) => {
     current.setAttribute('aria-busy', 'false');
     if (!i) {
       replace(current, h('p', { class: 'empty' }, 'Not connected yet: the built-in AI answers alone. Enter your endpoint URL below and save; a key is generated for you.'));
       return;
     }
-    url.value = i.endpoint_url;
+    url.value = i.endpoint_url ?? '';
     replace(current, h('dl', { class: 'facts' },
       h('div', {}, h('dt', {}, 'Endpoint'), h('dd', { 'data-testid': 'endpoint' }, String(i.endpoint_url))),
       h('div', {}, h('dt', {}, 'Tools address'), h('dd', {}, String(i.tools_base))),
       h('div', {}, h('dt', {}, 'Key'), h('dd', {}, String(i.key_hint))),
       h('div', {}, h('dt', {}, 'Saved'), h('dd', {}, when(i.updated_at)))));
   };
-  /** @param {any} answer */
+  /** @param {Api.PutIntegration | Api.PostIntegrationKey} answer */
   const showKey = (answer) => {
     if (typeof answer?.key === 'string') replace(secret, h('section', { class: 'card', 'aria-label': 'The key just made' }, shownOnce('New key', answer.key, "Copy it now into your endpoint's environment: it is not shown again, not even after a reload.")));
     else replace(secret);
@@ -82,6 +83,7 @@ export function renderIntegration(main) {
   let saved = false;
   configured().then(async (set) => {
     saved = set.integration;
+    /** @type {Api.GetIntegration | null} */
     const i = saved ? await api('GET', '/v1/integration') : null;
     if (stopped) return;
     showCurrent(i);
@@ -103,8 +105,9 @@ export function renderIntegration(main) {
   async function refreshHealth() {
     if (!saved) return;
     try {
+      /** @type {Api.GetIntegration} */
       const i = await api('GET', '/v1/integration');
-      if (!stopped) health.show(i.health);
+      if (!stopped) health.show(i.health ?? null);
     } catch (err) {
       if (stopped) return;
       if (err instanceof ApiError && err.status === 404) health.show(null);
@@ -126,6 +129,7 @@ export function renderIntegration(main) {
     clearFieldErrors([url, ownKey]);
     void busy(saveButton, async () => {
       try {
+        /** @type {Api.PutIntegration} */
         const answer = await api('PUT', '/v1/integration', { body: { endpoint_url: url.value.trim(), ...(ownKey.value ? { key: ownKey.value } : {}) } });
         ownKey.value = '';
         saved = true;
@@ -143,6 +147,7 @@ export function renderIntegration(main) {
     if (!confirm('Generate a new key? The current key stops working at once, so your endpoint must get the new one.')) return;
     void busy(newKey, async () => {
       try {
+        /** @type {Api.PostIntegrationKey} */
         const answer = await api('POST', '/v1/integration/key', { body: {} });
         showCurrent(answer);
         showKey(answer);
@@ -157,8 +162,9 @@ export function renderIntegration(main) {
     replace(testResult, loading('Waiting for your endpoint…'));
     void busy(testButton, async () => {
       try {
-        // The URL in the form is what is tested, saved or not (with the own key typed, if any).
+        // The URL in the form is what is tested, saved or not (with the own key typed, when there is one).
         const typed = url.value.trim();
+        /** @type {Api.PostIntegrationTest} */
         const r = await api('POST', '/v1/integration/test', {
           body: {
             ...(message.value.trim() ? { message: message.value.trim() } : {}),
@@ -181,7 +187,9 @@ export function renderIntegration(main) {
     replace(toolsResult, loading('Fetching the manifest…'));
     void busy(toolsButton, async () => {
       try {
-        replace(toolsResult, toolsReport(await api('POST', '/v1/integration/tools/test')));
+        /** @type {Api.PostIntegrationToolsTest} */
+        const answer = await api('POST', '/v1/integration/tools/test');
+        replace(toolsResult, toolsReport(answer));
       } catch (err) {
         replace(toolsResult);
         toolsError.show(err);
@@ -194,21 +202,7 @@ export function renderIntegration(main) {
   };
 }
 
-/**
- * @typedef {object} HealthView GET /v1/integration `health` (src/integration/integration-service.ts)
- * @property {'healthy' | 'degraded' | 'down' | 'probing'} state
- * @property {boolean} [contacted] false until a request reached (or tried) the saved URL
- * @property {string | null} [advice] the latest failure in words, with what to do
- * @property {string} since
- * @property {{ phone: number, whatsapp: number }} wait_ms
- * @property {{ phone: number, whatsapp: number }} [deadline_ms]
- * @property {{ failures: number, within_ms: number }} [down_after]
- * @property {number} consecutive_failures
- * @property {string | null} last_problem
- * @property {number | null} answer_p99_ms
- * @property {{ answer: number, invalid: number, timeout: number, connection: number, status_5xx: number }} recent
- * @property {number} [probe_interval_ms]
- */
+/** GET /v1/integration `health` (src/integration/integration-service.ts). @typedef {NonNullable<Api.GetIntegration['health']>} HealthView */
 
 /** The words, icon and colour of each state: the words carry the meaning, the icon and colour repeat it. */
 const STATES = {
@@ -321,9 +315,9 @@ function duration(ms) {
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
 
-/** @param {any} r */
+/** @param {Api.PostIntegrationTest} r */
 function testReport(r) {
-  const reply = r.response && typeof r.response === 'object' && typeof r.response.reply === 'string' ? r.response.reply : null;
+  const reply = r.response && typeof r.response === 'object' && 'reply' in r.response && typeof r.response.reply === 'string' ? r.response.reply : null;
   return h('div', { class: 'result', 'data-testid': 'test-result' },
     h('p', { class: `badge ${r.outcome === 'answer' ? 'ok' : 'warn'}` }, r.outcome === 'answer' ? 'Answered' : 'No answer'),
     r.advice ? h('p', { 'data-testid': 'advice' }, String(r.advice)) : null,
@@ -339,17 +333,17 @@ function testReport(r) {
         h('div', {}, h('dt', {}, 'HTTP status'), h('dd', {}, r.http_status == null ? 'none' : String(r.http_status)))),
       r.body_excerpt ? h('div', {}, h('p', { class: 'label' }, 'The start of what your system sent back:'), h('pre', {}, String(r.body_excerpt))) : null),
     Array.isArray(r.problems) && r.problems.length
-      ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, r.problems.map((/** @type {any} */ p) => h('li', {}, h('code', {}, String(p.field)), ` ${String(p.message)}`))))
+      ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, r.problems.map((p) => h('li', {}, h('code', {}, String(p.field)), ` ${String(p.message)}`))))
       : h('p', { class: 'meta' }, 'No problems found in the answer.'));
 }
 
-/** @param {any} r */
+/** @param {Api.PostIntegrationToolsTest} r */
 function toolsReport(r) {
-  const tools = Array.isArray(r.tools) ? r.tools : [];
-  const problems = Array.isArray(r.problems) ? r.problems : [];
+  const tools = r.tools ?? [];
+  const problems = r.problems ?? [];
   return h('div', { class: 'result' },
     h('p', { class: `badge ${r.status === 'ok' ? 'ok' : 'warn'}` }, r.status === 'ok' ? 'Manifest read' : 'Manifest unavailable'),
     r.error ? h('p', {}, String(r.error)) : null,
-    tools.length ? h('ul', { class: 'plain' }, tools.map((/** @type {any} */ t) => h('li', {}, h('code', {}, String(t.name)), t.description ? ` ${String(t.description)}` : ''))) : h('p', { class: 'meta' }, 'No tools in the manifest.'),
-    problems.length ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, problems.map((/** @type {any} */ p) => h('li', {}, `${p.tool ? `${String(p.tool)}: ` : ''}${String(p.field ?? '')} ${String(p.message)}`)))) : null);
+    tools.length ? h('ul', { class: 'plain' }, tools.map((t) => h('li', {}, h('code', {}, String(t.name)), t.description ? ` ${String(t.description)}` : ''))) : h('p', { class: 'meta' }, 'No tools in the manifest.'),
+    problems.length ? h('div', {}, h('p', { class: 'label' }, 'Problems:'), h('ul', { class: 'plain' }, problems.map((p) => h('li', {}, `${p.tool ? `${String(p.tool)}: ` : ''}${String(p.field ?? '')} ${String(p.message)}`)))) : null);
 }

@@ -5,6 +5,8 @@
  * moved"); this lists the answers that changed, before and now, with a button that keeps the new one, the tests played
  * again, and the saved questions. Every text (questions, answers, names) is set as text, never as HTML.
  */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetKnowledgeChanges['change']>} Change */
 import { api } from './api.js';
 import { busy, errorBox, h, loading, replace } from './dom.js';
 import { when } from './time.js';
@@ -38,17 +40,20 @@ export function checksPanel(isStopped) {
 
   async function reload() {
     try {
-      const [changes, saved] = await Promise.all([api('GET', '/v1/knowledge/changes'), api('GET', '/v1/knowledge/checks')]);
+      const [changes, saved] = await Promise.all([
+        /** @type {Promise<Api.GetKnowledgeChanges>} */ (api('GET', '/v1/knowledge/changes')),
+        /** @type {Promise<Api.GetKnowledgeChecks>} */ (api('GET', '/v1/knowledge/checks')),
+      ]);
       if (isStopped()) return;
       changedList.setAttribute('aria-busy', 'false');
       showChanges(changes);
-      showSaved(/** @type {any[]} */ (saved.checks));
+      showSaved(saved.checks ?? []);
     } catch (err) {
       if (!isStopped()) error.show(err);
     }
   }
 
-  /** @param {any} answer */
+  /** @param {Api.GetKnowledgeChanges} answer */
   function showChanges(answer) {
     const change = answer.change;
     status.textContent = answer.pending
@@ -58,14 +63,14 @@ export function checksPanel(isStopped) {
       replace(changedList, h('p', { class: 'empty' }, 'Nothing asked again yet.'));
       return;
     }
-    const changed = /** @type {any[]} */ (change.changed);
-    const tests = /** @type {any[]} */ (change.scenarios);
+    const changed = change.changed ?? [];
+    const tests = change.scenarios ?? [];
     replace(changedList,
       changed.length === 0 ? h('p', { class: 'empty' }, 'No answer changed.') : h('ul', { class: 'entries' }, changed.map(changedItem)),
       tests.length === 0 ? null : [h('h3', {}, 'Tests played again'), h('ul', { class: 'entries' }, tests.map(testItem))]);
   }
 
-  /** @param {any} c */
+  /** @param {NonNullable<Change['changed']>[number]} c */
   function changedItem(c) {
     const question = String(c.question);
     const keep = h('button', { type: 'button', 'aria-label': `Keep the new answer to ${question}` }, 'Keep the new answer');
@@ -83,22 +88,22 @@ export function checksPanel(isStopped) {
     });
     return h('li', { class: 'entry' },
       h('p', { class: 'entry-title' }, h('strong', {}, question)),
-      h('p', { class: 'excerpt' }, h('strong', {}, 'Before: '), String(c.before.text)),
-      h('p', { class: 'meta' }, `Answered ${answeredBy(c.before.source)}.`),
-      h('p', { class: 'excerpt' }, h('strong', {}, 'Now: '), String(c.after.text)),
-      h('p', { class: 'meta' }, `Answered ${answeredBy(c.after.source)}.`),
+      h('p', { class: 'excerpt' }, h('strong', {}, 'Before: '), String(c.before?.text)),
+      h('p', { class: 'meta' }, `Answered ${answeredBy(c.before?.source)}.`),
+      h('p', { class: 'excerpt' }, h('strong', {}, 'Now: '), String(c.after?.text)),
+      h('p', { class: 'meta' }, `Answered ${answeredBy(c.after?.source)}.`),
       c.accepted ? h('p', { class: 'meta' }, 'Kept as the expected answer.') : h('div', { class: 'row' }, keep));
   }
 
-  /** @param {any} t */
+  /** @param {NonNullable<Change['scenarios']>[number]} t */
   function testItem(t) {
-    const after = t.after.status === 'done' ? passedOf(t.after.passed, t.after.runs) : t.after.status === 'running' ? 'still playing' : 'no longer kept';
+    const after = t.after?.status === 'done' ? passedOf(t.after.passed, t.after.runs) : t.after?.status === 'running' ? 'still playing' : 'no longer kept';
     return h('li', { class: 'entry' },
       h('p', { class: 'entry-title' }, h('a', { href: `/dashboard/tests/${encodeURIComponent(String(t.scenario_id))}`, 'data-link': true }, String(t.name))),
-      h('p', { class: 'meta' }, `Before your change: ${passedOf(t.before.passed, t.before.runs)}. Now: ${after}.`));
+      h('p', { class: 'meta' }, `Before your change: ${passedOf(t.before?.passed, t.before?.runs)}. Now: ${after}.`));
   }
 
-  /** @param {any[]} checks */
+  /** @param {NonNullable<Api.GetKnowledgeChecks['checks']>} checks */
   function showSaved(checks) {
     if (checks.length === 0) {
       replace(savedList, h('p', { class: 'empty' }, 'No saved questions yet. Try a question above and save it to be told when its answer changes.'));
@@ -122,7 +127,7 @@ export function checksPanel(isStopped) {
       });
       return h('li', { class: 'entry' },
         h('p', { class: 'entry-title' }, h('strong', {}, question)),
-        h('p', { class: 'excerpt' }, h('strong', {}, 'Expected: '), String(c.answer.text)),
+        h('p', { class: 'excerpt' }, h('strong', {}, 'Expected: '), String(c.answer?.text)),
         h('div', { class: 'row' }, remove));
     })));
   }

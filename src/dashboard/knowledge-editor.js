@@ -4,6 +4,7 @@
  * and admins write pages and question-and-answer pairs by hand (docs/knowledge.md), and the two ways they teach the
  * bot from a customer's question (the Overview, a held conversation): "Add as an answer" and "This page answers it".
  */
+/** @import * as Api from './api-types' */
 import { ApiError, api } from './api.js';
 import { busy, errorBox, field, h, loading, replace, uid } from './dom.js';
 
@@ -12,7 +13,7 @@ export const LANGUAGES = [['en', 'English'], ['nl', 'Dutch (Nederlands)'], ['de'
 /** @param {string | null | undefined} code */
 export const languageName = (code) => LANGUAGES.find(([c]) => c === code)?.[1] ?? (code ? code : 'no language set');
 
-/** @param {any} e */
+/** @param {{ type?: string }} e an entry of the knowledge base */
 export function typeName(e) {
   if (e.type === 'qa') return 'Question and answer';
   if (e.type === 'product') return 'Product';
@@ -125,6 +126,7 @@ export function entryEditor({ listError, reload }) {
     };
     void busy(save, async () => {
       try {
+        /** @type {Api.PutKnowledgeEntriesId | Api.PostKnowledgeEntries} */
         const answer = editing
           ? await api('PUT', `/v1/knowledge/entries/${encodeURIComponent(editing)}`, { body })
           : await api('POST', '/v1/knowledge/entries', { body });
@@ -149,6 +151,7 @@ export function entryEditor({ listError, reload }) {
       listError.clear();
       await busy(button, async () => {
         try {
+          /** @type {Api.GetKnowledgeEntriesId} */
           const e = await api('GET', `/v1/knowledge/entries/${encodeURIComponent(id)}`);
           clearErrors();
           saved.textContent = '';
@@ -237,9 +240,9 @@ export function pageAnswersIt({ question, language = null }) {
   (async () => {
     try {
       const q = new URLSearchParams({ question: question.slice(0, 1000), ...(language ? { language } : {}) });
+      /** @type {Api.GetKnowledgePassages} */
       const answer = await api('GET', `/v1/knowledge/passages?${q}`);
-      /** @type {{ id: string, title: string, excerpt: string }[]} */
-      const passages = answer.passages;
+      const passages = answer.passages ?? [];
       if (passages.length === 0) {
         replace(list, h('p', { class: 'empty' }, 'No page of your knowledge comes close. Add the answer instead.'));
         return;
@@ -266,6 +269,7 @@ export function pageAnswersIt({ question, language = null }) {
     const title = chosen.labels?.[0]?.textContent ?? 'the page';
     void busy(choose, async () => {
       try {
+        /** @type {Api.PostKnowledgePhrasings | Api.PostKnowledgePhrasings201} */
         const added = await api('POST', '/v1/knowledge/phrasings', { body: { passage_id: chosen.value, text: question } });
         const undo = h('button', { type: 'button', class: 'quiet' }, 'Take it back');
         undo.addEventListener('click', () => void busy(undo, async () => {

@@ -3,10 +3,12 @@
  * Knowledge (./knowledge.js), "Your website and files": owners and admins add their website (a start page or a
  * sitemap, updated every day, every week or only when asked) and upload files; everyone sees the list of sources with
  * their progress, skipped pages and last update (docs/knowledge.md, "Websites and files"). While a source is read, the
- * list asks again every few seconds, and stops when nothing is read any more or the screen is left.
+ * list asks again every few seconds, and stops when nothing is being read or the screen is left.
  *
  * Addresses, file names and reasons come from outside: they are only ever set as text.
  */
+/** @import * as Api from './api-types' */
+/** A website, sitemap or file the knowledge is read from (GET /v1/knowledge/sources). @typedef {NonNullable<Api.GetKnowledgeSources['sources']>[number]} Source */
 import { ApiError, api } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, replace, showFieldErrors, uid } from './dom.js';
 import { formatTime } from './time.js';
@@ -25,7 +27,7 @@ export const SOURCE_KINDS = { website: 'Website', sitemap: 'Sitemap', file: 'Fil
 /** A source's state in an owner's words (never the engine's state names). @type {Record<string, string>} */
 export const SOURCE_STATUS = { queued: 'Waiting to start', syncing: 'Reading your pages…', done: 'Up to date', failed: 'Could not be read' };
 
-/** A source's state in words; a file is not "your pages". @param {any} s */
+/** A source's state in words; a file is not "your pages". @param {Source} s */
 export function statusWords(s) {
   if (s.kind === 'file' && s.status === 'syncing') return 'Reading the file…';
   return SOURCE_STATUS[String(s.status)] ?? String(s.status);
@@ -34,7 +36,7 @@ export function statusWords(s) {
 /** How often a website is read again. @type {[string, string][]} */
 const SCHEDULES = [['daily', 'Every day'], ['weekly', 'Every week'], ['manual', 'Only when I ask']];
 
-/** True while the service still reads a source. @param {any} s */
+/** True while the service still reads a source. @param {Source} s */
 const reading = (s) => s.status === 'queued' || s.status === 'syncing';
 
 /** A count in words: "1 page", "12 pages". @param {number} n @param {string} one @param {string} [many] */
@@ -42,14 +44,14 @@ const count = (n, one, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? o
 
 /**
  * What a source's numbers say: found, read and skipped pages (those the service sends).
- * @param {any} s
+ * @param {Source} s
  */
 export function progressWords(s) {
   const num = (/** @type {unknown} */ v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const pages = num(s.pages);
   const found = num(s.found);
   const fetched = num(s.fetched);
-  const skipped = Array.isArray(s.skipped) ? s.skipped.length : num(s.skipped_count);
+  const skipped = Array.isArray(s.skipped) ? s.skipped.length : null;
   const parts = [];
   // A file is one document: its size says more than a count.
   if (s.kind === 'file') return typeof s.file?.bytes === 'number' ? sizeWords(s.file.bytes) : '';
@@ -96,9 +98,10 @@ export function sourcesSection({ manager, isStopped }) {
     clearTimeout(timer);
     timer = undefined;
     try {
+      /** @type {Api.GetKnowledgeSources | null} */
       const answer = await api('GET', '/v1/knowledge/sources');
       if (isStopped()) return;
-      show(/** @type {any[]} */ (answer?.sources ?? []));
+      show(answer?.sources ?? []);
     } catch (err) {
       if (isStopped()) return;
       if (rows.size === 0) replace(list, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
@@ -107,7 +110,7 @@ export function sourcesSection({ manager, isStopped }) {
     if (!isStopped() && [...rows.values()].some((r) => reading(r.source))) timer = setTimeout(() => void load(), REFRESH_MS);
   }
 
-  /** @param {any[]} sources */
+  /** @param {Source[]} sources */
   function show(sources) {
     list.setAttribute('aria-busy', 'false');
     listError.clear();
@@ -141,7 +144,7 @@ export function sourcesSection({ manager, isStopped }) {
     }
   }
 
-  /** A source's place in the list; updated in place at each refresh, so focus on its buttons stays. @param {any} first */
+  /** A source's place in the list; updated in place at each refresh, so focus on its buttons stays. @param {Source} first */
   function sourceRow(first) {
     let source = first;
     const kind = h('span', { class: 'badge' });
@@ -165,7 +168,7 @@ export function sourcesSection({ manager, isStopped }) {
       h('p', { class: 'source-head' }, kind, ' ', status), name,
       h('p', { class: 'meta' }, numbers), updated, failure, skippedBox, actions);
 
-    /** @param {any} s */
+    /** @param {Source} s */
     function update(s) {
       source = s;
       const label = nameOf(s);
@@ -175,10 +178,10 @@ export function sourcesSection({ manager, isStopped }) {
       status.className = `source-status badge ${s.status === 'done' ? 'ok' : s.status === 'failed' ? 'bad' : 'warn'}`;
       numbers.textContent = progressWords(s);
       updated.textContent = `${s.kind === 'file' ? 'Uploaded' : 'Last updated'}: ${at(s.last_synced_at)}${s.kind !== 'file' && s.schedule ? ` · ${scheduleWords(s.schedule)}` : ''}`;
-      const why = typeof s.error === 'string' ? s.error : typeof s.error?.message === 'string' ? s.error.message : '';
+      const why = typeof s.error === 'string' ? s.error : '';
       failure.textContent = why;
       failure.hidden = !why || s.status !== 'failed';
-      const skipped = Array.isArray(s.skipped) ? /** @type {{ url: unknown, reason: unknown }[]} */ (s.skipped) : [];
+      const skipped = s.skipped ?? [];
       // Drawn again only when it changed, so an open list and the focus on it stay through the refreshes.
       const skippedKey = JSON.stringify(skipped);
       if (skippedKey !== shownSkipped) {
@@ -191,7 +194,7 @@ export function sourcesSection({ manager, isStopped }) {
       }
     }
 
-    /** @param {{ url: unknown, reason: unknown }[]} skipped */
+    /** @param {NonNullable<Source['skipped']>} skipped */
     function drawSkipped(skipped) {
       const open = skippedBox.querySelector('details')?.open ?? false;
       replace(skippedBox, skipped.length === 0 ? null : h('details', { class: 'skipped', open },
@@ -286,6 +289,7 @@ export function sourcesSection({ manager, isStopped }) {
       const body = { kind: sitemap.checked ? 'sitemap' : 'website', url: /^[a-z][a-z0-9+.-]*:/i.test(address) ? address : `https://${address}`, schedule: schedule.value, ...(language.value ? { language: language.value } : {}) };
       void busy(add, async () => {
         try {
+          /** @type {Api.PostKnowledgeSources | null} */
           const answer = await api('POST', '/v1/knowledge/sources', { body });
           if (isStopped()) return;
           const s = answer?.source ?? {};
@@ -338,13 +342,14 @@ export function sourcesSection({ manager, isStopped }) {
       if (language.value) data.append('language', language.value);
       void busy(upload, async () => {
         try {
+          /** @type {Api.PostKnowledgeFiles | null} */
           const answer = await api('POST', '/v1/knowledge/files', { form: data });
           if (isStopped()) return;
           const s = answer?.source ?? {};
           if (reading(s)) watching.add(String(s.id));
           form.reset();
           // A note the upload answers with (its text cut at 2 MB) is said once here: it is not kept with the file.
-          const notes = Array.isArray(s.skipped) ? s.skipped.map((/** @type {{reason?: unknown}} */ n) => `Note: ${String(n?.reason ?? '')}.`).join(' ') : '';
+          const notes = Array.isArray(s.skipped) ? s.skipped.map((n) => `Note: ${String(n?.reason ?? '')}.`).join(' ') : '';
           announce.textContent = (reading(s) ? `Uploaded ${nameOf(s)}. It is being read.` : `Uploaded ${nameOf(s)}. Customers get answers from it now.`) + (notes ? ` ${notes}` : '');
           await load();
         } catch (err) {
@@ -373,7 +378,7 @@ export function sourcesSection({ manager, isStopped }) {
   };
 }
 
-/** A source's name for people: a file's name, a website's address. @param {any} s */
+/** A source's name for people: a file's name, a website's address. @param {Source | undefined} s */
 function nameOf(s) {
   return String((s?.kind === 'file' ? s?.name : s?.url ?? s?.name) ?? 'The source');
 }

@@ -3,18 +3,19 @@
  * Knowledge (./knowledge.js), "Try a question": owners and admins ask as a customer would and see the passages the
  * knowledge base finds and what the customer would get, with and without their own system (docs/knowledge.md).
  */
+/** @import * as Api from './api-types' */
 import { api } from './api.js';
 import { busy, errorBox, field, h, replace } from './dom.js';
 import { LANGUAGES, languageName, typeName } from './knowledge-editor.js';
 
-/** What a reply's source means to an owner. @param {string} source */
+/** What a reply's source means to an owner. @param {string | undefined} source */
 function sourceWords(source) {
-  return ({
+  return (/** @type {Record<string, string>} */ ({
     integrator: 'Answered by your own system',
     knowledge_base: 'Answered from the knowledge base',
     ai: 'Written by the AI from the knowledge base',
     fallback: 'No fitting answer: the customer is told so and offered the team',
-  })[source] ?? source;
+  }))[String(source)] ?? source;
 }
 
 /** Where a passage comes from, in words. @param {unknown} origin */
@@ -22,7 +23,7 @@ function originWords(origin) {
   return ({ sync: 'sent with the sync key', dashboard: 'written by your team', website: 'from your website', file: 'from your files' })[String(origin)] ?? 'from the knowledge base';
 }
 
-/** A passage's score in words, the number beside it. @param {any} p */
+/** A passage's score in words, the number beside it. @param {{ match?: string, score?: number }} p */
 function matchWords(p) {
   const words = { strong: 'Strong match', fair: 'Fair match', weak: 'Weak match: too weak to answer from' }[String(p.match)] ?? 'Match';
   return `${words} (score ${Number(p.score).toFixed(2)})`;
@@ -53,6 +54,7 @@ export function tryPanel(isStopped, onSaved) {
     }
     void busy(ask, async () => {
       try {
+        /** @type {Api.PostKnowledgeTry} */
         const answer = await api('POST', '/v1/knowledge/try', { body: { question: question.value, ...(language.value ? { language: language.value } : {}) } });
         if (!isStopped()) replace(result, tried(answer), saveButton(answer));
       } catch (err) {
@@ -60,7 +62,7 @@ export function tryPanel(isStopped, onSaved) {
       }
     });
   });
-  /** "Save this question": kept with the answer it gets now, and asked again after each change (docs/scenarios.md). @param {any} r */
+  /** "Save this question": kept with the answer it gets now, and asked again after each change (docs/scenarios.md). @param {Api.PostKnowledgeTry} r */
   function saveButton(r) {
     const save = h('button', { type: 'button' }, 'Save this question');
     const saved = h('p', { class: 'meta', role: 'status' });
@@ -84,12 +86,12 @@ export function tryPanel(isStopped, onSaved) {
   return { el };
 }
 
-/** @param {any} r */
+/** @param {Api.PostKnowledgeTry} r */
 function tried(r) {
   const answers = [h('div', { class: 'answer' },
     h('h4', {}, r.with_integrator ? 'Without your own system' : 'What the customer would get'),
-    h('p', { class: 'reply' }, String(r.answer.text)),
-    h('p', { class: 'meta' }, h('span', { class: `badge source-${String(r.answer.source)}` }, sourceWords(r.answer.source))))];
+    h('p', { class: 'reply' }, String(r.answer?.text)),
+    h('p', { class: 'meta' }, h('span', { class: `badge source-${String(r.answer?.source)}` }, sourceWords(r.answer?.source))))];
   const w = r.with_integrator;
   if (w) {
     const outcome = w.outcome === 'answer'
@@ -97,11 +99,11 @@ function tried(r) {
       : `Your system gave no answer (${String(w.message)}), so the built-in AI answers.`;
     answers.unshift(h('div', { class: 'answer' },
       h('h4', {}, 'With your own system (what customers get)'),
-      h('p', { class: 'reply' }, String(w.answer.text)),
-      h('p', { class: 'meta' }, h('span', { class: `badge source-${String(w.answer.source)}` }, sourceWords(w.answer.source)), ' ', outcome,
+      h('p', { class: 'reply' }, String(w.answer?.text)),
+      h('p', { class: 'meta' }, h('span', { class: `badge source-${String(w.answer?.source)}` }, sourceWords(w.answer?.source)), ' ', outcome,
         w.handoff ? ` It also asked to hand the customer over (${w.handoff === 'human' ? 'to a person' : 'to the team to follow up'}).` : '')));
   }
-  const passages = /** @type {any[]} */ (r.passages);
+  const passages = r.passages ?? [];
   return h('div', { class: 'tried' },
     h('h3', {}, `Answers to "${String(r.question)}"`),
     h('p', { class: 'meta' }, `Asked in ${languageName(r.language)}.`),

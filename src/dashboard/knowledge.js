@@ -6,6 +6,8 @@
  * everyone sees the website and files, the hand-made entries and what was sent through the sync API (read-only here:
  * the system that sent it changes it).
  */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetKnowledgeEntries['entries']>[number]} Entry */
 import { ApiError, api, configured, isManager } from './api.js';
 import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
 import { when } from './time.js';
@@ -51,10 +53,11 @@ export function renderKnowledge(main, ctx) {
 
   async function loadMine() {
     try {
+      /** @type {Api.GetKnowledgeEntries} */
       const answer = await api('GET', '/v1/knowledge/entries?origin=dashboard&limit=200');
       if (stopped) return;
       mine.setAttribute('aria-busy', 'false');
-      const entries = /** @type {any[]} */ (answer.entries);
+      const entries = answer.entries ?? [];
       if (entries.length === 0) {
         replace(mine, h('p', { class: 'empty' }, manager ? 'Nothing written here yet. Add a question and its answer above.' : 'Nothing written here yet.'));
         return;
@@ -67,10 +70,11 @@ export function renderKnowledge(main, ctx) {
 
   async function loadSynced() {
     try {
+      /** @type {Api.GetKnowledgeEntries} */
       const answer = await api('GET', '/v1/knowledge/entries?origin=sync&limit=200');
       if (stopped) return;
       synced.setAttribute('aria-busy', 'false');
-      const items = /** @type {any[]} */ (answer.entries);
+      const items = answer.entries ?? [];
       if (items.length === 0) {
         replace(synced, h('p', { class: 'empty' }, 'Nothing synced yet. A developer can send pages and products with the sync key (PUT /v1/sync/pages/{external_id}); for your website, add it above.'));
         return;
@@ -94,14 +98,14 @@ export function renderKnowledge(main, ctx) {
     }
   }
 
-  /** One entry of a list: its title, what it is, an excerpt and, for hand-made ones, Edit and Delete. @param {any} e @param {boolean} own */
+  /** One entry of a list: its title, what it is, an excerpt and, for hand-made ones, Edit and Delete. @param {Entry} e @param {boolean} own */
   function entryItem(e, own) {
     const title = String(e.title);
     const facts = [typeName(e), languageName(e.language), `${own ? 'changed' : 'synced'} ${when(e.updated_at)}`];
     if (!own && e.external_id) facts.push(`id ${String(e.external_id)}`);
     const actions = own && manager && editor ? h('div', { class: 'row' },
-      h('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${title}`, onclick: (/** @type {Event} */ ev) => void editor.edit(e.id, /** @type {HTMLButtonElement} */ (ev.currentTarget)) }, 'Edit'),
-      deleteButton(e.id, title)) : null;
+      h('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${title}`, onclick: (/** @type {Event} */ ev) => void editor.edit(String(e.id), /** @type {HTMLButtonElement} */ (ev.currentTarget)) }, 'Edit'),
+      deleteButton(String(e.id), title)) : null;
     return h('li', { class: 'entry' },
       h('p', { class: 'entry-title' }, h('strong', {}, title)),
       h('p', { class: 'meta' }, facts.join(' · ')),
@@ -132,6 +136,7 @@ export function renderKnowledge(main, ctx) {
 
   async function loadAiQuestions() {
     try {
+      /** @type {Api.GetKnowledgeAiQuestions} */
       const answer = await api('GET', '/v1/knowledge/ai-questions');
       if (stopped) return;
       const count = (/** @type {unknown} */ n) => Number(n).toLocaleString('en');
@@ -165,14 +170,14 @@ function keySections(isStopped) {
   const syncButton = h('button', { type: 'button' }, 'Make a new sync key');
   const syncSecret = h('div', { 'aria-live': 'polite' });
   // The same line as Channels → Website chat, with the service's public address (PUBLIC_URL), not this page's.
-  Promise.all([api('GET', '/v1/keys/widget'), api('GET', '/v1/channels/setup')]).then(([answer, setup]) => {
+  Promise.all([/** @type {Promise<Api.GetKeysWidget>} */ (api('GET', '/v1/keys/widget')), /** @type {Promise<Api.GetChannelsSetup>} */ (api('GET', '/v1/channels/setup'))]).then(([answer, setup]) => {
     if (isStopped()) return;
     replace(widget,
-      widgetSnippet(setup.widget.script_url, answer.key),
+      widgetSnippet(String(setup.widget?.script_url), String(answer.key)),
       h('p', {}, 'Which websites may show it, and the switch that turns it on: ', h('a', { href: '/dashboard/channels', 'data-link': true }, 'Channels → Website chat'), '.'));
   }, (err) => !isStopped() && replace(widget, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err))));
   // GET /v1/keys/sync answers 404 without a key: asked only when GET /v1/workspace says one exists.
-  configured().then((set) => (set.sync_key ? api('GET', '/v1/keys/sync') : Promise.reject(new ApiError(404, 'not_found', 'No sync key yet.')))).then(
+  configured().then((set) => (set.sync_key ? /** @type {Promise<Api.GetKeysSync>} */ (api('GET', '/v1/keys/sync')) : Promise.reject(new ApiError(404, 'not_found', 'No sync key yet.')))).then(
     (info) => !isStopped() && replace(sync, h('p', {}, `A sync key ending in ${String(info.key_hint)} exists since ${when(info.created_at)}.`)),
     (err) => !isStopped() && replace(sync, err instanceof ApiError && err.status === 404 ? h('p', { class: 'empty' }, 'No sync key yet. Make one when a system of yours should send pages.') : h('p', { class: 'error', role: 'alert' }, err.message)),
   );
@@ -180,6 +185,7 @@ function keySections(isStopped) {
     syncError.clear();
     void busy(syncButton, async () => {
       try {
+        /** @type {Api.PostKeysSync} */
         const answer = await api('POST', '/v1/keys/sync');
         replace(sync, h('p', {}, `A sync key ending in ${String(answer.key_hint)} exists since ${when(answer.created_at)}.`));
         replace(syncSecret, shownOnce('New sync key', String(answer.key), 'Copy it now into the settings of the system that sends your pages: it is not shown again. The previous sync key no longer works.'));

@@ -12,12 +12,15 @@ import { formatTime } from './time.js';
 const UPLOT_MODULE = '/dashboard/assets/uplot.esm.js';
 const UPLOT_STYLES = '/dashboard/assets/uplot.min.css';
 
-/** @type {Promise<any> | undefined} */
+/** @typedef {import('uplot')} Plot a chart, as the dependency's own types say (uplot's dist/uPlot.d.ts) */
+/** @typedef {typeof import('uplot')} UPlot */
+
+/** @type {Promise<UPlot> | undefined} */
 let loaded;
-/** uPlot's constructor, its stylesheet added once. @returns {Promise<any>} */
+/** uPlot's constructor, its stylesheet added once. @returns {Promise<UPlot>} */
 function loadUplot() {
   if (!document.querySelector(`link[href="${UPLOT_STYLES}"]`)) document.head.append(h('link', { rel: 'stylesheet', href: UPLOT_STYLES }));
-  loaded ??= import(UPLOT_MODULE).then((m) => m.default);
+  loaded ??= import(UPLOT_MODULE).then((/** @type {{ default: UPlot }} */ m) => m.default);
   return loaded;
 }
 
@@ -85,7 +88,7 @@ export function chart(spec) {
     h('figcaption', {}, h('h3', {}, spec.title), h('p', { class: 'hint' }, spec.summary)),
     canvas,
     h('details', {}, h('summary', {}, 'Show as a table'), table(spec)));
-  /** @type {any} */
+  /** @type {Plot | undefined} */
   let plot;
   let stopped = false;
   const width = () => Math.max(260, canvas.clientWidth || el.clientWidth - 32);
@@ -95,6 +98,7 @@ export function chart(spec) {
     if (stopped) return;
     const x = spec.starts.map((ms) => ms / 1000);
     const ys = spec.stacked ? stack(spec.series) : spec.series.map((s) => s.values);
+    /** @type {import('uplot').Options} */
     const opts = {
       width: width(),
       height: height(),
@@ -111,7 +115,7 @@ export function chart(spec) {
           width: 2,
           ...(spec.stacked ? { fill: `${COLOURS[i % COLOURS.length]}33` } : {}),
           // The table shows the real numbers; a stacked line's own value is its share, not the running total.
-          value: (/** @type {any} */ _u, /** @type {number | null} */ v) => (v == null ? '—' : String(v)),
+          value: (/** @type {Plot} */ _u, /** @type {number | null} */ v) => (v == null ? '—' : String(v)),
         })),
       ],
     };

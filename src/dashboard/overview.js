@@ -5,6 +5,7 @@
  * conversations; owners and admins teach the bot each one from here), and the period's conversations as a file for
  * owners and admins.
  */
+/** @import * as Api from './api-types' */
 import { ApiError, api, apiFile, configured, isManager } from './api.js';
 import { bucketLabel, chart } from './overview-charts.js';
 import { busy, errorBox, field, h, loading, replace, uid } from './dom.js';
@@ -81,9 +82,9 @@ export function renderOverview(main, ctx) {
     const q = query();
     try {
       const [figures, series, questions, set] = await Promise.all([
-        api('GET', `/v1/analytics/overview?${q}`),
-        api('GET', `/v1/analytics/timeseries?${q}`),
-        api('GET', `/v1/analytics/unanswered?${q}`),
+        /** @type {Promise<Api.GetAnalyticsOverview>} */ (api('GET', `/v1/analytics/overview?${q}`)),
+        /** @type {Promise<Api.GetAnalyticsTimeseries>} */ (api('GET', `/v1/analytics/timeseries?${q}`)),
+        /** @type {Promise<Api.GetAnalyticsUnanswered>} */ (api('GET', `/v1/analytics/unanswered?${q}`)),
         configured(),
       ]);
       if (mine !== generation) return;
@@ -125,12 +126,12 @@ function figure(label, value, detail) {
   return h('div', { class: 'figure' }, h('dt', {}, label), h('dd', {}, h('span', { class: 'number' }, String(value)), detail ? h('span', { class: 'hint' }, detail) : null));
 }
 
-/** @param {any} o the overview's answer @param {boolean} withSystem whether the workspace has (or had) its own system */
+/** @param {Api.GetAnalyticsOverview} o the overview's answer @param {boolean} withSystem whether the workspace has (or had) its own system */
 function figuresOf(o, withSystem) {
   const sources = SOURCES.filter(([key]) => withSystem || key !== 'integrator');
   const answered = sources.reduce((n, [key]) => n + (o.answered_by[key] ?? 0), 0);
   const ep = o.integrator;
-  const down = /** @type {{ from: string, to: string | null }[]} */ (ep.down_periods ?? []);
+  const down = ep.down_periods;
   return h('div', {},
     h('section', { class: 'card', 'aria-labelledby': 'ov-figures' }, h('h2', { id: 'ov-figures' }, 'Conversations'),
       h('dl', { class: 'figures' },
@@ -162,10 +163,9 @@ function figuresOf(o, withSystem) {
         : h('ul', {}, down.map((d) => h('li', {}, `${when(d.from)} to ${d.to ? when(d.to) : 'now (still down)'}`)))));
 }
 
-/** @param {any} s the timeseries answer @param {boolean} withSystem */
+/** @param {Api.GetAnalyticsTimeseries} s the timeseries answer @param {boolean} withSystem */
 function chartsOf(s, withSystem) {
   const sources = SOURCES.filter(([key]) => withSystem || key !== 'integrator');
-  /** @type {{ start: string, conversations_by_channel: Record<string, number>, answered_by: Record<string, number>, integrator_latency_ms: { p50: number | null, p95: number | null } }[]} */
   const buckets = s.buckets;
   const starts = buckets.map((b) => Date.parse(b.start));
   const base = { starts, bucket: s.bucket, timeZone: s.time_zone };
@@ -194,9 +194,8 @@ function chartsOf(s, withSystem) {
   ];
 }
 
-/** @param {any} u the unanswered answer @param {import('./app.js').ScreenContext} ctx */
+/** @param {Api.GetAnalyticsUnanswered} u the unanswered answer @param {import('./app.js').ScreenContext} ctx */
 function unansweredOf(u, ctx) {
-  /** @type {{ text: string, count: number, last_at: string, session_ids: string[], sessions?: { id: string, label: string }[] }[]} */
   const questions = u.questions;
   return h('section', { class: 'card', 'aria-labelledby': 'ov-unanswered' }, h('h2', { id: 'ov-unanswered' }, 'Questions the bot could not answer'),
     h('p', { class: 'hint' }, ctx.session.role === 'agent'

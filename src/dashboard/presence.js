@@ -5,6 +5,7 @@
  * yours is open; a change made elsewhere (another tab, a lapse) shows here as it happens. Also here, because they follow the inbox's stream on every screen: the number of conversations
  * waiting past the first-reply target beside the Inbox's badge, and a word when a conversation is assigned to you.
  */
+/** @import * as Api from './api-types' */
 import { api, currentSession } from './api.js';
 import { h } from './dom.js';
 import { notificationPermission, onInboxChange, onPresence, waitingConversations } from './inbox-live.js';
@@ -14,7 +15,7 @@ const CHOICES = [
   { value: 'away', label: 'Away' },
   { value: 'offline', label: 'Offline' },
 ];
-/** The overdue count is looked at this often between changes (the waits grow without any change). */
+/** The overdue count is looked at this often between changes (the waits grow while nothing changes). */
 const OVERDUE_TICK_MS = 15_000;
 
 /** The header's presence control: a labelled select, saved on change. */
@@ -23,7 +24,7 @@ export function presenceControl() {
   const status = h('span', { class: 'sr-only', role: 'status' });
   const wrap = h('div', { class: 'presence' }, h('label', { for: 'presence-status' }, 'Your status'), select, status);
   select.disabled = true;
-  void api('GET', '/v1/me/presence').then(
+  void /** @type {Promise<Api.GetMePresence>} */ (api('GET', '/v1/me/presence')).then(
     (answer) => {
       select.value = String(answer.status);
       select.disabled = false;
@@ -46,6 +47,7 @@ export function presenceControl() {
     const wanted = select.value;
     select.disabled = true;
     try {
+      /** @type {Api.PutMePresence} */
       const answer = await api('PUT', '/v1/me/presence', { body: { status: wanted } });
       select.value = String(answer.status);
       wrap.dataset.status = select.value;
@@ -70,7 +72,7 @@ let targetMinutes;
 export function watchTeam() {
   if (watching) return;
   watching = true;
-  void api('GET', '/v1/inbox/settings').then((s) => {
+  void /** @type {Promise<Api.GetInboxSettings>} */ (api('GET', '/v1/inbox/settings')).then((s) => {
     targetMinutes = Number(s.first_reply_target_minutes) || undefined;
     showOverdue();
   }, () => {});

@@ -3,6 +3,7 @@
  * Privacy (owners and admins): the audit log (who did what, when, from where), and for owners how long conversations
  * are kept and one customer's data: everything about them as a file, or erased everywhere (docs/privacy.md).
  */
+/** @import * as Api from './api-types' */
 import { api } from './api.js';
 import { busy, errorBox, field, h, loading, replace } from './dom.js';
 import { when } from './time.js';
@@ -63,6 +64,7 @@ export function renderPrivacy(main, ctx) {
   let before = null;
   async function more() {
     try {
+      /** @type {Api.GetAudit} */
       const answer = await api('GET', `/v1/audit?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`);
       if (stopped) return;
       replace(logStatus, answer.entries.length === 0 && !before ? h('p', { class: 'empty' }, 'Nothing recorded yet.') : null);
@@ -102,7 +104,7 @@ function retentionForm() {
     h('label', { class: 'checkline' }, forever, 'Keep them until I erase them'),
     error.el, button, saved);
   forever.addEventListener('change', () => (days.disabled = forever.checked));
-  api('GET', '/v1/workspace/retention').then((r) => {
+  /** @type {Promise<Api.GetWorkspaceRetention>} */ (api('GET', '/v1/workspace/retention')).then((r) => {
     forever.checked = r.days === null;
     days.disabled = forever.checked;
     if (r.days !== null) days.value = String(r.days);
@@ -113,6 +115,7 @@ function retentionForm() {
     saved.textContent = '';
     void busy(button, async () => {
       try {
+        /** @type {Api.PutWorkspaceRetention} */
         const answer = await api('PUT', '/v1/workspace/retention', { body: { days: forever.checked ? null : Number(days.value) } });
         saved.textContent = answer.days === null ? 'Saved: conversations are kept until you erase them.' : `Saved: conversations are kept ${answer.days} days.`;
       } catch (err) {
@@ -141,6 +144,7 @@ function customerForm() {
     replace(result);
     void busy(download, async () => {
       try {
+        /** @type {Api.PostPrivacyExport} */
         const answer = await api('POST', '/v1/privacy/export', { body: body() });
         const url = URL.createObjectURL(new Blob([JSON.stringify(answer, null, 2)], { type: 'application/json' }));
         replace(result, h('p', {}, `Found ${answer.said}. `, h('a', { href: url, download: 'customer-data.json' }, 'Save the file')));
@@ -155,6 +159,7 @@ function customerForm() {
     if (!sure.checked) return error.show('Tick the box first: erasing cannot be undone.');
     void busy(erase, async () => {
       try {
+        /** @type {Api.PostPrivacyErase} */
         const answer = await api('POST', '/v1/privacy/erase', { body: body() });
         replace(result, h('p', {}, `Erased ${answer.said}.`));
         sure.checked = false;

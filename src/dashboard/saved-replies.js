@@ -2,13 +2,14 @@
 /**
  * Saved replies: the team's answers to what customers often ask, typed as /shortcut in the Inbox's reply box
  * (docs/interfaces.md, "The team's tools"). Everyone adds them; an agent changes and deletes the ones they wrote,
- * owners and admins any (the API says so too).
+ * owners and admins every one (the API says so too).
  */
 import { api, isManager } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors } from './dom.js';
 import { PLACEHOLDERS } from './inbox-reply-tools.js';
 
-/** @typedef {{ id: string, shortcut: string, text: string, created_by: string | null, updated_at: string }} SavedReply */
+/** @import * as Api from './api-types' */
+/** @typedef {Api.GetSavedReplies['saved_replies'][number]} SavedReply */
 
 const PLACEHOLDER_HINT = `Placeholders filled when the reply is inserted: ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}.`;
 
@@ -31,10 +32,10 @@ export function renderSavedReplies(main, ctx) {
   let stopped = false;
   async function reload() {
     try {
+      /** @type {Api.GetSavedReplies} */
       const answer = await api('GET', '/v1/saved-replies');
       if (stopped) return;
       list.setAttribute('aria-busy', 'false');
-      /** @type {SavedReply[]} */
       const replies = answer.saved_replies;
       replace(list, replies.length === 0
         ? h('p', { class: 'empty' }, 'No saved replies yet. Add the answers you type most, such as your opening hours or how returns work.')

@@ -1,5 +1,6 @@
 // @ts-check
 /** Signing in: email and password, a token, or setting a password through an invite link (#<invite token>). */
+/** @import * as Api from './api-types' */
 import { api, saveSession } from './api.js';
 import { MAX_NAME_CHARS } from './account.js';
 import { busy, errorBox, field, h, replace } from './dom.js';
@@ -17,7 +18,8 @@ const MAX_PASSWORD_CHARS = 200;
 
 /**
  * The session a sign-in answer makes: who signed in, their workspace and its time zone, read once here (time.js).
- * @param {any} answer {token, user:{id, email, name, role}, workspace:{name, time_zone}}
+ * @param {{ token: string, user?: Api.GetWorkspace['user'], workspace?: { name?: string, time_zone?: string | null } | null }} answer a sign-in answer
+ *   (POST /v1/auth/login, POST /v1/auth/password), or a token's with its GET /v1/workspace
  * @returns {import('./api.js').Session}
  */
 function sessionOf(answer) {
@@ -32,7 +34,7 @@ function sessionOf(answer) {
   };
 }
 
-/** @param {any} answer the sign-in answer @param {SignInContext} ctx */
+/** @param {Api.PostAuthLogin} answer the sign-in answer @param {SignInContext} ctx */
 function accept(answer, ctx) {
   saveSession(sessionOf(answer));
   ctx.signedIn();
@@ -56,7 +58,7 @@ export function renderSignIn(main, ctx) {
     loginError.clear();
     void busy(loginButton, async () => {
       try {
-        accept(await api('POST', '/v1/auth/login', { body: { email: email.value.trim(), password: password.value }, signIn: true }), ctx);
+        accept(await /** @type {Promise<Api.PostAuthLogin>} */ (api('POST', '/v1/auth/login', { body: { email: email.value.trim(), password: password.value }, signIn: true })), ctx);
       } catch (err) {
         loginError.show(err);
         password.focus();
@@ -129,9 +131,11 @@ function forgotPassword(signInEmail) {
  * @param {string} token
  */
 async function signInWithToken(token) {
+  /** @type {Api.GetWorkspace | null} */
   const workspace = await api('GET', '/v1/workspace', { token });
   const user = workspace?.user;
-  const role = /** @type {import('./api.js').Role} */ (['owner', 'admin', 'agent'].includes(user?.role) ? user.role : 'manager');
+  /** @type {import('./api.js').Role} */
+  const role = user?.role === 'owner' || user?.role === 'admin' || user?.role === 'agent' ? user.role : 'manager';
   saveSession({ ...sessionOf({ token, user, workspace }), role });
 }
 
@@ -172,8 +176,9 @@ export function renderInvite(main, ctx, kind = /** @type {'invite' | 'reset'} */
     }
     void busy(button, async () => {
       try {
-        // An empty name keeps the one given with the invite, if any.
+        // An empty name keeps the one given with the invite, when there was one.
         const named = name && name.value.trim() ? { name: name.value.trim() } : {};
+        /** @type {Api.PostAuthPassword} */
         const answer = await api('POST', '/v1/auth/password', { body: kind === 'reset' ? { reset: invite, password: password.value } : { invite, password: password.value, ...named }, signIn: true });
         saveSession(sessionOf(answer));
         // The dashboard's start: the Overview (with the first-day list) for owners and admins, conversations for agents.

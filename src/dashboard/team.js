@@ -4,13 +4,17 @@
  * switch is gone from here, PUT /v1/team stays for API clients), kept current by the inbox stream's presence changes,
  * and the follow-ups for the team.
  */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetNotifications['notifications']>[number]} TeamNotification */
 import { api, currentSession, isManager } from './api.js';
 import { busy, errorBox, h, loading, replace } from './dom.js';
 import { onPresence } from './inbox-live.js';
 import { when } from './time.js';
 import { notificationKindWords } from './words.js';
 
+/** @type {Set<string | null | undefined>} */
 const ENDPOINT_KINDS = new Set(['endpoint_down', 'endpoint_recovered']);
+/** @type {Set<string | null | undefined>} */
 const CHATS = new Set(['webchat', 'whatsapp']);
 
 /** @param {HTMLElement} main @param {import('./app.js').ScreenContext} _ctx */
@@ -32,17 +36,17 @@ export function renderTeam(main, _ctx) {
   let stopped = false;
   /** The team as last shown. @type {{ id: string, name: string, status: string }[]} */
   let users = [];
-  /** What a customer is told now, from GET /v1/team. @param {any} team */
+  /** What a customer is told now, from GET /v1/team. @param {Api.GetTeam} team */
   const showState = (team) => {
     state.textContent = team.available_now
       ? 'Now: a customer who asks for a person is told a colleague will reply.'
       : team.available ? 'Now: outside the team hours, so customers are told until when the team is away.' : 'Now: nobody is available, so customers are told the team is away.';
   };
   const showPeople = () => replace(people, users.map((u) => h('li', {}, `${u.name}: ${STATUS[/** @type {keyof typeof STATUS} */ (u.status)] ?? u.status}`)));
-  const readTeam = () => Promise.all([api('GET', '/v1/team'), api('GET', '/v1/team/presence')]).then(([team, presence]) => {
+  const readTeam = () => Promise.all([/** @type {Promise<Api.GetTeam>} */ (api('GET', '/v1/team')), /** @type {Promise<Api.GetTeamPresence>} */ (api('GET', '/v1/team/presence'))]).then(([team, presence]) => {
     if (stopped) return;
     showState(team);
-    users = presence.users;
+    users = presence.users ?? [];
     showPeople();
   }, (err) => !stopped && switchError.show(err));
   void readTeam();
@@ -52,15 +56,16 @@ export function renderTeam(main, _ctx) {
     if (!known) return void readTeam();
     known.status = change.status;
     showPeople();
-    api('GET', '/v1/team').then((team) => !stopped && showState(team), () => {});
+    /** @type {Promise<Api.GetTeam>} */ (api('GET', '/v1/team')).then((team) => !stopped && showState(team), () => {});
   });
-  api('GET', '/v1/notifications').then(
+  /** @type {Promise<Api.GetNotifications>} */ (api('GET', '/v1/notifications')).then(
     (answer) => {
       if (stopped) return;
       notifications.setAttribute('aria-busy', 'false');
-      replace(notifications, answer.notifications.length === 0
+      const list = answer.notifications ?? [];
+      replace(notifications, list.length === 0
         ? h('p', { class: 'empty' }, 'No notifications. Forwarded questions, handoffs that could not reach a person, and your endpoint going down or coming back appear here.')
-        : h('ul', { class: 'notes' }, answer.notifications.map((/** @type {any} */ n) => h('li', { class: n.read_at ? '' : 'unread' },
+        : h('ul', { class: 'notes' }, list.map((n) => h('li', { class: n.read_at ? '' : 'unread' },
           h('p', { class: 'meta' }, h('strong', {}, notificationKindWords(String(n.kind), n.channel)), ` · ${when(n.created_at)}`),
           h('p', {}, String(n.message)),
           // A chat is answered in the Inbox; a call's record is under Conversations.
@@ -83,7 +88,7 @@ export function renderTeam(main, _ctx) {
 }
 
 /** The "Mark done" button of a notification still to follow up (POST /v1/notifications/{id}/read). */
-function markDone(/** @type {any} */ n) {
+function markDone(/** @type {TeamNotification} */ n) {
   const failed = errorBox();
   const button = h('button', { type: 'button', class: 'secondary' }, 'Mark done');
   button.addEventListener('click', () => {

@@ -7,6 +7,11 @@
  * problems are shown beside the fields they name. "Run" saves first when something changed, follows the run (an
  * aria-live line), then moves the focus to the result.
  */
+/** @import * as Api from './api-types' */
+/**
+ * A scenario as the form edits it: the API's (POST /v1/scenarios), its turns as the form reads them.
+ * @typedef {Omit<Api.PostScenariosBody, 'turns'> & { turns?: import('./tests-turns.js').TurnDraft[] }} Draft
+ */
 import { ApiError, api } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, uid } from './dom.js';
 import { LANGUAGES } from './knowledge-editor.js';
@@ -30,7 +35,7 @@ export const notices = { deleted: '' };
 export function renderEditor(main, ctx) {
   /** @type {string | null} */
   let id = ctx.params[0] === 'new' ? null : (ctx.params[0] ?? null);
-  /** The scenario as last saved (or as it starts): what the form does not show is kept from it. @type {any} */
+  /** The scenario as last saved (or as it starts): what the form does not show is kept from it. @type {Draft} */
   let saved = { name: '', channel: 'webchat', turns: [{ customer: '' }] };
   const abort = new AbortController();
   const heading = h('h1', { tabindex: '-1' }, id ? 'Test' : 'New test');
@@ -106,6 +111,7 @@ export function renderEditor(main, ctx) {
   /** Lists the test's runs again (after a run, and when the test opens). */
   async function showHistory() {
     if (!id) return;
+    /** @type {Api.GetScenariosIdRuns} */
     const answer = await api('GET', `/v1/scenarios/${encodeURIComponent(id)}/runs`, { signal: abort.signal });
     if (abort.signal.aborted) return;
     replace(pastRuns, runHistory(answer.runs, id, historyId));
@@ -126,7 +132,7 @@ export function renderEditor(main, ctx) {
     addTurn.hidden = rows.length >= MAX_TURNS;
   }
 
-  /** A new row for `turn`, which removes itself. @param {any} turn */
+  /** A new row for `turn`, which removes itself. @param {import('./tests-turns.js').TurnDraft} turn */
   function row(turn) {
     const made = turnRow(turn, () => {
       const at = rows.indexOf(made);
@@ -139,7 +145,7 @@ export function renderEditor(main, ctx) {
     return made;
   }
 
-  /** Fills the form from a scenario. @param {any} scenario */
+  /** Fills the form from a scenario. @param {Draft} scenario */
   function fill(scenario) {
     saved = scenario;
     name.value = scenario.name ?? '';
@@ -160,7 +166,7 @@ export function renderEditor(main, ctx) {
   function definition() {
     const d = structuredClone(saved);
     d.name = name.value.trim();
-    d.channel = channel.value;
+    d.channel = /** @type {Draft['channel']} */ (channel.value);
     if (language.value) d.language = language.value;
     else delete d.language;
     // A default the saved test leaves out stays out, so that an unchanged form is unchanged.
@@ -190,13 +196,14 @@ export function renderEditor(main, ctx) {
     return list;
   }
 
-  /** Saves `body` (POST for a new test, PUT after); true when saved. Problems are shown where they belong. @param {any} body @param {'form' | 'json'} from */
+  /** Saves `body` (POST for a new test, PUT after); true when saved. Problems are shown where they belong. @param {unknown} body the scenario, as JSON @param {'form' | 'json'} from */
   async function store(body, from) {
     const all = controls();
     clearFieldErrors([...all.map(([, c]) => c), json]);
     formError.clear();
     jsonError.clear();
     try {
+      /** @type {Api.PutScenariosId | Api.PostScenarios} */
       const answer = id ? await api('PUT', `/v1/scenarios/${encodeURIComponent(id)}`, { body }) : await api('POST', '/v1/scenarios', { body });
       const first = !id;
       id = answer.scenario.id;
@@ -297,12 +304,13 @@ export function renderEditor(main, ctx) {
     }
     if (changed() && !(await saveForm())) return;
     try {
+      /** @type {Api.PostScenariosIdRuns} */
       const started = await api('POST', `/v1/scenarios/${encodeURIComponent(String(id))}/runs`, { body: times === undefined ? {} : { runs: times } });
       await follow(started.run.id, true);
     } catch (err) {
       runStatus.textContent = '';
       if (err instanceof ApiError && err.status === 429) runError.show(new Error(`${err.message} Up to 20 runs of your tests wait or play at once; try again in a few seconds.`));
-      else if (err instanceof ApiError && Array.isArray(err.details) && err.details.some((/** @type {any} */ d) => d?.field === 'runs')) {
+      else if (err instanceof ApiError && Array.isArray(err.details) && err.details.some((/** @type {unknown} */ d) => d && typeof d === 'object' && 'field' in d && d.field === 'runs')) {
         showFieldErrors({ details: [{ field: 'plays', message: `Give a whole number from 1 to ${MAX_RUNS}, or leave it empty.` }] }, [[(f) => f === 'plays', plays]], runError);
       } else runError.show(err);
     }
@@ -366,14 +374,16 @@ export function renderEditor(main, ctx) {
     const scenarioId = id;
     void (async () => {
       try {
+        /** @type {Api.GetScenariosId} */
         const answer = await api('GET', `/v1/scenarios/${encodeURIComponent(scenarioId)}`, { signal: abort.signal });
         if (abort.signal.aborted) return;
         fill(answer.scenario.definition);
         heading.textContent = answer.scenario.name;
         show();
-        // The last run, if any: its result, or followed while it still runs.
+        // The last run, when there is one: its result, or followed while it still runs.
+        /** @type {Api.GetScenarios} */
         const list = await api('GET', '/v1/scenarios', { signal: abort.signal });
-        const last = list.scenarios.find((/** @type {any} */ s) => s.id === scenarioId)?.last_run;
+        const last = list.scenarios.find((s) => s.id === scenarioId)?.last_run;
         if (last && !abort.signal.aborted) await follow(last.id, false);
         else await showHistory();
       } catch (err) {

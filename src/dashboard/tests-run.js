@@ -7,6 +7,14 @@
  * words here, and anything not known yet is shown as the API wrote it. Every text from a run (the customer's and the
  * bot's lines) is a text node.
  */
+/** @import * as Api from './api-types' */
+/** @typedef {Api.GetScenarioRunsId} Run */
+/**
+ * A play's transcript as the run keeps it (src/scenarios/scenario-runner.ts, Transcript): the API describes it in words
+ * only, and an old run's may lack what a newer engine adds, so every field is read as maybe missing.
+ * @typedef {{ run?: number, session_id?: string | null, turns?: PlayTurn[], judge?: unknown }} Transcript
+ * @typedef {{ customer?: string, reply?: string | null, source?: string | null, handoff?: { kind?: string, connected?: boolean } | null, tools?: { name?: string, args?: unknown, ok?: boolean }[], ms?: number, passed?: boolean }} PlayTurn
+ */
 import { ApiError, api } from './api.js';
 import { errorBox, h, loading, replace } from './dom.js';
 import { when } from './time.js';
@@ -92,14 +100,15 @@ export function judgeErrorWords(error) {
 
 /**
  * What the AI judge said of one play, in words: each criterion, met or not, with the judge's reason; or why it gave
- * no verdict. Null when the test has no judge. @param {any} judge a transcript's `judge`: `{verdicts}` or `{error}`
+ * no verdict. Null when the test has no judge. @param {unknown} judge a transcript's `judge`: `{verdicts}` or `{error}`
  */
 export function judgeVerdicts(judge) {
   if (!judge || typeof judge !== 'object') return null;
+  const { error, verdicts: given } = /** @type {{ error?: unknown, verdicts?: unknown }} */ (judge);
   const heading = h('h3', {}, 'The AI judge');
-  if (typeof judge.error === 'string') return h('div', { class: 'judge' }, heading, h('p', { class: 'not-expected-list' }, h('strong', {}, 'No verdict. '), capital(judgeErrorWords(judge.error).replace(/^no verdict: /, ''))));
-  /** @type {{ criterion: string, pass: boolean, reason: string }[]} */
-  const verdicts = Array.isArray(judge.verdicts) ? judge.verdicts : [];
+  if (typeof error === 'string') return h('div', { class: 'judge' }, heading, h('p', { class: 'not-expected-list' }, h('strong', {}, 'No verdict. '), capital(judgeErrorWords(error).replace(/^no verdict: /, ''))));
+  /** @type {{ criterion?: unknown, pass?: unknown, reason?: unknown }[]} */
+  const verdicts = Array.isArray(given) ? given : [];
   return h('div', { class: 'judge' }, heading,
     h('ul', { class: 'plain verdicts' }, verdicts.map((v) => h('li', { class: `verdict ${v.pass ? 'ok' : 'bad'}` },
       h('span', { class: `badge ${v.pass ? 'ok' : 'bad'}` }, v.pass ? 'Met' : 'Not met'), ' ',
@@ -109,14 +118,13 @@ export function judgeVerdicts(judge) {
 
 /**
  * The failures of a run, in words: per play when it played more than once, the customer's message each one is about.
- * @param {any} run GET /v1/scenario-runs/{id}
+ * @param {Run} run GET /v1/scenario-runs/{id}
  */
 export function failureList(run) {
-  /** @type {{ run: number, turn: number, expectation: string, got: string }[]} */
   const failures = Array.isArray(run.failures) ? run.failures : [];
   if (failures.length === 0) return null;
   /** @param {number} play @param {number} turn */
-  const said = (play, turn) => run.transcripts?.find((/** @type {any} */ t) => t.run === play)?.turns?.[turn - 1]?.customer;
+  const said = (play, turn) => transcriptsOf(run).find((t) => t.run === play)?.turns?.[turn - 1]?.customer;
   return h('ul', { class: 'failures' }, failures.map((f) => {
     const message = said(f.run, f.turn);
     const where = f.turn === 0 ? 'Before the first message' : `Customer message ${f.turn}`;
@@ -134,7 +142,7 @@ export function passedWords(run) {
 
 /**
  * A run's result: passed N of M, the failures, and a link to its conversations.
- * @param {any} run @param {string} scenarioId @param {string} headingId the heading focus moves to when a run ends
+ * @param {Run} run @param {string} scenarioId @param {string} headingId the heading focus moves to when a run ends
  */
 export function runResult(run, scenarioId, headingId) {
   const all = run.passed === run.runs;
@@ -152,7 +160,7 @@ export function runResult(run, scenarioId, headingId) {
 /**
  * A test's earlier runs (GET /v1/scenarios/{id}/runs, newest first): when each was asked for, how it went, and a link
  * to read it. The API keeps the last 20 of each test.
- * @param {any[]} runs @param {string} scenarioId @param {string} headingId
+ * @param {Api.GetScenariosIdRuns['runs']} runs @param {string} scenarioId @param {string} headingId
  */
 export function runHistory(runs, scenarioId, headingId) {
   return [
@@ -160,7 +168,7 @@ export function runHistory(runs, scenarioId, headingId) {
     h('p', { class: 'hint' }, 'The last 20 runs are kept, newest first.'),
     runs.length === 0
       ? h('p', { class: 'empty' }, 'Not run yet.')
-      : h('ul', { class: 'plain run-history' }, runs.map((/** @type {any} */ r, /** @type {number} */ i) => {
+      : h('ul', { class: 'plain run-history' }, runs.map((r, i) => {
         const at = `Run ${runs.length - i}, ${when(r.finished_at ?? r.created_at)}`;
         const href = `/dashboard/tests/${encodeURIComponent(scenarioId)}/runs/${encodeURIComponent(r.id)}`;
         if (r.status !== 'done') {
@@ -180,10 +188,11 @@ export function runHistory(runs, scenarioId, headingId) {
 /**
  * Reads a run until it is done, saying how far it is in `status`. Resolves with the run once done; rejects with the
  * API's error. Stops (resolving null) when `signal` aborts: the user left.
- * @param {string} runId @param {(words: string) => void} progress @param {AbortSignal} signal @returns {Promise<any>}
+ * @param {string} runId @param {(words: string) => void} progress @param {AbortSignal} signal @returns {Promise<Run | null>}
  */
 export async function followRun(runId, progress, signal) {
   for (;;) {
+    /** @type {Run} */
     const run = await api('GET', `/v1/scenario-runs/${encodeURIComponent(runId)}`, { signal });
     if (signal.aborted) return null;
     if (run.status === 'done') return run;
@@ -214,8 +223,8 @@ export function renderRun(main, ctx) {
   void (async () => {
     try {
       const [scenario, run] = await Promise.all([
-        api('GET', `/v1/scenarios/${encodeURIComponent(scenarioId)}`, { signal: abort.signal }).then((a) => a.scenario).catch(() => null),
-        api('GET', `/v1/scenario-runs/${encodeURIComponent(runId)}`, { signal: abort.signal }),
+        /** @type {Promise<Api.GetScenariosId>} */ (api('GET', `/v1/scenarios/${encodeURIComponent(scenarioId)}`, { signal: abort.signal })).then((a) => a.scenario).catch(() => null),
+        /** @type {Promise<Run>} */ (api('GET', `/v1/scenario-runs/${encodeURIComponent(runId)}`, { signal: abort.signal })),
       ]);
       if (abort.signal.aborted) return;
       if (scenario) heading.textContent = `Test run of “${scenario.name}”`;
@@ -228,7 +237,7 @@ export function renderRun(main, ctx) {
       replace(body,
         h('p', { class: `outcome ${run.passed === run.runs ? 'ok' : 'bad'}` }, h('strong', {}, passedWords(run)), `. Finished ${when(run.finished_at)}`, channel ? ` on ${channel}` : '', '.'),
         h('p', { class: 'hint' }, 'A test conversation: no customer, colleague, report or webhook sees it.'),
-        (Array.isArray(run.transcripts) ? run.transcripts : []).map((/** @type {any} */ t) => play(t, run)),
+        transcriptsOf(run).map((t) => play(t, run)),
         run.transcripts?.length ? null : [h('p', {}, 'No conversation was played.'), failureList(run)]);
     } catch (err) {
       if (abort.signal.aborted) return;
@@ -243,28 +252,33 @@ export function renderRun(main, ctx) {
 /** A failure the AI judge gave (shown with its verdicts, not under a reply). @param {{ expectation: string }} f */
 const isJudged = (f) => f.expectation === 'judge' || f.expectation.startsWith('judge: ');
 
-/** One play of a run: each message and reply, with who answered; a message whose reply was not as expected says why. @param {any} t @param {any} run */
+/** One play of a run: each message and reply, with who answered; a message whose reply was not as expected says why. @param {Transcript} t @param {Run} run */
 function play(t, run) {
   const turns = Array.isArray(t.turns) ? t.turns : [];
-  const failures = (Array.isArray(run.failures) ? run.failures : []).filter((/** @type {any} */ f) => f.run === t.run);
-  const outside = failures.filter((/** @type {any} */ f) => f.turn === 0 || f.turn > turns.length);
+  const failures = (Array.isArray(run.failures) ? run.failures : []).filter((f) => f.run === t.run);
+  const outside = failures.filter((f) => f.turn === 0 || f.turn > turns.length);
   const passed = failures.length === 0;
   const headingId = `run-${t.run}`;
   return h('section', { class: 'card play', 'aria-labelledby': headingId },
     h('h2', { id: headingId }, run.runs > 1 ? `Run ${t.run}` : 'The conversation', h('span', { class: `badge ${passed ? 'ok' : 'bad'}` }, passed ? 'As expected' : 'Not as expected')),
-    h('ol', { class: 'transcript' }, turns.flatMap((/** @type {any} */ turn, /** @type {number} */ i) => [
+    h('ol', { class: 'transcript' }, turns.flatMap((turn, i) => [
       h('li', { class: 'msg from-customer' }, h('p', { class: 'label' }, `Customer (message ${i + 1})`), h('p', { class: 'msg-text' }, String(turn.customer ?? ''))),
       h('li', { class: `msg from-bot${turn.passed ? '' : ' not-expected'}` },
         h('p', { class: 'label' }, 'Bot', turn.source ? ` · answered by ${ANSWERED_BY[turn.source] ?? turn.source}` : '', typeof turn.ms === 'number' ? ` · ${seconds(turn.ms)}` : ''),
         h('p', { class: 'msg-text' }, turn.reply == null ? h('em', {}, 'No reply: a person of the team would answer this message.') : String(turn.reply)),
         turn.handoff ? h('p', { class: 'meta' }, turn.handoff.kind === 'forward' ? 'Forwarded the question to the team.' : `Handed over to a person${turn.handoff.connected ? ' (put through)' : ''}.`) : null,
         Array.isArray(turn.tools) && turn.tools.length
-          ? h('ul', { class: 'plain meta' }, turn.tools.map((/** @type {any} */ c) => h('li', {}, `Used the tool ${String(c.name)} with ${JSON.stringify(c.args)}: ${c.ok ? 'it answered' : 'it failed'}.`)))
+          ? h('ul', { class: 'plain meta' }, turn.tools.map((c) => h('li', {}, `Used the tool ${String(c.name)} with ${JSON.stringify(c.args)}: ${c.ok ? 'it answered' : 'it failed'}.`)))
           : null,
-        turn.passed ? null : h('ul', { class: 'plain not-expected-list' }, failures.filter((/** @type {any} */ f) => f.turn === i + 1 && !isJudged(f)).map((/** @type {any} */ f) =>
+        turn.passed ? null : h('ul', { class: 'plain not-expected-list' }, failures.filter((f) => f.turn === i + 1 && !isJudged(f)).map((f) =>
           h('li', {}, h('strong', {}, 'Not as expected: '), `expected ${expectedWords(f.expectation)}; got ${gotWords(f.expectation, f.got)}.`)))),
     ])),
     judgeVerdicts(t.judge),
     // A failure before the first message, or of a message that got no turn (the turn failed): listed after the lines.
     outside.length ? failureList({ ...run, failures: outside }) : null);
+}
+
+/** A run's transcripts (stored JSON, read as Transcript says). @param {Run} run @returns {Transcript[]} */
+function transcriptsOf(run) {
+  return Array.isArray(run.transcripts) ? run.transcripts : [];
 }

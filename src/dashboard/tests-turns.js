@@ -10,15 +10,20 @@ import { ANSWERED_BY } from './tests-run.js';
 /** The latency ceiling's limit, in seconds (docs/scenarios.md, "Limits": 2 minutes). */
 export const MAX_SECONDS = 120;
 
-/** The expectations the form edits; any other of a turn's `expect` is kept as it is. */
+/** The expectations the form edits; every other of a turn's `expect` is kept as it is. */
 const FORM_EXPECT = ['contains', 'not_contains', 'source', 'handoff', 'max_ms'];
 
 /** @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Control */
 /** @typedef {Array<[(field: string) => boolean, Control]>} Controls */
+/**
+ * A customer message as the form edits it: the scenario's turn (POST /v1/scenarios), its `expect` read as what was
+ * written (JSON the owner may have typed), not yet checked by the API.
+ * @typedef {{ customer: string, expect?: Record<string, unknown> }} TurnDraft
+ */
 
 /**
  * A row for one customer message (a scenario's turn). `onRemove` is called when its Remove button is pressed.
- * @param {any} turn @param {() => void} onRemove
+ * @param {TurnDraft | undefined} turn @param {() => void} onRemove
  */
 export function turnRow(turn, onRemove) {
   const e = turn?.expect ?? {};
@@ -110,6 +115,6 @@ export function formMessage(d) {
 /** JSON with the keys of every object in order: two scenarios that say the same compare equal. @param {unknown} value @returns {string} */
 export function canonical(value) {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(/** @type {any} */ (value)[k])}`).join(',')}}`;
+  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(/** @type {Record<string, unknown>} */ (value)[k])}`).join(',')}}`;
   return JSON.stringify(value);
 }

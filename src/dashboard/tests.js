@@ -5,6 +5,7 @@
  * run (./tests-editor.js), and a run's conversations (./tests-run.js). Addresses: /dashboard/tests, /tests/new,
  * /tests/{id}, /tests/{id}/runs/{runId}.
  */
+/** @import * as Api from './api-types' */
 import { ApiError, api } from './api.js';
 import { busy, errorBox, h, loading, replace, uid } from './dom.js';
 import { when } from './time.js';
@@ -48,10 +49,11 @@ function renderList(main) {
     error.el,
     list);
   const abort = new AbortController();
-  /** @type {any[]} */
+  /** @type {Api.GetScenarios['scenarios']} */
   let tests = [];
 
   async function load() {
+    /** @type {Api.GetScenarios} */
     const answer = await api('GET', '/v1/scenarios', { signal: abort.signal });
     if (abort.signal.aborted) return;
     list.setAttribute('aria-busy', 'false');
@@ -139,6 +141,7 @@ async function runEvery(tests, say, signal) {
     while (waiting.length) {
       const next = /** @type {{ id: string, name: string }} */ (waiting[0]);
       try {
+        /** @type {Api.PostScenariosIdRuns} */
         const started = await api('POST', `/v1/scenarios/${encodeURIComponent(next.id)}/runs`, { body: {}, signal });
         open.set(started.run.id, { scenarioId: next.id, name: next.name });
         waiting.shift();
@@ -163,6 +166,7 @@ async function runEvery(tests, say, signal) {
     await pause(POLL_MS, signal);
     if (signal.aborted) return null;
     for (const [runId, test] of [...open]) {
+      /** @type {Api.GetScenarioRunsId} */
       const run = await api('GET', `/v1/scenario-runs/${encodeURIComponent(runId)}`, { signal });
       if (signal.aborted) return null;
       if (run.status === 'done') {
@@ -175,7 +179,7 @@ async function runEvery(tests, say, signal) {
   return tests.flatMap((t) => done.filter((d) => d.scenarioId === t.id));
 }
 
-/** One test: its name, channel, and how its last run went. @param {any} s */
+/** One test: its name, channel, and how its last run went. @param {Api.GetScenarios['scenarios'][number]} s */
 function row(s) {
   const last = s.last_run;
   const turns = Array.isArray(s.definition?.turns) ? s.definition.turns.length : 0;

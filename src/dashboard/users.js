@@ -5,6 +5,8 @@
  * user who lost theirs or forgot their password, removing. Admins add agents only: an invite link sets a password, so
  * owners' and admins' links are made by owners (README: Sign in); admins name agents and themselves.
  */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetUsers['users']>[number]} User */
 import { MAX_NAME_CHARS } from './account.js';
 import { api, currentSession, saveSession } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors, shownOnce, uid } from './dom.js';
@@ -34,17 +36,18 @@ export function renderUsers(main) {
   let stopped = false;
   async function load() {
     try {
+      /** @type {Api.GetUsers} */
       const answer = await api('GET', '/v1/users');
       if (stopped) return;
       list.setAttribute('aria-busy', 'false');
-      replace(list, h('ul', { class: 'users' }, answer.users.map((/** @type {any} */ u) => {
+      replace(list, h('ul', { class: 'users' }, (answer.users ?? []).map((u) => {
         const remove = h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${String(u.email)}` }, 'Remove');
         remove.addEventListener('click', () => {
           listError.clear();
           if (!confirm(`Remove ${String(u.email)}? All their tokens stop working at once.`)) return;
           void busy(remove, async () => {
             try {
-              await api('DELETE', `/v1/users/${encodeURIComponent(u.id)}`);
+              await api('DELETE', `/v1/users/${encodeURIComponent(String(u.id))}`);
               await load();
             } catch (err) {
               listError.show(err);
@@ -57,7 +60,8 @@ export function renderUsers(main) {
           listError.clear();
           void busy(invite, async () => {
             try {
-              const answer = await api('POST', `/v1/users/${encodeURIComponent(u.id)}/invite`);
+              /** @type {Api.PostUsersIdInvite} */
+              const answer = await api('POST', `/v1/users/${encodeURIComponent(String(u.id))}/invite`);
               replace(link, shownOnce('Invite link', String(answer.invite_url), `Send this link to ${String(u.email)}: it sets a new password, works once, and their older links stop working.`),
                 localAddressNote(String(answer.invite_url), 'this invite link'),
                 answer.invite_emailed ? h('p', { class: 'ok-note' }, `Also emailed to ${String(u.email)}.`) : null);
@@ -85,6 +89,7 @@ export function renderUsers(main) {
     clearFieldErrors([email, name]);
     void busy(addButton, async () => {
       try {
+        /** @type {Api.PostUsers} */
         const answer = await api('POST', '/v1/users', { body: { email: email.value.trim(), role: role.value, ...(name.value.trim() ? { name: name.value } : {}) } });
         email.value = '';
         name.value = '';
@@ -108,19 +113,19 @@ export function renderUsers(main) {
 /**
  * Whether this screen offers to change a user's name: owners name anyone, admins agents and themselves (signed in with
  * a token the role is not known, and the service says no when it must).
- * @param {any} u a user of GET /v1/users
+ * @param {User} u a user of GET /v1/users
  */
 function mayRename(u) {
   const me = currentSession();
   return me?.role !== 'admin' || u.role === 'agent' || u.id === me.userId;
 }
 
-/** How the list names a user: their name and email, or the email alone. @param {any} u */
+/** How the list names a user: their name and email, or the email alone. @param {{ name?: string | null, email?: string }} u */
 function whoIs(u) {
   return u.name ? `${String(u.name)} · ${String(u.email)}` : String(u.email);
 }
 
-/** A user's name, changed in place (PATCH /v1/users/{id}); `who` is the list's line that names them. @param {any} u @param {HTMLElement} who */
+/** A user's name, changed in place (PATCH /v1/users/{id}); `who` is the list's line that names them. @param {User} u @param {HTMLElement} who */
 function renameForm(u, who) {
   const input = h('input', { type: 'text', value: u.name ?? '', maxlength: MAX_NAME_CHARS, autocomplete: 'off', id: uid('user-name') });
   const error = errorBox();
@@ -137,7 +142,8 @@ function renameForm(u, who) {
     status.textContent = '';
     void busy(button, async () => {
       try {
-        const answer = await api('PATCH', `/v1/users/${encodeURIComponent(u.id)}`, { body: { name: input.value } });
+        /** @type {Api.PatchUsersId} */
+        const answer = await api('PATCH', `/v1/users/${encodeURIComponent(String(u.id))}`, { body: { name: input.value } });
         input.value = answer.user.name ?? '';
         who.textContent = whoIs(answer.user);
         status.textContent = answer.user.name ? `Saved: ${String(answer.user.name)}.` : 'Saved: no name.';

@@ -1,5 +1,8 @@
 // @ts-check
 /** Webhooks: a URL per event, its secret shown once, rotation, the test button and the delivery log with retry. */
+/** @import * as Api from './api-types' */
+/** @typedef {NonNullable<Api.GetWebhooks['webhooks']>[number]} Webhook */
+/** @typedef {NonNullable<Api.GetWebhooksDeliveries['deliveries']>[number]} Delivery */
 import { api } from './api.js';
 import { busy, errorBox, field, h, loading, replace, shownOnce } from './dom.js';
 import { when } from './time.js';
@@ -29,10 +32,11 @@ export function renderWebhooks(main) {
 
   async function load() {
     try {
+      /** @type {Api.GetWebhooks} */
       const answer = await api('GET', '/v1/webhooks');
       if (stopped) return;
-      /** @type {Map<string, any>} */
-      const byEvent = new Map(answer.webhooks.map((/** @type {any} */ w) => [w.event, w]));
+      /** @type {Map<string | undefined, Webhook>} */
+      const byEvent = new Map((answer.webhooks ?? []).map((w) => [w.event, w]));
       replace(endpoints, Object.entries(EVENTS).map(([event, { title, about }]) => endpointCard(event, title, about, byEvent.get(event), loadLog)));
     } catch (err) {
       if (!stopped) {
@@ -43,11 +47,13 @@ export function renderWebhooks(main) {
   }
   async function loadLog() {
     try {
+      /** @type {Api.GetWebhooksDeliveries} */
       const answer = await api('GET', '/v1/webhooks/deliveries?limit=20');
       if (stopped) return;
-      replace(log, answer.deliveries.length === 0
+      const deliveries = answer.deliveries ?? [];
+      replace(log, deliveries.length === 0
         ? h('p', { class: 'empty' }, 'No deliveries yet. Set a URL above and press its Test button to send one.')
-        : h('ul', { class: 'notes' }, answer.deliveries.map((/** @type {any} */ d) => delivery(d, loadLog))));
+        : h('ul', { class: 'notes' }, deliveries.map((d) => delivery(d, loadLog))));
     } catch (err) {
       if (!stopped) replace(log, h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
     }
@@ -60,7 +66,7 @@ export function renderWebhooks(main) {
   };
 }
 
-/** @param {string} event @param {string} title @param {string} about @param {any} w @param {() => Promise<void>} reloadLog */
+/** @param {string} event @param {string} title @param {string} about @param {Webhook | undefined} w @param {() => Promise<void>} reloadLog */
 function endpointCard(event, title, about, w, reloadLog) {
   const url = h('input', { type: 'url', required: true, value: w?.url ?? '', placeholder: 'https://your-system.example.com/hooks', autocomplete: 'off' });
   const error = errorBox();
@@ -73,13 +79,14 @@ function endpointCard(event, title, about, w, reloadLog) {
   const test = h('button', { type: 'button', class: 'quiet', disabled: !w }, 'Test');
   const result = h('p', { class: 'hint', role: 'status' });
   const form = h('form', { class: 'card', 'aria-label': `${title} webhook` }, h('h2', {}, title), h('p', {}, about), status, field('URL', url), error.el, h('div', { class: 'row' }, save, rotate, test), result, secret);
-  /** @param {any} answer */
+  /** @param {Api.PutWebhooksEvent | Api.PostWebhooksEventSecret} answer */
   const showSecret = (answer) => typeof answer.secret === 'string' && replace(secret, shownOnce('Signing secret', answer.secret, 'Copy it into your receiver now: it is not shown again.'));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     error.clear();
     void busy(save, async () => {
       try {
+        /** @type {Api.PutWebhooksEvent} */
         const answer = await api('PUT', `/v1/webhooks/${event}`, { body: { url: url.value.trim() } });
         rotate.disabled = false;
         test.disabled = false;
@@ -95,7 +102,9 @@ function endpointCard(event, title, about, w, reloadLog) {
     if (!confirm('Make a new secret? For 24 hours deliveries are signed with both the new and the previous one.')) return;
     void busy(rotate, async () => {
       try {
-        showSecret(await api('POST', `/v1/webhooks/${event}/secret`));
+        /** @type {Api.PostWebhooksEventSecret} */
+        const answer = await api('POST', `/v1/webhooks/${event}/secret`);
+        showSecret(answer);
       } catch (err) {
         error.show(err);
       }
@@ -106,6 +115,7 @@ function endpointCard(event, title, about, w, reloadLog) {
     result.textContent = 'Sending the test event…';
     void busy(test, async () => {
       try {
+        /** @type {Api.PostWebhooksTest} */
         const d = await api('POST', '/v1/webhooks/test', { body: { event } });
         result.textContent = `Test ${String(d.status)}: HTTP ${d.last_status ?? '—'}${d.last_error ? `, ${String(d.last_error)}` : ''}.`;
         await reloadLog();
@@ -118,7 +128,7 @@ function endpointCard(event, title, about, w, reloadLog) {
   return form;
 }
 
-/** @param {any} d @param {() => Promise<void>} reloadLog */
+/** @param {Delivery} d @param {() => Promise<void>} reloadLog */
 function delivery(d, reloadLog) {
   const retry = h('button', { type: 'button', class: 'quiet' }, 'Retry now');
   const error = errorBox();
@@ -126,7 +136,7 @@ function delivery(d, reloadLog) {
     error.clear();
     void busy(retry, async () => {
       try {
-        await api('POST', `/v1/webhooks/deliveries/${encodeURIComponent(d.id)}/retry`);
+        await api('POST', `/v1/webhooks/deliveries/${encodeURIComponent(String(d.id))}/retry`);
         // Queued (202): the attempt goes out right after; the log is read again once it has had time to.
         retry.textContent = 'Queued…';
         await new Promise((resolve) => setTimeout(resolve, RETRY_SETTLE_MS));
@@ -136,11 +146,11 @@ function delivery(d, reloadLog) {
       }
     });
   });
-  const attempts = Array.isArray(d.attempts) ? d.attempts : [];
+  const attempts = d.attempts ?? [];
   return h('li', {},
     h('p', {}, h('strong', {}, String(d.event)), ` · ${String(d.status)} · ${d.attempt_count} attempts · ${when(d.created_at)}`),
     d.last_error ? h('p', { class: 'meta' }, `Last error: ${String(d.last_error)}`) : null,
-    attempts.length ? h('details', {}, h('summary', {}, 'Attempts'), h('ul', { class: 'plain' }, attempts.map((/** @type {any} */ a) =>
+    attempts.length ? h('details', {}, h('summary', {}, 'Attempts'), h('ul', { class: 'plain' }, attempts.map((a) =>
       h('li', {}, `#${a.attempt} ${String(a.status)} · HTTP ${a.http_status ?? '—'} · ${a.latency_ms} ms${a.error ? ` · ${String(a.error)}` : ''}`)))) : null,
     error.el, retry);
 }

@@ -11,21 +11,26 @@ export const CHANNELS = { phone: 'Phone', whatsapp: 'WhatsApp', webchat: 'Websit
 /** @type {Record<string, string>} */
 export const SOURCES = { integrator: 'your system', ai: 'the AI', knowledge_base: 'the knowledge base', fallback: 'a standard sentence (nothing else answered)' };
 
-/** @param {any} customer @returns {string} */
+/** @typedef {{ name?: string | null, email?: string | null }} Agent a colleague as the API names them */
+
+/** A non-empty string, or null. @param {unknown} value */
+const words = (value) => (typeof value === 'string' && value !== '' ? value : null);
+
+/** @param {Record<string, unknown> | null | undefined} customer @returns {string} */
 export function customerName(customer) {
-  return customer?.name || customer?.phone || customer?.email || 'Unknown customer';
+  return words(customer?.name) ?? words(customer?.phone) ?? words(customer?.email) ?? 'Unknown customer';
 }
 
 /**
  * A conversation as a list names it: the service's label (the customer's name, email or number, else the first words
  * of their first message; src/text/conversation-label.ts), shown as text.
- * @param {any} c a row of GET /v1/sessions or /v1/inbox
+ * @param {{ label?: string, customer?: Record<string, unknown> | null } | null | undefined} c a row of GET /v1/sessions or /v1/inbox
  */
 export function conversationName(c) {
   return typeof c?.label === 'string' && c.label !== '' ? c.label : customerName(c?.customer);
 }
 
-/** Who wrote a message, in words. @param {{ from: string, agent?: any, source?: string | null }} m */
+/** Who wrote a message, in words. @param {{ from?: string, agent?: Agent | null, source?: string | null }} m */
 export function fromWords(m) {
   if (m.from === 'customer') return 'Customer';
   if (m.from === 'agent') return m.agent ? agentName(m.agent) : 'Team';
@@ -33,12 +38,12 @@ export function fromWords(m) {
   return 'Bot';
 }
 
-/** @param {any} agent @returns {string} */
+/** @param {Agent | null | undefined} agent @returns {string} */
 export function agentName(agent) {
   return agent?.name || agent?.email || 'a colleague';
 }
 
-/** Who handles a conversation now, in words. @param {{ handled_by?: string, agent?: any, status?: string }} c */
+/** Who handles a conversation now, in words. @param {{ handled_by?: string, agent?: Agent | null, status?: string }} c */
 export function holderWords(c) {
   if (c.handled_by === 'agent') return `With ${agentName(c.agent)}`;
   if (c.handled_by === 'waiting') return 'Waiting for a person';
@@ -50,13 +55,14 @@ export function holderWords(c) {
  * A handoff in words, per channel. On web chat and WhatsApp a person asked for waits in the Inbox (the API says
  * `connected: false` for every one), so "not connected" is the phone's word only; and a conversation a person of the
  * team answered is never "not connected".
- * @param {any} handoff @param {{ channel?: string, answered_by_team?: boolean, handled_by?: string }} [c]
+ * @param {unknown} handoff as the API gives it: `{kind, connected, …}` @param {{ channel?: string, answered_by_team?: boolean, handled_by?: string }} [c]
  */
 export function handoffWords(handoff, c = {}) {
-  if (handoff?.kind === 'forward') return 'Forwarded to the team';
-  if (handoff?.kind !== 'human') return 'Handed to the team';
+  const { kind, connected } = handoff && typeof handoff === 'object' ? /** @type {{ kind?: unknown, connected?: unknown }} */ (handoff) : {};
+  if (kind === 'forward') return 'Forwarded to the team';
+  if (kind !== 'human') return 'Handed to the team';
   if (c.answered_by_team) return 'Asked for a person (answered)';
-  if (c.channel === 'phone' && handoff.connected === false) return 'Asked for a person (not connected)';
+  if (c.channel === 'phone' && connected === false) return 'Asked for a person (not connected)';
   return 'Asked for a person';
 }
 

@@ -4,6 +4,7 @@
  * them), and the signed-in user's own name and email (account.js). What is saved is shown at once, in the header
  * too; a new time zone shows every time in it from then on (time.js).
  */
+/** @import * as Api from './api-types' */
 import { api, currentSession, saveSession } from './api.js';
 import { busy, clearFieldErrors, errorBox, field, h, loading, replace, showFieldErrors } from './dom.js';
 import { yourselfSection } from './account.js';
@@ -16,7 +17,7 @@ export function renderWorkspace(main, ctx) {
     h('section', { class: 'card', 'aria-labelledby': 'ws' }, h('h2', { id: 'ws' }, 'Your workspace'), settings),
     yourselfSection(ctx.session));
   let stopped = false;
-  api('GET', '/v1/workspace').then(
+  /** @type {Promise<Api.GetWorkspace>} */ (api('GET', '/v1/workspace')).then(
     (w) => !stopped && replace(settings, workspaceForm(w, ctx.session.role === 'owner' || ctx.session.role === 'manager')),
     (err) => !stopped && replace(settings, h('p', { class: 'error', role: 'alert' }, err.message)),
   );
@@ -53,6 +54,7 @@ function workspaceForm(w, owner) {
     saved.textContent = '';
     void busy(button, async () => {
       try {
+        /** @type {Api.PatchWorkspace} */
         const answer = await api('PATCH', '/v1/workspace', { body: { name: name.value, time_zone: zone.value || null, webchat_idle_minutes: Number(idle.value) } });
         name.value = answer.name;
         zone.value = answer.time_zone ?? '';

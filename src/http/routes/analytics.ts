@@ -34,12 +34,15 @@ const periodQuery: Record<string, JsonSchema> = {
 };
 const percentiles: JsonSchema = {
   type: 'object',
+  required: ['p50', 'p95'],
   properties: { p50: { type: ['integer', 'null'] }, p95: { type: ['integer', 'null'] } },
   description: 'Milliseconds, read from fixed histogram buckets (docs/analytics.md); null when nothing was measured.',
 };
+const ANSWERERS = ['integrator', 'knowledge_base', 'ai', 'fallback', 'agent'];
 const answeredBy: JsonSchema = {
   type: 'object',
-  properties: Object.fromEntries(['integrator', 'knowledge_base', 'ai', 'fallback', 'agent'].map((k) => [k, { type: 'integer' }])),
+  required: ANSWERERS,
+  properties: Object.fromEntries(ANSWERERS.map((k) => [k, { type: 'integer' }])),
 };
 const badInput = { description: `from not before to, a period over ${MAX_PERIOD_DAYS} days, an unknown channel or bucket.`, schema: errorSchema };
 
@@ -81,17 +84,19 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
               first_reply_ms_by_channel: { type: 'object', additionalProperties: percentiles },
               integrator: {
                 type: 'object',
+                required: ['requests', 'answers', 'no_answer', 'latency_ms', 'down_periods'],
                 properties: {
                   requests: { type: 'integer' },
                   answers: { type: 'integer' },
-                  no_answer: { type: 'object', properties: Object.fromEntries(['timeout', 'status', 'invalid', 'empty', 'down'].map((k) => [k, { type: 'integer' }])) },
+                  no_answer: { type: 'object', required: ['timeout', 'status', 'invalid', 'empty', 'down'], properties: Object.fromEntries(['timeout', 'status', 'invalid', 'empty', 'down'].map((k) => [k, { type: 'integer' }])) },
                   latency_ms: percentiles,
-                  down_periods: { type: 'array', items: { type: 'object', properties: { from: { type: 'string' }, to: { type: ['string', 'null'] } } } },
+                  down_periods: { type: 'array', items: { type: 'object', required: ['from', 'to'], properties: { from: { type: 'string' }, to: { type: ['string', 'null'] } } } },
                 },
               },
               satisfaction: {
                 type: 'object',
                 description: 'The answers to the question put after a colleague closed a conversation, given in the period: how many, and their mean score (1..5; null with none).',
+                required: ['responses', 'average'],
                 properties: { responses: { type: 'integer' }, average: { type: ['number', 'null'] } },
               },
             },
@@ -117,6 +122,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
           description: 'Buckets, oldest first.',
           schema: {
             type: 'object',
+            required: ['bucket', 'time_zone', 'buckets'],
             properties: {
               bucket: { enum: ['hour', 'day'] },
               time_zone: { type: 'string' },
@@ -124,6 +130,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
                 type: 'array',
                 items: {
                   type: 'object',
+                  required: ['start', 'conversations', 'conversations_by_channel', 'customer_messages', 'handed_over', 'answered_by', 'integrator_latency_ms'],
                   properties: {
                     start: { type: 'string', format: 'date-time' },
                     conversations: { type: 'integer' },
@@ -159,11 +166,13 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDefinition[] {
           description: 'Questions; `complete` false when the period had more such messages than were grouped (the newest were).',
           schema: {
             type: 'object',
+            required: ['questions', 'complete'],
             properties: {
               questions: {
                 type: 'array',
                 items: {
                   type: 'object',
+                  required: ['text', 'count', 'last_at', 'session_ids', 'sessions'],
                   properties: {
                     text: { type: 'string' },
                     count: { type: 'integer' },

@@ -10,6 +10,7 @@ import { route, type RouteDefinition } from '../route.ts';
 const responseProblems = { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } };
 const integrationSchema = {
   type: 'object',
+  required: ['endpoint_url', 'tools_base', 'key_hint', 'updated_at'],
   properties: {
     endpoint_url: { type: 'string' },
     tools_base: { type: 'string' },
@@ -19,16 +20,18 @@ const integrationSchema = {
     health: {
       type: 'object',
       description: 'The endpoint health (docs/architecture.md, "Endpoint health"): healthy, degraded (a failure lately), down (failed `down_after.failures` times in a row: turns do not wait; requests are still sent and probed), probing (answering again). Every state but down waits the whole deadline.',
+      required: ['state', 'contacted', 'advice', 'since', 'wait_ms', 'deadline_ms', 'down_after', 'consecutive_failures', 'last_problem', 'answer_p99_ms', 'recent', 'probe_interval_ms'],
       properties: {
         state: { type: 'string', enum: ['healthy', 'degraded', 'down', 'probing'] },
         contacted: { type: 'boolean', description: 'false until a request reached (or tried to reach) this URL since it was saved: the dashboard says "Not contacted yet".' },
         advice: { type: ['string', 'null'], description: 'The latest failure in words for the owner, with what to do; null when none was seen.' },
         since: { type: 'string', format: 'date-time' },
-        wait_ms: { type: 'object', description: 'How long a turn waits now, ms: the deadline, or 0 while down.', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
-        deadline_ms: { type: 'object', description: 'The deadlines waited in full unless the endpoint is down, ms.', properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
+        wait_ms: { type: 'object', description: 'How long a turn waits now, ms: the deadline, or 0 while down.', required: ['phone', 'whatsapp'], properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
+        deadline_ms: { type: 'object', description: 'The deadlines waited in full unless the endpoint is down, ms.', required: ['phone', 'whatsapp'], properties: { phone: { type: 'integer' }, whatsapp: { type: 'integer' } } },
         down_after: {
           type: 'object',
           description: 'What takes the endpoint down: this many failures in a row, each within within_ms of the last.',
+          required: ['failures', 'within_ms'],
           properties: { failures: { type: 'integer' }, within_ms: { type: 'integer' } },
         },
         consecutive_failures: { type: 'integer' },
@@ -36,6 +39,7 @@ const integrationSchema = {
         answer_p99_ms: { type: ['integer', 'null'], description: 'p99 of the recent answer times, ms: a figure to watch; it never shortens a wait.' },
         recent: {
           type: 'object',
+          required: ['answer', 'invalid', 'timeout', 'connection', 'status_5xx'],
           properties: { answer: { type: 'integer' }, invalid: { type: 'integer' }, timeout: { type: 'integer' }, connection: { type: 'integer' }, status_5xx: { type: 'integer' } },
         },
         probe_interval_ms: { type: 'integer', description: 'While down, how often the endpoint is tried again (a probe), ms.' },

@@ -90,10 +90,12 @@ const LANGUAGE_TAG = '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$';
 
 const phoneSettingsSchema = {
   type: 'object',
+  required: ['numbers', 'transfer_number', 'team_hours', 'language', 'greeting', 'team_available', 'available_now', 'updated_at', 'voice_url', 'calls'],
   properties: {
     numbers: { type: 'array', items: { type: 'string' } },
     transfer_number: { type: ['string', 'null'] },
-    team_hours: {},
+    // As PUT stored it, after the same schema.
+    team_hours: { anyOf: [teamHoursSchema, { type: 'null' }] },
     language: { type: 'string' },
     greeting: { type: ['string', 'null'] },
     team_available: { type: 'boolean', description: 'The manual switch (PUT /v1/team).' },
@@ -103,6 +105,7 @@ const phoneSettingsSchema = {
     calls: {
       type: 'object',
       description: 'Whether calls can come in yet, and if not a sentence saying why and who can change it.',
+      required: ['ready', 'reason'],
       properties: { ready: { type: 'boolean' }, reason: { type: ['string', 'null'] } },
     },
   },

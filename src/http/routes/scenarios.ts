@@ -21,11 +21,13 @@ const time = { type: 'string', format: 'date-time' };
 
 const scenarioView: JsonSchema = {
   type: 'object',
+  required: ['id', 'name', 'definition', 'created_at', 'updated_at'],
   properties: { id: uuid, name: { type: 'string' }, definition: scenarioSchema, created_at: time, updated_at: time },
 };
 
 const failure: JsonSchema = {
   type: 'object',
+  required: ['run', 'turn', 'expectation', 'got'],
   properties: {
     run: { type: 'integer', description: 'Which play of the run (1-based).' },
     turn: { type: 'integer', description: "Which customer turn (1-based); 0 before the first (the integrator could not be used, or the run could not finish); the judge's on the last turn played." },
@@ -36,6 +38,7 @@ const failure: JsonSchema = {
 
 const runView: JsonSchema = {
   type: 'object',
+  required: ['id', 'scenario_id', 'status', 'runs', 'passed', 'pass_rate', 'failures', 'transcripts', 'created_at', 'started_at', 'finished_at'],
   properties: {
     id: uuid,
     scenario_id: uuid,
@@ -57,9 +60,24 @@ const runView: JsonSchema = {
   },
 };
 
+/** A scenario's newest run in the list of scenarios; null before its first. */
+const lastRun: JsonSchema = {
+  type: ['object', 'null'],
+  required: ['id', 'status', 'runs', 'passed', 'pass_rate', 'finished_at'],
+  properties: {
+    id: uuid,
+    status: { enum: ['running', 'done'] },
+    runs: { type: ['integer', 'null'] },
+    passed: { type: ['integer', 'null'] },
+    pass_rate: { type: ['number', 'null'], description: 'passed / runs once done; null while running.' },
+    finished_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+
 /** A run in a scenario's list of runs: its outcome without failures or transcripts (those: GET /v1/scenario-runs/{id}). */
 const runSummary: JsonSchema = {
   type: 'object',
+  required: ['id', 'status', 'runs', 'passed', 'pass_rate', 'created_at', 'started_at', 'finished_at'],
   properties: {
     id: uuid,
     status: (runView.properties as Record<string, JsonSchema>).status!,
@@ -95,10 +113,11 @@ export function scenarioRoutes(scenarios: ScenariosService): RouteDefinition[] {
           description: 'The scenarios.',
           schema: {
             type: 'object',
+            required: ['scenarios'],
             properties: {
               scenarios: {
                 type: 'array',
-                items: { ...scenarioView, properties: { ...(scenarioView.properties as object), last_run: { type: ['object', 'null'] } } },
+                items: { ...scenarioView, required: [...(scenarioView.required as string[]), 'last_run'], properties: { ...(scenarioView.properties as object), last_run: lastRun } },
               },
             },
           },
@@ -117,7 +136,7 @@ export function scenarioRoutes(scenarios: ScenariosService): RouteDefinition[] {
       access: 'manager',
       // Checked whole by the service (src/scenarios/scenario-check.ts): a judge or persona is a 422 before the shape.
       describedBody: { contentType: 'application/json', schema: scenarioSchema, required: true },
-      responses: { 201: { description: 'Added.', schema: { type: 'object', properties: { scenario: scenarioView } } }, ...invalid },
+      responses: { 201: { description: 'Added.', schema: { type: 'object', required: ['scenario'], properties: { scenario: scenarioView } } }, ...invalid },
       async handler({ req, workspaceId }) {
         return { status: 201, body: { scenario: await scenarios.create(workspaceId, req.body) } };
       },
@@ -160,7 +179,7 @@ export function scenarioRoutes(scenarios: ScenariosService): RouteDefinition[] {
       tag: 'scenarios',
       summary: 'One test scenario as written.',
       access: 'manager',
-      responses: { 200: { description: 'The scenario.', schema: { type: 'object', properties: { scenario: scenarioView } } }, 404: { description: 'No such scenario in this workspace.' } },
+      responses: { 200: { description: 'The scenario.', schema: { type: 'object', required: ['scenario'], properties: { scenario: scenarioView } } }, 404: { description: 'No such scenario in this workspace.' } },
       async handler({ params, workspaceId }) {
         return { status: 200, body: { scenario: await scenarios.get(workspaceId, params.id) } };
       },
@@ -173,7 +192,7 @@ export function scenarioRoutes(scenarios: ScenariosService): RouteDefinition[] {
       summary: 'Replace a test scenario (its runs so far keep the version they played).',
       access: 'manager',
       describedBody: { contentType: 'application/json', schema: scenarioSchema, required: true },
-      responses: { 200: { description: 'Replaced.', schema: { type: 'object', properties: { scenario: scenarioView } } }, 404: { description: 'No such scenario in this workspace.' }, ...invalid },
+      responses: { 200: { description: 'Replaced.', schema: { type: 'object', required: ['scenario'], properties: { scenario: scenarioView } } }, 404: { description: 'No such scenario in this workspace.' }, ...invalid },
       async handler({ req, params, workspaceId }) {
         return { status: 200, body: { scenario: await scenarios.update(workspaceId, params.id, req.body) } };
       },
@@ -206,7 +225,7 @@ export function scenarioRoutes(scenarios: ScenariosService): RouteDefinition[] {
         properties: { runs: { type: 'integer', minimum: 1, maximum: MAX_SCENARIO_RUNS, description: "How many times to play it; default the scenario's runs." } },
       },
       responses: {
-        202: { description: 'Queued.', schema: { type: 'object', properties: { run: { type: 'object', properties: { id: uuid } } } } },
+        202: { description: 'Queued.', schema: { type: 'object', required: ['run'], properties: { run: { type: 'object', required: ['id'], properties: { id: uuid } } } } },
         404: { description: 'No such scenario in this workspace.' },
         429: { description: `${MAX_OPEN_RUNS} runs of the workspace wait or play already (rate_limited, Retry-After).` },
       },
@@ -224,7 +243,7 @@ export function scenarioRoutes(scenarios: ScenariosService): RouteDefinition[] {
         'each one\'s status, plays and pass rate; open one with GET /v1/scenario-runs/{id}.',
       access: 'manager',
       responses: {
-        200: { description: 'The runs, newest first.', schema: { type: 'object', properties: { runs: { type: 'array', items: runSummary } } } },
+        200: { description: 'The runs, newest first.', schema: { type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: runSummary } } } },
         404: { description: 'No such scenario in this workspace.' },
       },
       async handler({ params, workspaceId }) {

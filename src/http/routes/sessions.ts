@@ -67,6 +67,76 @@ const sessionSummary = {
   },
 };
 
+const agentSchema = {
+  type: ['object', 'null'],
+  properties: { user_id: { type: 'string' }, email: { type: 'string' }, name: { type: ['string', 'null'] } },
+} as const;
+
+/**
+ * One session (GET /v1/sessions/{id}): the list's fields, and its messages and turns. A turn's botlink, knowledge,
+ * tool_rounds, handoff, timings and errors are stored as the engine recorded them (docs/architecture.md), so their
+ * shape is described in words, not checked.
+ */
+const sessionDetail = {
+  ...sessionSummary,
+  properties: {
+    ...sessionSummary.properties,
+    language: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    messages: {
+      type: 'array',
+      description: 'The chat channels\' messages in order (the customer\'s, the bot\'s with its source, the team\'s), and the team\'s private notes among them by time (from `note`: never shown to the customer).',
+      items: {
+        type: 'object',
+        required: ['id', 'from', 'text', 'at'],
+        properties: {
+          id: { type: 'string' },
+          from: { enum: ['customer', 'bot', 'agent', 'note'] },
+          text: { type: 'string' },
+          at: { type: 'string', format: 'date-time' },
+          source: { type: 'string', description: 'A bot message: where its reply came from (integrator, ai, knowledge_base, fallback).' },
+          agent: { ...agentSchema, description: 'An agent\'s message: who wrote it.' },
+          status: { enum: ['queued', 'sent', 'delivered', 'read', 'failed'], description: 'An agent\'s message: how far its delivery got (WhatsApp).' },
+          failure: {
+            type: 'object',
+            description: 'A failed agent\'s message: what WhatsApp answered.',
+            properties: { http_status: { type: ['integer', 'null'] }, code: { type: ['integer', 'null'] }, reason: { type: ['string', 'null'] } },
+          },
+          author: { type: 'object', description: 'A note: who wrote it.', properties: { user_id: { type: ['string', 'null'] }, name: { type: 'string' } } },
+          mentions: { type: 'array', description: 'A note: the colleagues it @mentions.', items: { type: 'object', properties: { user_id: { type: 'string' }, name: { type: 'string' } } } },
+          edited_at: { type: ['string', 'null'], description: 'A note: when its author last changed it; null: never.' },
+        },
+      },
+    },
+    turns: {
+      type: 'array',
+      description: 'The bot\'s exchanges in order: the customer\'s message and the bot\'s reply, with how it was found.',
+      items: {
+        type: 'object',
+        required: ['id', 'ordinal', 'status', 'customer_message', 'reply', 'started_at', 'ended_at'],
+        properties: {
+          id: { type: 'string' },
+          from: { const: 'bot' },
+          ordinal: { type: 'integer' },
+          status: { enum: ['completed', 'cancelled'] },
+          language: { type: 'string' },
+          customer_message: { type: 'string' },
+          reply: { type: ['string', 'null'] },
+          source: { type: ['string', 'null'], description: 'Where the reply came from: integrator, ai, knowledge_base or fallback.' },
+          botlink: { description: 'The Bot Link call: outcome, reason, httpStatus, latencyMs, endpoint, reply, problems; null without one.' },
+          knowledge: { description: 'The knowledge search: passages (title, source, externalId, score) and confident; null without one.' },
+          tool_rounds: { description: 'The AI\'s tool rounds, each with its outcomes (name, ok, failure, latencyMs, content).' },
+          handoff: { description: 'The handoff the turn made (kind, sentence, connected); null: none.' },
+          timings: { description: 'Where the time went, in milliseconds by step (botlink, botlinkFirstByte, knowledge, ai0…, tool:name).' },
+          errors: { description: 'What went wrong in the turn, as recorded.' },
+          started_at: { type: 'string', format: 'date-time' },
+          ended_at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  },
+};
+
 const agentOf = (userId: string | null, user: NamedUser | null | undefined) =>
   userId && user ? { user_id: userId, email: user.email, name: displayName(user) } : null;
 
@@ -177,7 +247,7 @@ function conversationRoutes(deps: SessionRoutesDeps): RouteDefinition[] {
       tag: 'sessions',
       summary: 'One session: channel, state, customer, and every turn with the source of its reply, the bot-link outcome, tool calls, handoff and timings.',
       access: 'member',
-      responses: { 200: { description: 'The session.', schema: sessionSummary }, 404: { description: 'No such session.' } },
+      responses: { 200: { description: 'The session.', schema: sessionDetail }, 404: { description: 'No such session.' } },
       async handler({ params, principal }) {
         const row = await load(principal.workspaceId, params.id);
         const turns = await sessions.turns(row.id);

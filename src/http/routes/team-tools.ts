@@ -31,6 +31,7 @@ const placeholders = PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ');
 
 const savedReplySchema: JsonSchema = {
   type: 'object',
+  required: ['id', 'shortcut', 'text', 'created_by', 'created_at', 'updated_at'],
   properties: {
     id: uuid,
     shortcut: { type: 'string', description: 'Typed after / in the reply box.' },
@@ -83,7 +84,7 @@ export function teamToolRoutes(deps: TeamToolDeps): RouteDefinition[] {
       tag: 'inbox',
       summary: `The team's saved replies, by shortcut (at most ${MAX_SAVED_REPLIES}). Every role.`,
       access: 'member',
-      responses: { 200: { description: 'The saved replies.', schema: { type: 'object', properties: { saved_replies: { type: 'array', items: savedReplySchema } } } } },
+      responses: { 200: { description: 'The saved replies.', schema: { type: 'object', required: ['saved_replies'], properties: { saved_replies: { type: 'array', items: savedReplySchema } } } } },
       async handler({ principal }) {
         return { status: 200, body: { saved_replies: await savedReplies.list(principal.workspaceId) } };
       },

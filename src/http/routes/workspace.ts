@@ -183,15 +183,17 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps): RouteDefinition[] {
           description: 'The values and their state.',
           schema: {
             type: 'object',
+            required: ['public_url', 'public_url_is_https', 'phone', 'whatsapp', 'widget'],
             properties: {
               public_url: { type: 'string' },
               public_url_is_https: { type: 'boolean' },
-              phone: { type: 'object', properties: { voice_url: { type: 'string' }, ready: { type: 'boolean' }, reason: { type: ['string', 'null'] } } },
+              phone: { type: 'object', required: ['voice_url', 'ready', 'reason'], properties: { voice_url: { type: 'string' }, ready: { type: 'boolean' }, reason: { type: ['string', 'null'] } } },
               whatsapp: {
                 type: 'object',
+                required: ['callback_url', 'verify_token', 'ready', 'reason'],
                 properties: { callback_url: { type: 'string' }, verify_token: { type: ['string', 'null'] }, ready: { type: 'boolean' }, reason: { type: ['string', 'null'] } },
               },
-              widget: { type: 'object', properties: { script_url: { type: 'string' } } },
+              widget: { type: 'object', required: ['script_url'], properties: { script_url: { type: 'string' } } },
             },
           },
         },
